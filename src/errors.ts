@@ -1,0 +1,64 @@
+import type { z } from "zod";
+
+/** Stable, machine-readable reasons a call was refused or failed. */
+export type ErrorCode =
+  | "invalid_input"
+  | "embedder_mismatch"
+  | "store_failure"
+  | "not_configured";
+
+/** Base of every error recallgraph throws on purpose: a code, a message that names the problem, and context. */
+export class RecallGraphError extends Error {
+  readonly code: ErrorCode;
+  readonly context: Readonly<Record<string, unknown>>;
+
+  constructor(code: ErrorCode, message: string, context: Record<string, unknown> = {}, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+    this.code = code;
+    this.context = context;
+  }
+}
+
+/** Bad input from a caller. `field` is the dotted path of the first offending value (e.g. `entries.3.text`). */
+export class ValidationError extends RecallGraphError {
+  readonly field: string;
+
+  constructor(field: string, message: string, context: Record<string, unknown> = {}) {
+    super("invalid_input", field ? `${field}: ${message}` : message, { field, ...context });
+    this.field = field;
+  }
+}
+
+/** The store was built by another embedder (model or dimension) than the one it is opened with. */
+export class EmbedderMismatchError extends RecallGraphError {
+  constructor(stored: { model: string; dimension: number }, given: { model: string; dimension: number }) {
+    super(
+      "embedder_mismatch",
+      `store was built with embedder "${stored.model}" (${stored.dimension}-d) but opened with "${given.model}" (${given.dimension}-d); ` +
+        "re-ingest into a new store or open it with the same embedder",
+      { stored, given },
+    );
+  }
+}
+
+/** A backing store failed (I/O, server error). Carries the operation that failed. */
+export class StoreError extends RecallGraphError {
+  constructor(operation: string, message: string, options?: { cause?: unknown }) {
+    super("store_failure", `${operation}: ${message}`, { operation }, options);
+  }
+}
+
+/** Turns a zod failure into a ValidationError naming the first offending field under `prefix`. */
+export function toValidationError(error: z.ZodError, prefix = ""): ValidationError {
+  const issue = error.issues[0];
+  const path = [prefix, ...(issue?.path ?? []).map(String)].filter((part) => part !== "").join(".");
+  return new ValidationError(path, issue?.message ?? "invalid value", { issues: error.issues.length });
+}
+
+/** Parses `value` with `schema`, throwing a ValidationError (never a raw ZodError) on failure. */
+export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, field = ""): z.output<S> {
+  const result = schema.safeParse(value);
+  if (!result.success) throw toValidationError(result.error, field);
+  return result.data;
+}

@@ -1,0 +1,133 @@
+import { randomUUID } from "node:crypto";
+import { z } from "zod";
+import { parseOrThrow, ValidationError } from "../errors.js";
+
+/** Longest memory text accepted, in characters. A memory is a restatement, not a document: split longer text. */
+export const MAX_TEXT_CHARS = 16_384;
+/** Longest id and namespace, in characters. */
+export const MAX_ID_CHARS = 256;
+
+/** A namespace: whose memories. Mandatory on every read and write. */
+export const NamespaceSchema = z
+  .string({ error: "namespace is required" })
+  .trim()
+  .min(1, "namespace must not be empty")
+  .max(MAX_ID_CHARS, `namespace must be at most ${MAX_ID_CHARS} characters`);
+
+const nameList = z.array(z.string().trim().min(1).max(MAX_ID_CHARS)).max(256);
+
+/** Where a memory came from: a document chunk (id + version + heading path) or dialogue turns. */
+export const SourceSchema = z.strictObject({
+  documentId: z.string().min(1).max(1024).optional(),
+  version: z.number().int().min(1).optional(),
+  turnIds: z.array(z.string().min(1).max(MAX_ID_CHARS)).max(1024).optional(),
+  headingPath: z.array(z.string().max(1024)).max(32).optional(),
+});
+export type MemorySource = z.infer<typeof SourceSchema>;
+
+/** A point in time as callers give it: ISO 8601 (with or without offset; no offset means UTC), epoch ms, or a Date. */
+export const TimestampInputSchema = z.union([
+  z.date().refine((date) => !Number.isNaN(date.getTime()), "invalid date"),
+  z.number().finite("timestamp must be a finite epoch-ms number"),
+  z.string().refine((text) => parseIsoTimestamp(text) !== undefined, "timestamp must be an ISO 8601 date-time"),
+]);
+export type TimestampInput = z.input<typeof TimestampInputSchema>;
+
+/** What a caller writes: only `text` is required. The namespace is given separately, never inside the entry. */
+export const MemoryInputSchema = z.strictObject({
+  id: z.string().trim().min(1, "id must not be empty").max(MAX_ID_CHARS).optional(),
+  text: z
+    .string({ error: "text is required" })
+    .trim()
+    .min(1, "text must not be empty")
+    .max(MAX_TEXT_CHARS, `text must be at most ${MAX_TEXT_CHARS} characters`),
+  keywords: nameList.optional(),
+  timestamp: TimestampInputSchema.optional(),
+  location: z.string().trim().min(1).max(MAX_ID_CHARS).optional(),
+  persons: nameList.optional(),
+  entities: nameList.optional(),
+  topic: z.string().trim().min(1).max(MAX_ID_CHARS).optional(),
+  source: SourceSchema.optional(),
+});
+export type MemoryInput = z.input<typeof MemoryInputSchema>;
+
+/** A stored memory entry: normalised, every list present, times in UTC ISO 8601 and epoch ms. */
+export const MemoryEntrySchema = z.strictObject({
+  id: z.string().min(1).max(MAX_ID_CHARS),
+  namespace: NamespaceSchema,
+  text: z.string().min(1).max(MAX_TEXT_CHARS),
+  keywords: z.array(z.string()),
+  timestamp: z.iso.datetime({ offset: true }),
+  timestampMs: z.number().int(),
+  location: z.string().optional(),
+  persons: z.array(z.string()),
+  entities: z.array(z.string()),
+  topic: z.string().optional(),
+  source: SourceSchema.optional(),
+  createdAt: z.iso.datetime({ offset: true }),
+  updatedAt: z.iso.datetime({ offset: true }),
+});
+export type MemoryEntry = z.infer<typeof MemoryEntrySchema>;
+
+/** Parses an ISO 8601 date-time (a bare date or a time without offset is read as UTC); undefined when it is not one. */
+export function parseIsoTimestamp(text: string): number | undefined {
+  const iso = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
+  if (!iso.test(text.trim())) return undefined;
+  const hasOffset = /(?:Z|[+-]\d{2}:?\d{2})$/i.test(text.trim()) && text.includes("T");
+  const ms = Date.parse(hasOffset || !text.includes("T") ? text : `${text}Z`);
+  return Number.isFinite(ms) ? ms : undefined;
+}
+
+/** Epoch ms of any accepted timestamp input. */
+export function toEpochMs(value: TimestampInput): number {
+  if (value instanceof Date) return value.getTime();
+  if (typeof value === "number") return Math.trunc(value);
+  const ms = parseIsoTimestamp(value);
+  if (ms === undefined) throw new ValidationError("timestamp", `not an ISO 8601 date-time: ${value}`);
+  return ms;
+}
+
+function uniqueNames(names: readonly string[] | undefined): string[] {
+  const seen = new Map<string, string>();
+  for (const name of names ?? []) {
+    const trimmed = name.trim();
+    if (trimmed && !seen.has(trimmed.toLowerCase())) seen.set(trimmed.toLowerCase(), trimmed);
+  }
+  return [...seen.values()];
+}
+
+/**
+ * Validates one caller input and turns it into a stored entry of `namespace`.
+ * `field` prefixes error paths (e.g. `entries.3`), `now` stamps createdAt/updatedAt and a missing timestamp,
+ * `previous` (the entry being replaced, if any) keeps its createdAt.
+ */
+export function normalizeEntry(
+  namespace: string,
+  input: unknown,
+  options: { field?: string; now?: number; previous?: Pick<MemoryEntry, "createdAt"> } = {},
+): MemoryEntry {
+  const ns = parseOrThrow(NamespaceSchema, namespace, "namespace");
+  const parsed = parseOrThrow(MemoryInputSchema, input, options.field ?? "");
+  const now = options.now ?? Date.now();
+  const timestampMs = parsed.timestamp === undefined ? now : toEpochMs(parsed.timestamp);
+  if (!Number.isFinite(timestampMs) || Math.abs(timestampMs) > 8.64e15) {
+    throw new ValidationError([options.field, "timestamp"].filter(Boolean).join("."), "timestamp is out of range");
+  }
+  const stamp = new Date(now).toISOString();
+  const entry: MemoryEntry = {
+    id: parsed.id ?? randomUUID(),
+    namespace: ns,
+    text: parsed.text,
+    keywords: uniqueNames(parsed.keywords),
+    timestamp: new Date(timestampMs).toISOString(),
+    timestampMs,
+    persons: uniqueNames(parsed.persons),
+    entities: uniqueNames(parsed.entities),
+    createdAt: options.previous?.createdAt ?? stamp,
+    updatedAt: stamp,
+  };
+  if (parsed.location !== undefined) entry.location = parsed.location;
+  if (parsed.topic !== undefined) entry.topic = parsed.topic;
+  if (parsed.source !== undefined) entry.source = parsed.source;
+  return entry;
+}

@@ -1,0 +1,120 @@
+import { z } from "zod";
+import type { MemoryEntry } from "../memory/entry.js";
+
+/** Which embedder built a store's vectors. A store refuses to be opened with another. */
+export const EmbeddingSpecSchema = z.strictObject({
+  model: z.string().min(1),
+  dimension: z.number().int().min(1).max(65_536),
+});
+export type EmbeddingSpec = z.infer<typeof EmbeddingSpecSchema>;
+
+/** An inclusive-start, exclusive-end time range in epoch ms; either side may be open. */
+export const TimeRangeSchema = z.strictObject({
+  startMs: z.number().finite().optional(),
+  endMs: z.number().finite().optional(),
+});
+export type TimeRange = z.infer<typeof TimeRangeSchema>;
+
+/**
+ * Exact metadata conditions, combined with AND. Within `persons` and `entities` any one name matches
+ * (case-insensitive, whole name); `location` matches case-insensitively as a substring.
+ */
+export const MemoryFilterSchema = z.strictObject({
+  persons: z.array(z.string().min(1)).optional(),
+  entities: z.array(z.string().min(1)).optional(),
+  location: z.string().min(1).optional(),
+  timeRange: TimeRangeSchema.optional(),
+});
+export type MemoryFilter = z.infer<typeof MemoryFilterSchema>;
+
+/** True when the filter sets no condition (a symbolic search with it returns nothing). */
+export function isEmptyFilter(filter: MemoryFilter | undefined): boolean {
+  if (!filter) return true;
+  return (
+    !filter.persons?.length &&
+    !filter.entities?.length &&
+    !filter.location &&
+    filter.timeRange?.startMs === undefined &&
+    filter.timeRange?.endMs === undefined
+  );
+}
+
+/** One memory to write and its dense vector. */
+export interface MemoryRecord {
+  entry: MemoryEntry;
+  vector: number[];
+}
+
+/** A search hit: the entry and the view's own score (cosine for dense, BM25 for lexical; higher is better). */
+export interface ScoredEntry {
+  entry: MemoryEntry;
+  score: number;
+}
+
+export interface SearchOptions {
+  k: number;
+  filter?: MemoryFilter;
+}
+
+export interface FilteredSearchOptions {
+  k: number;
+  /** When given, matches are ranked by dense similarity to it; otherwise newest first. */
+  vector?: number[];
+}
+
+/** Retrieval settings stored with a namespace; unset fields fall back to the graph's configuration. */
+export const NamespaceSettingsSchema = z.strictObject({
+  semanticTopK: z.number().int().min(1).max(1000).optional(),
+  lexicalTopK: z.number().int().min(1).max(1000).optional(),
+  symbolicTopK: z.number().int().min(1).max(1000).optional(),
+  finalK: z.number().int().min(1).max(1000).optional(),
+  denseMinScore: z.number().min(-1).max(1).optional(),
+  lexicalMinRelative: z.number().min(0).max(1).optional(),
+});
+export type NamespaceSettings = z.infer<typeof NamespaceSettingsSchema>;
+
+/** Names a namespace already knows, for the planner to recognise in questions. */
+export interface Vocabulary {
+  persons: string[];
+  entities: string[];
+  locations: string[];
+}
+
+/**
+ * The one port every store adapter implements. Every operation takes a namespace first and never
+ * reads or writes outside it. Writes validate the whole batch before touching anything.
+ */
+export interface MemoryStore {
+  readonly kind: "sqlite" | "qdrant";
+  readonly embedding: EmbeddingSpec;
+
+  /** Inserts or replaces (by id) every entry and all of its index rows, all or nothing. Entries must belong to `namespace`. */
+  upsert(namespace: string, records: readonly MemoryRecord[]): Promise<void>;
+  /** Removes entries and every index row of them; returns how many existed. */
+  delete(namespace: string, ids: readonly string[]): Promise<number>;
+  /** Removes every entry of the namespace (and its settings); returns how many existed. */
+  clearNamespace(namespace: string): Promise<number>;
+  /** Entries by id, in the order asked, skipping ids that do not exist in this namespace. */
+  get(namespace: string, ids: readonly string[]): Promise<MemoryEntry[]>;
+
+  /** Cosine similarity search, best first. */
+  denseSearch(namespace: string, vector: readonly number[], options: SearchOptions): Promise<ScoredEntry[]>;
+  /** BM25 over the project's tokenizer (the adapter tokenizes `query`; its text is never query syntax), best first. */
+  lexicalSearch(namespace: string, query: string, options: SearchOptions): Promise<ScoredEntry[]>;
+  /** Entries matching every condition of `filter`; an empty filter returns nothing. */
+  filteredSearch(namespace: string, filter: MemoryFilter, options: FilteredSearchOptions): Promise<ScoredEntry[]>;
+
+  /** Known persons, entities and locations of the namespace. */
+  vocabulary(namespace: string): Promise<Vocabulary>;
+  /** Highest stored version of each document id in the namespace (ids with no entries are absent). */
+  documentVersions(namespace: string, documentIds: readonly string[]): Promise<Record<string, number>>;
+  /** Ids of every entry of a document in the namespace (any version). */
+  documentEntryIds(namespace: string, documentId: string): Promise<string[]>;
+
+  getSettings(namespace: string): Promise<NamespaceSettings | undefined>;
+  setSettings(namespace: string, settings: NamespaceSettings): Promise<void>;
+
+  /** Entry counts per namespace. */
+  stats(): Promise<{ namespaces: Record<string, number>; bytes?: number }>;
+  close(): Promise<void>;
+}
