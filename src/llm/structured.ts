@@ -107,7 +107,7 @@ export function extractJson(text: string): unknown {
 }
 
 function addUsage(record: LlmCallRecord, reply: BaseMessage): void {
-  if (!(reply instanceof AIMessage) || !reply.usage_metadata) return;
+  if (!AIMessage.isInstance(reply) || !reply.usage_metadata) return;
   record.inputTokens += reply.usage_metadata.input_tokens ?? 0;
   record.outputTokens += reply.usage_metadata.output_tokens ?? 0;
 }
