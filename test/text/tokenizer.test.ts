@@ -1,0 +1,143 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { keywords, MAX_TOKEN_CHARS, TOKEN_PATTERN, tokenize } from "../../src/text/tokenizer.js";
+
+function shared(a: string, b: string): string[] {
+  const right = new Set(tokenize(b));
+  return [...new Set(tokenize(a))].filter((token) => right.has(token));
+}
+
+describe("tokenize: English", () => {
+  it("lower-cases, drops stopwords and question words, stems", () => {
+    assert.deepEqual(tokenize("When did Caroline go to the LGBTQ support group?"), ["carolin", "go", "lgbtq", "support", "group"]);
+    assert.deepEqual(tokenize("What is it that they were doing?"), []);
+  });
+
+  it("stems inflections of one word to the same term", () => {
+    assert.equal(tokenize("running")[0], tokenize("runs")[0]);
+    assert.deepEqual(tokenize("Painting paintings painted"), ["paint", "paint", "paint"]);
+  });
+
+  it("keeps duplicates and order so callers can count term frequencies", () => {
+    assert.deepEqual(tokenize("dog cat dog"), ["dog", "cat", "dog"]);
+  });
+
+  it("strips possessives and contractions, drops negated auxiliaries", () => {
+    assert.deepEqual(tokenize("Caroline's dog didn't bark; they're home"), ["carolin", "dog", "bark", "home"]);
+    assert.deepEqual(tokenize("Melanie\u2019s"), tokenize("Melanie's"));
+  });
+
+  it("splits hyphenated words, folds Latin diacritics", () => {
+    assert.deepEqual(tokenize("state-of-the-art"), ["state", "art"]);
+    assert.deepEqual(tokenize("naïve résumé"), tokenize("naive resume"));
+  });
+
+  it("is case-insensitive and NFKC-normalised", () => {
+    assert.deepEqual(tokenize("HIKING Trip"), tokenize("hiking trip"));
+    assert.deepEqual(tokenize("ＥＲＲ＿１０２４"), ["err_1024"]);
+  });
+});
+
+describe("tokenize: identifiers, codes and numbers", () => {
+  it("keeps ERR_1024 and ERR_2048 whole and distinct", () => {
+    const first = tokenize("ERR_1024");
+    const second = tokenize("ERR_2048");
+    assert.deepEqual(first, ["err_1024"]);
+    assert.deepEqual(second, ["err_2048"]);
+    assert.deepEqual(shared("ERR_1024", "ERR_2048"), []);
+  });
+
+  it("keeps versions, product codes, e-mail addresses and numbers whole and unstemmed", () => {
+    assert.deepEqual(
+      tokenize("Upgrade to v2.3.1 of XYZ-100, mail user@example.com by 2023; ratio 3.5"),
+      ["upgrad", "v2.3.1", "xyz-100", "mail", "user@example.com", "2023", "ratio", "3.5"],
+    );
+    assert.deepEqual(tokenize("1,000 dollars"), ["1000", "dollar"]);
+  });
+
+  it("cuts very long identifiers to MAX_TOKEN_CHARS", () => {
+    const [token] = tokenize(`id_${"a".repeat(200)}`);
+    assert.equal(token?.length, MAX_TOKEN_CHARS);
+  });
+});
+
+describe("tokenize: Chinese and Japanese", () => {
+  it("segments words and drops particles", () => {
+    assert.deepEqual(tokenize("报销的标准是多少"), ["报销", "标准", "多少"]);
+  });
+
+  it("lets 报销标准 find 报销的标准是多少", () => {
+    const common = shared("报销标准", "报销的标准是多少");
+    assert.ok(common.includes("报销") && common.includes("标准"), `shared: ${common.join(",")}`);
+  });
+
+  it("keeps meaningful one-character words, so a one-character query still matches", () => {
+    assert.ok(tokenize("我喜欢猫").includes("猫"));
+    assert.deepEqual(shared("猫", "我喜欢猫"), ["猫"]);
+    assert.ok(!tokenize("我喜欢猫").includes("我"), "pronoun 我 is a stop word");
+  });
+
+  it("keeps characters that are part of a word even when they are particles alone", () => {
+    assert.ok(tokenize("现在").includes("现在"));
+    assert.ok(tokenize("目的地").includes("目的地"));
+  });
+
+  it("handles Japanese and mixed-script text", () => {
+    const japanese = tokenize("私は昨日、新しい本を買いました");
+    for (const expected of ["昨日", "新しい", "本"]) assert.ok(japanese.includes(expected), expected);
+    for (const particle of ["は", "を", "私"]) assert.ok(!japanese.includes(particle), particle);
+    assert.deepEqual(tokenize("ERR_1024的报销"), ["err_1024", "报销"]);
+  });
+});
+
+describe("tokenize: hostile input", () => {
+  const hostile = [
+    '"quoted" * NEAR OR -excluded AND (group) ^start col:val NEAR(a b, 3) "unterminated',
+    "{col1 col2}: x + y - z * \"\" '' ``",
+    "\u0000\u0007\uFFFF \uD800 lone surrogate \u202E rtl",
+    "",
+    "   \n\t ",
+    "🙂🙂 emoji only 🙂",
+  ];
+
+  it("never crashes and every token is plain text", () => {
+    for (const text of hostile) {
+      for (const token of tokenize(text)) {
+        assert.match(token, TOKEN_PATTERN, `token ${JSON.stringify(token)} of ${JSON.stringify(text)}`);
+        assert.ok(!/["*():^{}+\s]/.test(token));
+      }
+    }
+  });
+
+  it("turns FTS5 operators into ordinary lower-case terms", () => {
+    assert.deepEqual(tokenize('"quoted" * NEAR OR -excluded'), ["quot", "near", "exclud"]);
+    assert.deepEqual(tokenize(""), []);
+  });
+
+  it("handles a large text quickly", () => {
+    const text = "The quick brown fox jumps over the lazy dog near ERR_1024 报销的标准是多少. ".repeat(2_000);
+    const started = performance.now();
+    const tokens = tokenize(text);
+    assert.ok(tokens.length > 10_000);
+    assert.ok(performance.now() - started < 2_000);
+  });
+});
+
+describe("keywords", () => {
+  it("keeps surface forms and the casing of names, drops stopwords", () => {
+    assert.deepEqual(keywords("When did Caroline go to the LGBTQ support group?"), ["Caroline", "go", "LGBTQ", "support", "group"]);
+  });
+
+  it("de-duplicates case-insensitively and lower-cases sentence-initial common words", () => {
+    assert.deepEqual(keywords("Running helps. I enjoy running and Running."), ["running", "helps", "enjoy"]);
+    assert.deepEqual(keywords("Caroline said Caroline's friend called"), ["Caroline", "said", "friend", "called"]);
+  });
+
+  it("keeps identifiers and hyphenated words whole", () => {
+    assert.deepEqual(keywords("ERR_1024 broke the well-known XYZ-100"), ["ERR_1024", "broke", "well-known", "XYZ-100"]);
+  });
+
+  it("gives CJK words of two or more characters", () => {
+    assert.deepEqual(keywords("报销的标准是多少"), ["报销", "标准", "多少"]);
+  });
+});
