@@ -130,7 +130,7 @@ describe("keywords", () => {
 
   it("de-duplicates case-insensitively and lower-cases sentence-initial common words", () => {
     assert.deepEqual(keywords("Running helps. I enjoy running and Running."), ["running", "helps", "enjoy"]);
-    assert.deepEqual(keywords("Caroline said Caroline's friend called"), ["Caroline", "said", "friend", "called"]);
+    assert.deepEqual(keywords("Caroline met Caroline's friend"), ["Caroline", "met", "friend"]);
   });
 
   it("keeps identifiers and hyphenated words whole", () => {
