@@ -1,0 +1,58 @@
+import type { RunnableConfig } from "@langchain/core/runnables";
+import { z } from "zod";
+import { parseOrThrow } from "../errors.js";
+import { RETRIEVAL_PRESETS } from "./presets.js";
+
+/** Named recipes (their settings live in presets.ts). */
+export const PRESET_NAMES = ["full", "dense", "lexical", "symbolic", "union", "no-plan", "no-reflect", "knowledge-base"] as const;
+export type PresetName = (typeof PRESET_NAMES)[number];
+
+export const VIEW_NAMES = ["semantic", "lexical", "symbolic"] as const;
+export const ViewNameSchema = z.enum(VIEW_NAMES);
+export type ViewName = z.infer<typeof ViewNameSchema>;
+
+/**
+ * Everything a run can tune, read from `config.configurable` (so LangGraph Studio shows and edits it).
+ * Defaults are the design's numbers.
+ */
+export const RetrievalConfigSchema = z.object({
+  preset: z.enum(PRESET_NAMES).default("full").describe("Named recipe applied before the other fields"),
+  views: z.array(ViewNameSchema).min(1).default([...VIEW_NAMES]).describe("Which views recall"),
+  semanticTopK: z.number().int().min(1).max(1000).default(25).describe("Dense hits per sub-query"),
+  lexicalTopK: z.number().int().min(1).max(1000).default(5).describe("BM25 hits per query"),
+  symbolicTopK: z.number().int().min(1).max(1000).default(5).describe("Metadata/time-filter hits"),
+  finalK: z.number().int().min(1).max(1000).default(10).describe("Results returned"),
+  maxSubQueries: z.number().int().min(1).max(8).default(4).describe("Sub-queries per plan, the question included"),
+  maxReflectionRounds: z.number().int().min(0).max(5).default(2).describe("Extra search rounds for gaps"),
+  maxGapQueries: z.number().int().min(1).max(3).default(3).describe("Gap queries per reflection round"),
+  fusion: z.enum(["rrf", "union"]).default("rrf").describe("rrf: Reciprocal Rank Fusion; union: first-seen order"),
+  rrfK: z.number().min(1).max(1000).default(60).describe("RRF constant k"),
+  viewWeights: z
+    .object({
+      semantic: z.number().min(0).max(10).default(1),
+      lexical: z.number().min(0).max(10).default(1),
+      symbolic: z.number().min(0).max(10).default(1),
+    })
+    .default({ semantic: 1, lexical: 1, symbolic: 1 })
+    .describe("Per-view RRF weights"),
+  denseMinScore: z.number().min(-1).max(1).default(0).describe("Absolute cosine threshold for dense hits"),
+  lexicalMinRelative: z.number().min(0).max(1).default(0).describe("Drop BM25 hits below best score x this"),
+  planning: z.boolean().default(true).describe("Plan the question (LLM or rules)"),
+  reflection: z.boolean().default(true).describe("Check coverage and search again for gaps"),
+  rerank: z.boolean().default(false).describe("LLM rerank of the final hits (needs a model)"),
+  contentCap: z.number().int().min(50).max(100_000).default(800).describe("Characters of text returned per hit"),
+  timeZone: z.string().default("UTC").describe("IANA zone for calendar windows (weeks, months)"),
+  llmTimeoutMs: z.number().int().min(100).max(600_000).default(30_000).describe("Per LLM call"),
+});
+
+export type RetrievalConfig = z.output<typeof RetrievalConfigSchema>;
+export type RetrievalConfigInput = z.input<typeof RetrievalConfigSchema>;
+
+/** Reads the run's configuration: preset first, then the explicit configurable fields, then defaults. */
+export function resolveConfiguration(config: RunnableConfig | undefined): RetrievalConfig {
+  const configurable: Record<string, unknown> = { ...(config?.configurable ?? {}) };
+  const known = new Set(Object.keys(RetrievalConfigSchema.shape));
+  for (const key of Object.keys(configurable)) if (!known.has(key)) delete configurable[key];
+  const presetName = parseOrThrow(RetrievalConfigSchema.shape.preset, configurable.preset, "configurable.preset");
+  return parseOrThrow(RetrievalConfigSchema, { ...RETRIEVAL_PRESETS[presetName], ...configurable }, "configurable");
+}

@@ -1,0 +1,41 @@
+import { END, START, StateGraph } from "@langchain/langgraph";
+import { RetrievalConfigSchema } from "./configuration.js";
+import { dependencyAccessor, type DependencySource } from "./dependencies.js";
+import { routeAfterPlan, routeAfterReflect } from "./routing.js";
+import { RetrievalState } from "./state.js";
+import { planNode } from "../nodes/plan.js";
+import { semanticNode } from "../nodes/semantic.js";
+import { lexicalNode } from "../nodes/lexical.js";
+import { symbolicNode } from "../nodes/symbolic.js";
+import { mergeNode } from "../nodes/merge.js";
+import { reflectNode } from "../nodes/reflect.js";
+import { finalizeNode } from "../nodes/finalize.js";
+
+/**
+ * START -> plan -> [Send] semantic | lexical | symbolic -> merge -> reflect --complete or cap--> finalize -> END
+ *                         ^                                            |
+ *                         +------------- gap queries -----------------+
+ */
+export function createRetrievalGraph(source: DependencySource) {
+  const dependencies = dependencyAccessor(source);
+  return new StateGraph(RetrievalState, RetrievalConfigSchema)
+    .addNode("plan", planNode(dependencies))
+    .addNode("semantic", semanticNode(dependencies))
+    .addNode("lexical", lexicalNode(dependencies))
+    .addNode("symbolic", symbolicNode(dependencies))
+    .addNode("merge", mergeNode())
+    .addNode("reflect", reflectNode(dependencies))
+    .addNode("finalize", finalizeNode(dependencies))
+    .addEdge(START, "plan")
+    .addConditionalEdges("plan", routeAfterPlan, ["semantic", "lexical", "symbolic"])
+    // One edge per view (not a list join): merge runs once after whichever views were sent.
+    .addEdge("semantic", "merge")
+    .addEdge("lexical", "merge")
+    .addEdge("symbolic", "merge")
+    .addEdge("merge", "reflect")
+    .addConditionalEdges("reflect", routeAfterReflect, ["semantic", "lexical", "symbolic", "finalize"])
+    .addEdge("finalize", END)
+    .compile({ name: "recallgraph" });
+}
+
+export type RetrievalGraph = ReturnType<typeof createRetrievalGraph>;

@@ -1,0 +1,37 @@
+import type { RunnableConfig } from "@langchain/core/runnables";
+import { Send } from "@langchain/langgraph";
+import { resolveConfiguration } from "./configuration.js";
+import type { RetrievalStateValue, ViewTask } from "./state.js";
+
+/** The views of one round, fanned out in parallel with `Send`, each with its own task. */
+function viewSends(state: RetrievalStateValue, config: RunnableConfig | undefined, queries: string[]): Send[] {
+  const { views } = resolveConfiguration(config);
+  if (!state.plan || !state.settings) return [];
+  return views
+    .filter((view) => state.round === 0 || view !== "symbolic") // the plan's conditions do not change between rounds
+    .map((view) => {
+      const task: ViewTask = {
+        view,
+        round: state.round,
+        question: state.question,
+        namespaces: state.namespaces,
+        queries,
+        plan: state.plan!,
+        settings: state.settings!,
+      };
+      return new Send(view, task);
+    });
+}
+
+/** After planning: search with the plan's sub-queries. */
+export function routeAfterPlan(state: RetrievalStateValue, config?: RunnableConfig): Send[] {
+  return viewSends(state, config, state.plan?.subQueries ?? [state.question]);
+}
+
+/** After reflection: another round for the gap queries, or finalize. */
+export function routeAfterReflect(state: RetrievalStateValue, config?: RunnableConfig): Send[] | "finalize" {
+  const coverage = state.coverage;
+  if (!coverage || coverage.complete || coverage.gapQueries.length === 0) return "finalize";
+  const sends = viewSends(state, config, coverage.gapQueries);
+  return sends.length ? sends : "finalize";
+}

@@ -1,0 +1,105 @@
+import type { Vocabulary } from "../../stores/port.js";
+import { keywords as contentWords } from "../../text/tokenizer.js";
+import { findTimeWindow } from "../../time/window.js";
+import type { Plan } from "../../graph/state.js";
+
+export interface RulePlanContext {
+  vocabulary: Vocabulary;
+  now: Date;
+  timeZone: string;
+  maxSubQueries: number;
+}
+
+/**
+ * The planner that runs with no model (or when the model fails): clause splitting for sub-queries,
+ * the tokenizer for keywords, the namespace's known names for persons/entities/locations, and the
+ * time parser for the window. Deterministic and cheap.
+ */
+export function planWithRules(question: string, context: RulePlanContext): Plan {
+  const window = findTimeWindow(question, { now: context.now, timeZone: context.timeZone });
+  const persons = namesMentioned(question, context.vocabulary.persons);
+  const entities = namesMentioned(question, context.vocabulary.entities);
+  const locations = namesMentioned(question, context.vocabulary.locations);
+  const timeWords = new Set(window ? contentWords(window.expression).map((w) => w.toLowerCase()) : []);
+  const keywords = contentWords(question).filter((word) => !timeWords.has(word.toLowerCase()));
+  const plan: Plan = {
+    requiredInfo: [...persons, ...entities, ...locations, ...keywords.filter((k) => !isName(k, persons, entities, locations))],
+    subQueries: subQueriesOf(question, context.maxSubQueries),
+    keywords,
+    persons,
+    entities,
+    locations,
+    planner: "rules",
+  };
+  if (window) {
+    plan.timeExpression = window.expression;
+    plan.timeWindow = { startMs: window.startMs, endMs: window.endMs };
+    plan.requiredInfo.push(window.expression);
+  }
+  return plan;
+}
+
+/** The question first, then its clauses when it asks several things at once. */
+export function subQueriesOf(question: string, max: number): string[] {
+  const clauses = question
+    .split(/[;?？；。]|\s+(?:and|also|as well as)\s+(?=(?:who|what|when|where|why|how|which|did|does|do|is|are|was|were)\b)|以及|并且|还有/i)
+    .map((clause) => clause.trim())
+    .filter((clause) => contentWords(clause).length >= 2);
+  const queries = [question.trim()];
+  for (const clause of clauses) {
+    if (queries.length >= max) break;
+    if (!queries.some((q) => q.toLowerCase() === clause.toLowerCase())) queries.push(clause);
+  }
+  return queries;
+}
+
+/**
+ * Known names the question mentions: a whole-word, case-insensitive match of the name, or of one of
+ * its alphabetic parts of 3+ letters ("Alice" finds "Alice Chen"); CJK names match as substrings.
+ * Codes with digits match only whole, so ERR_1024 never finds ERR_2048.
+ */
+export function namesMentioned(question: string, known: readonly string[]): string[] {
+  const text = question.toLowerCase();
+  const words = new Set(text.split(/[^\p{L}\p{N}_.@-]+/u).filter(Boolean).map(trimPunctuation));
+  const found: string[] = [];
+  for (const name of known) {
+    const lower = name.toLowerCase();
+    if (/\p{Script=Han}|\p{Script=Hiragana}|\p{Script=Katakana}/u.test(name)) {
+      if (text.includes(lower)) found.push(name);
+      continue;
+    }
+    if (wholePhrase(text, lower)) {
+      found.push(name);
+      continue;
+    }
+    if (/\d/.test(name)) continue;
+    const parts = lower.split(/[\s-]+/).filter((part) => part.length >= 3 && /^\p{L}+$/u.test(part));
+    if (parts.length > 1 && parts.some((part) => words.has(part))) found.push(name);
+  }
+  return found;
+}
+
+function wholePhrase(text: string, phrase: string): boolean {
+  let from = 0;
+  for (;;) {
+    const at = text.indexOf(phrase, from);
+    if (at < 0) return false;
+    const before = text[at - 1];
+    const after = text[at + phrase.length];
+    if (!isWordChar(before) && !isWordChar(after)) return true;
+    from = at + 1;
+  }
+}
+
+function isWordChar(char: string | undefined): boolean {
+  return char !== undefined && /[\p{L}\p{N}_]/u.test(char);
+}
+
+function trimPunctuation(word: string): string {
+  return word.replace(/^[.@-]+|[.@-]+$/g, "");
+}
+
+function isName(word: string, ...lists: string[][]): boolean {
+  const lower = word.toLowerCase();
+  return lists.some((list) => list.some((name) => name.toLowerCase() === lower));
+}

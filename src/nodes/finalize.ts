@@ -1,0 +1,119 @@
+import type { RunnableConfig } from "@langchain/core/runnables";
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { callStructured } from "../llm/structured.js";
+import { RerankOutputSchema } from "../llm/schemas.js";
+import { RERANK_SYSTEM, rerankUserPrompt } from "../llm/prompts/rerank.js";
+import type { MemoryEntry } from "../memory/entry.js";
+import type { MemoryStore } from "../stores/port.js";
+import { resolveConfiguration, type RetrievalConfig } from "../graph/configuration.js";
+import type { GraphDependencies } from "../graph/dependencies.js";
+import { hitKey, splitHitKey, type Degradation, type FusedHit, type RetrievalResult, type RetrievalStateValue } from "../graph/state.js";
+import { timed } from "../graph/timing.js";
+import type { LlmCallRecord } from "../llm/structured.js";
+
+/** Characters of each hit the rerank model sees. */
+const RERANK_PREVIEW_CHARS = 400;
+
+/**
+ * Last node: every candidate is re-read from the store, the record of truth. Deleted entries,
+ * entries outside the asked namespaces and superseded document chunks are dropped; an optional LLM
+ * rerank reorders what is left; the text is cut to the content cap.
+ */
+export function finalizeNode(dependencies: () => Promise<GraphDependencies>) {
+  return async (state: RetrievalStateValue, config?: RunnableConfig) =>
+    timed("finalize", async () => {
+      const settings = resolveConfiguration(config);
+      const { store, model } = await dependencies();
+      const finalK = state.settings?.finalK ?? settings.finalK;
+      const candidates = await recheck(store, state.namespaces, state.fused.slice(0, finalK * 2));
+      const degraded: Degradation[] = [];
+      const llmCalls: LlmCallRecord[] = [];
+      let ranked = candidates.map(({ hit, entry }) => ({ hit, entry, rerankScore: undefined as number | undefined }));
+      if (settings.rerank && model && ranked.length > 1) {
+        const reranked = await rerank(model, state.question, ranked, settings);
+        llmCalls.push(reranked.record);
+        if (reranked.order) ranked = reranked.order;
+        else degraded.push({ step: "rerank", error: reranked.reason });
+      }
+      const results = ranked.slice(0, finalK).map(({ hit, entry, rerankScore }) => toResult(hit, entry, settings.contentCap, rerankScore));
+      return { results, degraded, llmCalls };
+    });
+}
+
+/** Fused hits whose entry still exists, in an asked namespace, at its document's latest version. */
+async function recheck(store: MemoryStore, namespaces: readonly string[], fused: readonly FusedHit[]) {
+  const asked = new Set(namespaces);
+  const byNamespace = new Map<string, string[]>();
+  for (const hit of fused) {
+    const [namespace, id] = splitHitKey(hit.key);
+    if (!asked.has(namespace)) continue;
+    byNamespace.set(namespace, [...(byNamespace.get(namespace) ?? []), id]);
+  }
+  const current = new Map<string, MemoryEntry>();
+  for (const [namespace, ids] of byNamespace) {
+    const entries = await store.get(namespace, ids);
+    const documentIds = [...new Set(entries.flatMap((e) => (e.source?.documentId ? [e.source.documentId] : [])))];
+    const latest = documentIds.length ? await store.documentVersions(namespace, documentIds) : {};
+    for (const entry of entries) {
+      if (entry.namespace !== namespace) continue;
+      const documentId = entry.source?.documentId;
+      const version = entry.source?.version;
+      if (documentId && version !== undefined && (latest[documentId] ?? version) > version) continue;
+      current.set(hitKey(namespace, entry.id), entry);
+    }
+  }
+  return fused.flatMap((hit) => {
+    const entry = current.get(hit.key);
+    return entry ? [{ hit, entry }] : [];
+  });
+}
+
+type Ranked = { hit: FusedHit; entry: MemoryEntry; rerankScore: number | undefined };
+
+/**
+ * LLM rerank with the knowledge-base chain's protections: the model sees the first 400 characters
+ * of each hit; when fewer than half the scores parse the rerank is abandoned; ranks are renumbered.
+ */
+async function rerank(
+  model: BaseChatModel,
+  question: string,
+  ranked: Ranked[],
+  settings: RetrievalConfig,
+): Promise<{ order?: Ranked[]; reason: string; record: LlmCallRecord }> {
+  const reply = await callStructured(
+    model,
+    RerankOutputSchema,
+    { system: RERANK_SYSTEM, user: rerankUserPrompt(question, ranked.map(({ entry }) => entry.text.slice(0, RERANK_PREVIEW_CHARS))) },
+    { step: "rerank", retries: 0, timeoutMs: settings.llmTimeoutMs },
+  );
+  if (!reply.ok) return { reason: `model failed: ${reply.record.error ?? "unknown"}`, record: reply.record };
+  const scores = new Map<number, number>();
+  for (const { index, score } of reply.value.scores) if (index < ranked.length && !scores.has(index)) scores.set(index, score);
+  if (scores.size < ranked.length / 2) {
+    return { reason: `only ${scores.size} of ${ranked.length} scores parsed; fused order kept`, record: reply.record };
+  }
+  const order = ranked
+    .map((item, index) => ({ ...item, rerankScore: scores.get(index) ?? -1, index }))
+    .sort((a, b) => b.rerankScore - a.rerankScore || a.index - b.index)
+    .map(({ index: _index, ...item }) => item);
+  return { order, reason: "", record: reply.record };
+}
+
+function toResult(hit: FusedHit, entry: MemoryEntry, contentCap: number, rerankScore: number | undefined): RetrievalResult {
+  const text = entry.text.length > contentCap ? `${entry.text.slice(0, contentCap - 1)}…` : entry.text;
+  const result: RetrievalResult = {
+    id: entry.id,
+    namespace: entry.namespace,
+    text,
+    timestamp: entry.timestamp,
+    persons: entry.persons,
+    entities: entry.entities,
+    score: hit.score,
+    provenance: hit.provenance,
+  };
+  if (entry.location !== undefined) result.location = entry.location;
+  if (entry.topic !== undefined) result.topic = entry.topic;
+  if (entry.source !== undefined) result.source = entry.source;
+  if (rerankScore !== undefined) result.rerankScore = rerankScore;
+  return result;
+}

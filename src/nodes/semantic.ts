@@ -1,0 +1,22 @@
+import type { GraphDependencies } from "../graph/dependencies.js";
+import type { ViewTask } from "../graph/state.js";
+import { acrossNamespaces, runView } from "./view-output.js";
+
+/**
+ * Semantic view: every query of the round embedded in one batched call, then dense search per
+ * query and namespace, hits under the absolute similarity threshold dropped. Queries the embedder
+ * cannot represent (CJK for an English-only model) are left to the other views.
+ */
+export function semanticNode(dependencies: () => Promise<GraphDependencies>) {
+  return async (task: ViewTask) =>
+    runView("semantic", task, async () => {
+      const { store, embedder } = await dependencies();
+      const queries = task.queries.filter((query) => embedder.trustworthyFor(query));
+      if (queries.length === 0) return [];
+      const vectors = await embedder.embeddings.embedDocuments(queries);
+      return acrossNamespaces(task, queries, async (namespace, _query, index) => {
+        const hits = await store.denseSearch(namespace, vectors[index] ?? [], { k: task.settings.semanticTopK });
+        return hits.filter((hit) => hit.score >= task.settings.denseMinScore);
+      });
+    });
+}

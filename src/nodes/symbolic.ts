@@ -1,0 +1,48 @@
+import type { GraphDependencies } from "../graph/dependencies.js";
+import type { MemoryFilter } from "../stores/port.js";
+import { isEmptyFilter } from "../stores/port.js";
+import type { Plan, ViewTask } from "../graph/state.js";
+import { acrossNamespaces, runView } from "./view-output.js";
+
+/**
+ * Symbolic view: exact metadata and time conditions from the plan (persons, entities, location,
+ * time window, ANDed). No conditions, no results. Matches are ranked by similarity to the question
+ * when the embedder can represent it, newest first otherwise.
+ */
+export function symbolicNode(dependencies: () => Promise<GraphDependencies>) {
+  return async (task: ViewTask) =>
+    runView("symbolic", task, async () => {
+      const filter = filterOf(task.plan);
+      if (isEmptyFilter(filter)) return [];
+      const { store, embedder } = await dependencies();
+      const vector = embedder.trustworthyFor(task.question) ? await embedder.embeddings.embedQuery(task.question) : undefined;
+      const label = describeFilter(filter);
+      return acrossNamespaces(task, [label], (namespace) =>
+        store.filteredSearch(namespace, filter, { k: task.settings.symbolicTopK, ...(vector ? { vector } : {}) }),
+      );
+    });
+}
+
+export function filterOf(plan: Plan): MemoryFilter {
+  const filter: MemoryFilter = {};
+  if (plan.persons.length) filter.persons = plan.persons;
+  if (plan.entities.length) filter.entities = plan.entities;
+  if (plan.locations[0]) filter.location = plan.locations[0];
+  if (plan.timeWindow && (plan.timeWindow.startMs !== undefined || plan.timeWindow.endMs !== undefined)) {
+    filter.timeRange = { ...plan.timeWindow };
+  }
+  return filter;
+}
+
+/** A readable name for the filter, used as the symbolic list's "query" in provenance. */
+function describeFilter(filter: MemoryFilter): string {
+  const parts: string[] = [];
+  if (filter.persons) parts.push(`persons:${filter.persons.join("|")}`);
+  if (filter.entities) parts.push(`entities:${filter.entities.join("|")}`);
+  if (filter.location) parts.push(`location:${filter.location}`);
+  if (filter.timeRange) {
+    const iso = (ms: number | undefined) => (ms === undefined ? "" : new Date(ms).toISOString());
+    parts.push(`time:${iso(filter.timeRange.startMs)}..${iso(filter.timeRange.endMs)}`);
+  }
+  return parts.join(" ");
+}

@@ -1,0 +1,54 @@
+import { describeError, log } from "../log.js";
+import type { MemoryEntry } from "../memory/entry.js";
+import type { ScoredEntry } from "../stores/port.js";
+import type { ViewName } from "../graph/configuration.js";
+import { hitKey, type Degradation, type ViewHitList, type ViewTask } from "../graph/state.js";
+import { timed } from "../graph/timing.js";
+
+/** One search a view ran: its query, namespace and ranked hits. */
+export interface ViewSearch {
+  query: string;
+  namespace: string;
+  hits: ScoredEntry[];
+}
+
+/**
+ * Runs a view's searches and turns them into a state update. A view that throws (embedder down,
+ * store unreachable) contributes no hits and a degradation record; the other views still answer.
+ */
+export async function runView(view: ViewName, task: ViewTask, search: () => Promise<ViewSearch[]>) {
+  return timed(view, async () => {
+    try {
+      const searches = await search();
+      const viewHits: ViewHitList[] = [];
+      const entries: Record<string, MemoryEntry> = {};
+      for (const { query, namespace, hits } of searches) {
+        viewHits.push({
+          view,
+          query,
+          namespace,
+          round: task.round,
+          hits: hits.map(({ entry, score }) => ({ key: hitKey(namespace, entry.id), score })),
+        });
+        for (const { entry } of hits) entries[hitKey(namespace, entry.id)] = entry;
+      }
+      return { viewHits, entries, degraded: [] as Degradation[] };
+    } catch (error) {
+      log.warn("view_failed", { view, round: task.round, error: describeError(error) });
+      return { viewHits: [], entries: {}, degraded: [{ step: view, error: describeError(error) }] };
+    }
+  });
+}
+
+/** Every (namespace, query) pair of a task, searched concurrently. */
+export function acrossNamespaces(
+  task: ViewTask,
+  queries: readonly string[],
+  search: (namespace: string, query: string, index: number) => Promise<ScoredEntry[]>,
+): Promise<ViewSearch[]> {
+  return Promise.all(
+    task.namespaces.flatMap((namespace) =>
+      queries.map(async (query, index) => ({ query, namespace, hits: await search(namespace, query, index) })),
+    ),
+  );
+}
