@@ -1,0 +1,184 @@
+/**
+ * Runs chrono (English always, Chinese when the text has Han characters) with our rules in front of its own
+ * parsers, and turns every result into a located window: our rules' windows as they encoded them, chrono's own
+ * dates widened to the calendar period they name (a date -> that day, "May 2023" -> that month).
+ */
+import * as chrono from "chrono-node";
+import type { ParsedComponents, ParsedResult } from "chrono-node";
+import {
+  addDays,
+  compareDates,
+  daySpan,
+  instantOf,
+  monthSpan,
+  offsetMinutesAt,
+  yearSpan,
+  type CivilDate,
+  type WallSpan,
+  type WallTime,
+} from "./calendar.js";
+import { englishRules } from "./rules-en.js";
+import { chineseRules } from "./rules-zh.js";
+import { decodeRuleResult, type Reference } from "./rule-result.js";
+import type { Granularity } from "./types.js";
+
+/** A window found in the text, before open ranges and explicit ranges are assembled. */
+export interface Found {
+  index: number;
+  length: number;
+  startMs?: number;
+  endMs?: number;
+  granularity: Granularity;
+  /** chrono guessed the year (a month or date written without one). */
+  yearImplied?: boolean;
+}
+
+type Precision = "instant" | "day" | "month" | "year";
+
+const HOUR_MS = 3_600_000;
+const HAN = /\p{Script=Han}/u;
+const WEEKDAY_ONLY_EN = /^(?:(?:last|this|next|past|coming|on)\s+)?(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day|nesday|sday|rsday|urday)?\.?$/i;
+// A clock time without am/pm, colon or o'clock ("at 3 hotels") is a count, not a time.
+const BARE_CLOCK = /^(?:at\s+)?\d{1,2}$/i;
+// Lower-case "march"/"may" are verbs unless a time word stands right before them.
+const VERB_MONTH = /^(?:march|may)$/;
+
+function precisionOf(part: ParsedComponents): Precision {
+  if (part.isCertain("hour")) return "instant";
+  if (part.isCertain("day") || part.isCertain("weekday")) return "day";
+  if (part.isCertain("month")) return "month";
+  if (part.isCertain("year")) return "year";
+  return "day"; // "this morning": nothing certain, it is today
+}
+
+function civilOf(part: ParsedComponents): CivilDate {
+  return { year: part.get("year") ?? 1970, month: part.get("month") ?? 1, day: part.get("day") ?? 1 };
+}
+
+/** A month or date with no year is the latest one that has begun by today: questions about memories look back. */
+function latestYear(date: CivilDate, precision: Precision, today: CivilDate): number {
+  const start = precision === "month" ? { ...date, day: 1 } : date;
+  return compareDates({ ...start, year: today.year }, today) <= 0 ? today.year : today.year - 1;
+}
+
+function spanOf(date: CivilDate, precision: Exclude<Precision, "instant">): WallSpan {
+  if (precision === "year") return yearSpan(date.year);
+  if (precision === "month") return monthSpan(date.year, date.month);
+  return daySpan(date);
+}
+
+function instantMs(part: ParsedComponents, timeZone: string): number {
+  if (part.isCertain("timezoneOffset")) return part.date().getTime();
+  const wall: WallTime = {
+    ...civilOf(part),
+    hour: part.get("hour") ?? 0,
+    minute: part.get("minute") ?? 0,
+    second: part.get("second") ?? 0,
+    millisecond: part.get("millisecond") ?? 0,
+  };
+  return instantOf(wall, timeZone);
+}
+
+/** Bounds of one side of a chrono result; `yearFloor` forces an unknown year onto or after a range's start. */
+function bounds(part: ParsedComponents, reference: Reference, yearFloor?: CivilDate): { startMs: number; endMs: number; precision: Precision } {
+  const precision = precisionOf(part);
+  const date = civilOf(part);
+  if (!part.isCertain("year") && precision !== "year") {
+    if (yearFloor) {
+      date.year = yearFloor.year;
+      if (compareDates(date, yearFloor) < 0) date.year += 1;
+    } else if (part.isCertain("month")) {
+      date.year = latestYear(date, precision, reference.today);
+    }
+  }
+  if (precision === "instant") {
+    const startMs = instantMs(part, reference.timeZone);
+    return { startMs, endMs: startMs + HOUR_MS, precision };
+  }
+  const span = spanOf(date, precision);
+  return { startMs: instantOf(span.start, reference.timeZone), endMs: instantOf(span.end, reference.timeZone), precision };
+}
+
+function isNoise(result: ParsedResult, text: string): boolean {
+  const matched = result.text.trim();
+  if (result.tags().has("casualReference/now")) return true; // "now" is the reference itself, not a window to search
+  if (WEEKDAY_ONLY_EN.test(matched)) return true; // our weekday rule owns these ("sat", "wed" are words)
+  if (/周天/u.test(matched) || (/^(?:[上下这本]个?)?(?:周|星期|礼拜)[一二三四五六日天1-7]$/u.test(matched))) return true;
+  if (!result.start.isCertain("day") && !result.start.isCertain("month") && !result.start.isCertain("weekday") && BARE_CLOCK.test(matched)) return true;
+  if (VERB_MONTH.test(matched) && !/(?:in|since|before|after|until|during|of|from|by|early|late|mid|last|this|next)\s+$/i.test(text.slice(0, result.index))) return true;
+  return false;
+}
+
+/** "the week before 9 June 2023" comes back from chrono as the single day 2 June; widen it to the week. */
+function anchoredWeek(result: ParsedResult, reference: Reference): { startMs: number; endMs: number } | undefined {
+  const match = /^(?:the\s+)?week\s+(before|after)\s/i.exec(result.text);
+  if (!match) return undefined;
+  const day = civilOf(result.start);
+  const first = match[1]?.toLowerCase() === "before" ? day : addDays(day, -6);
+  return {
+    startMs: instantOf({ ...first, hour: 0, minute: 0, second: 0, millisecond: 0 }, reference.timeZone),
+    endMs: instantOf({ ...addDays(first, 7), hour: 0, minute: 0, second: 0, millisecond: 0 }, reference.timeZone),
+  };
+}
+
+function toFound(result: ParsedResult, text: string, reference: Reference): Found | undefined {
+  const ruled = decodeRuleResult(result);
+  if (ruled) {
+    const lead = Math.min(ruled.lead, result.text.length);
+    return {
+      index: result.index + lead,
+      length: result.text.length - lead,
+      startMs: instantOf(ruled.span.start, reference.timeZone),
+      endMs: instantOf(ruled.span.end, reference.timeZone),
+      granularity: ruled.granularity,
+    };
+  }
+  if (isNoise(result, text)) return undefined;
+  const start = bounds(result.start, reference);
+  const located = { index: result.index, length: result.text.length };
+  if (result.end) {
+    const yearImplied = !result.end.isCertain("year");
+    const end = bounds(result.end, reference, result.start.isCertain("year") || start.precision !== "year" ? civilOf(result.start) : undefined);
+    const endMs = start.precision === "instant" && end.precision === "instant" ? end.startMs : end.endMs;
+    if (endMs <= start.startMs) return undefined;
+    return { ...located, startMs: start.startMs, endMs, granularity: "range", yearImplied };
+  }
+  const week = start.precision === "day" ? anchoredWeek(result, reference) : undefined;
+  if (week) return { ...located, ...week, granularity: "range" };
+  const yearImplied = !result.start.isCertain("year") && start.precision !== "year";
+  return { ...located, startMs: start.startMs, endMs: start.endMs, granularity: start.precision, yearImplied };
+}
+
+function parseWith(parser: chrono.Chrono, text: string, reference: Reference): ParsedResult[] {
+  const offset = offsetMinutesAt(reference.nowMs, reference.timeZone);
+  return parser.parse(text, { instant: new Date(reference.nowMs), timezone: offset });
+}
+
+/** Longest wins where two results overlap; on a tie the earlier one (English before Chinese, rules before chrono). */
+function withoutOverlaps(found: Found[]): Found[] {
+  const sorted = [...found].sort((a, b) => a.index - b.index || b.length - a.length);
+  const kept: Found[] = [];
+  for (const candidate of sorted) {
+    const previous = kept[kept.length - 1];
+    if (previous && candidate.index < previous.index + previous.length) {
+      if (candidate.length > previous.length) kept[kept.length - 1] = candidate;
+      continue;
+    }
+    kept.push(candidate);
+  }
+  return kept;
+}
+
+/** Every time expression chrono and our rules find in `text`, located, without overlaps, in text order. */
+export function findBaseWindows(text: string, reference: Reference): Found[] {
+  const english = chrono.en.casual.clone();
+  english.parsers.unshift(...englishRules(reference));
+  const results = parseWith(english, text, reference);
+  if (HAN.test(text)) {
+    const chinese = chrono.zh.casual.clone();
+    chinese.parsers.unshift(...chineseRules(reference));
+    results.push(...parseWith(chinese, text, reference));
+  }
+  const found = results.map((result) => toFound(result, text, reference)).filter((item): item is Found => item !== undefined);
+  return withoutOverlaps(found);
+}

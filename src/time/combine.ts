@@ -1,0 +1,176 @@
+/**
+ * Assembles found windows with the words around them, in this order:
+ * 1. anchored weeks: "the week of X", "the week before/after X", X前一周, X那周;
+ * 2. explicit ranges: "between X and Y", "from X to Y", "X - Y", X到Y, X至Y, X和Y之间;
+ * 3. open ranges: "since X" / X以来 (start of X to now), "after X" / X之后 (from the end of X, no end),
+ *    "before X" / X之前 (up to the start of X, no start), "until X" / 直到X为止 (up to the end of X).
+ */
+import { addDays, daySpan, instantOf, midnight, wallTimeAt, weekSpan, type CivilDate } from "./calendar.js";
+import type { Found } from "./chrono-results.js";
+import { weekendOfWeek } from "./periods.js";
+import type { Reference } from "./rule-result.js";
+
+type OpenKind = "since" | "after" | "before" | "until";
+
+const EN_ANCHOR = /(?:^|[^\p{L}])((?:the\s+)?(week|weekend)\s+(of|before|after)\s+)$/iu;
+const ZH_ANCHOR_SHIFT = /^(?:的|之)?(前|后)(?:的)?一个?(?:周|星期|礼拜)/u;
+const ZH_ANCHOR_WEEK = /^(?:的|所在的)?那一?个?(周末|周|星期|礼拜)/u;
+const EN_RANGE_GAP = /^\s*(?:-|–|—|to|until|till|through|thru|and)\s*$/iu;
+const ZH_RANGE_GAP = /^\s*(?:到|至|~|～|-|–|—)\s*$/u;
+const ZH_BETWEEN_GAP = /^\s*(?:和|与|跟)\s*$/u;
+const EN_OPEN_PREFIX =
+  /(?:^|[^\p{L}])((ever\s+since|since|after|later\s+than|before|prior\s+to|earlier\s+than|until|till|up\s+to|from|starting(?:\s+(?:from|in|on))?|as\s+of)\s+)$/iu;
+const ZH_OPEN_PREFIX = /(自从|自|从|直到)\s*$/u;
+const ZH_OPEN_SUFFIX = /^\s*(以来|起|开始|至今|到现在|到今天|为止|之前|以前|前(?![往进面天途景台后夕年])|之后|以后|后(?![来面悔果天]))/u;
+
+function dateAt(ms: number, reference: Reference): CivilDate {
+  const wall = wallTimeAt(ms, reference.timeZone);
+  return { year: wall.year, month: wall.month, day: wall.day };
+}
+
+function msOf(date: CivilDate, reference: Reference): number {
+  return instantOf(midnight(date), reference.timeZone);
+}
+
+function anchorWeeks(text: string, found: Found[], reference: Reference): Found[] {
+  return found.map((item) => {
+    if (item.startMs === undefined || item.endMs === undefined) return item;
+    const firstDay = dateAt(item.startMs, reference);
+    const english = EN_ANCHOR.exec(text.slice(0, item.index));
+    if (english) {
+      const [, prefix = "", unit = "", relation = ""] = english;
+      const located = { index: item.index - prefix.length, length: item.length + prefix.length };
+      const kind = relation.toLowerCase();
+      if (kind === "of") {
+        const span = unit.toLowerCase() === "weekend" ? weekendOfWeek(firstDay, 0) : weekSpan(firstDay);
+        return { ...located, startMs: msOf(span.start, reference), endMs: msOf(span.end, reference), granularity: unit.toLowerCase() === "weekend" ? "range" : "week" };
+      }
+      const first = kind === "before" ? addDays(firstDay, -7) : dateAt(item.endMs, reference);
+      return { ...located, startMs: msOf(first, reference), endMs: msOf(addDays(first, 7), reference), granularity: "range" };
+    }
+    const after = text.slice(item.index + item.length);
+    const shifted = ZH_ANCHOR_SHIFT.exec(after);
+    if (shifted) {
+      const first = shifted[1] === "前" ? addDays(firstDay, -7) : dateAt(item.endMs, reference);
+      return { index: item.index, length: item.length + shifted[0].length, startMs: msOf(first, reference), endMs: msOf(addDays(first, 7), reference), granularity: "range" };
+    }
+    const week = ZH_ANCHOR_WEEK.exec(after);
+    if (week) {
+      const span = week[1] === "周末" ? weekendOfWeek(firstDay, 0) : weekSpan(firstDay);
+      return { index: item.index, length: item.length + week[0].length, startMs: msOf(span.start, reference), endMs: msOf(span.end, reference), granularity: week[1] === "周末" ? "range" : "week" };
+    }
+    return item;
+  });
+}
+
+/** A year later, for the end of "between December 20 and January 5" whose end year was only implied. */
+function yearLater(item: Found, reference: Reference): Found {
+  const shift = (ms: number | undefined): number | undefined => {
+    if (ms === undefined) return undefined;
+    const wall = wallTimeAt(ms, reference.timeZone);
+    const day = daySpan({ year: wall.year + 1, month: wall.month, day: wall.day }).start;
+    return instantOf({ ...day, hour: wall.hour, minute: wall.minute, second: wall.second, millisecond: wall.millisecond }, reference.timeZone);
+  };
+  return { ...item, startMs: shift(item.startMs), endMs: shift(item.endMs) };
+}
+
+function rangeBetween(text: string, first: Found, second: Found, reference: Reference): Found | undefined {
+  if (first.startMs === undefined || first.endMs === undefined || second.endMs === undefined) return undefined;
+  const gap = text.slice(first.index + first.length, second.index);
+  const before = text.slice(0, first.index);
+  let start = first.index;
+  let end = second.index + second.length;
+  if (EN_RANGE_GAP.test(gap)) {
+    const isAnd = /and/i.test(gap);
+    const opener = /(?:^|[^\p{L}])((between|from)\s+)$/iu.exec(before);
+    if (isAnd && opener?.[2]?.toLowerCase() !== "between") return undefined;
+    if (opener) start -= opener[1]?.length ?? 0;
+  } else if (ZH_RANGE_GAP.test(gap)) {
+    const opener = /(从|自)\s*$/u.exec(before);
+    if (opener) start -= opener[0].length;
+  } else if (ZH_BETWEEN_GAP.test(gap)) {
+    const closer = /^\s*之间/u.exec(text.slice(end));
+    if (!closer) return undefined;
+    end += closer[0].length;
+  } else {
+    return undefined;
+  }
+  let last = second;
+  if ((last.endMs ?? 0) <= first.startMs && last.yearImplied) last = yearLater(last, reference);
+  if (last.endMs === undefined || last.endMs <= first.startMs) return undefined;
+  return { index: start, length: end - start, startMs: first.startMs, endMs: last.endMs, granularity: "range" };
+}
+
+/** A range chrono already joined ("2023-05-01 to 2023-05-10") takes in its "from"/"between"/从. */
+function withOpener(text: string, item: Found): Found {
+  if (item.granularity !== "range") return item;
+  const opener = /(?:^|[^\p{L}])((?:between|from)\s+)$/iu.exec(text.slice(0, item.index))?.[1] ?? /(从|自)\s*$/u.exec(text.slice(0, item.index))?.[0];
+  return opener ? { ...item, index: item.index - opener.length, length: item.length + opener.length } : item;
+}
+
+function joinRanges(text: string, found: Found[], reference: Reference): Found[] {
+  const joined: Found[] = [];
+  for (let position = 0; position < found.length; position++) {
+    const current = found[position];
+    const next = found[position + 1];
+    if (!current) continue;
+    const range = next ? rangeBetween(text, current, next, reference) : undefined;
+    if (range) position++;
+    joined.push(range ?? withOpener(text, current));
+  }
+  return joined;
+}
+
+function openKindOf(word: string): OpenKind {
+  const normalised = word.toLowerCase().replace(/\s+/g, " ");
+  if (/^(ever since|since|from|starting.*|as of|自从|自|从|以来|起|开始|至今|到现在|到今天)$/u.test(normalised)) return "since";
+  if (/^(after|later than|之后|以后|后)$/u.test(normalised)) return "after";
+  if (/^(until|till|up to|直到|为止)$/u.test(normalised)) return "until";
+  return "before";
+}
+
+function openRange(item: Found, kind: OpenKind, reference: Reference): Pick<Found, "startMs" | "endMs"> {
+  switch (kind) {
+    case "since":
+      return item.startMs !== undefined && reference.nowMs > item.startMs ? { startMs: item.startMs, endMs: reference.nowMs } : { startMs: item.startMs };
+    case "after":
+      return { startMs: item.endMs };
+    case "before":
+      return { endMs: item.startMs };
+    case "until":
+      return { endMs: item.endMs };
+  }
+}
+
+function openRanges(text: string, found: Found[], reference: Reference): Found[] {
+  return found.map((item) => {
+    if (item.granularity === "open") return item;
+    const before = text.slice(0, item.index);
+    const after = text.slice(item.index + item.length);
+    const englishPrefix = EN_OPEN_PREFIX.exec(before);
+    const chinesePrefix = ZH_OPEN_PREFIX.exec(before);
+    const chineseSuffix = ZH_OPEN_SUFFIX.exec(after);
+    let kind: OpenKind | undefined;
+    let start = item.index;
+    let end = item.index + item.length;
+    if (englishPrefix) {
+      kind = openKindOf(englishPrefix[2] ?? "");
+      start -= englishPrefix[1]?.length ?? 0;
+    } else if (chinesePrefix || chineseSuffix) {
+      // 从三月起 / 自去年以来: the suffix decides when both are there, except 为止 which closes 直到.
+      const suffixWord = chineseSuffix?.[1];
+      kind = suffixWord && suffixWord !== "为止" ? openKindOf(suffixWord) : openKindOf(chinesePrefix?.[1] ?? suffixWord ?? "");
+      if (chinesePrefix) start -= chinesePrefix[0].length;
+      if (chineseSuffix) end += chineseSuffix[0].length;
+    }
+    if (!kind) return item;
+    const bounds = openRange(item, kind, reference);
+    if (bounds.startMs === undefined && bounds.endMs === undefined) return item;
+    return { index: start, length: end - start, ...bounds, granularity: "open" };
+  });
+}
+
+/** Anchored weeks, then explicit ranges, then open ranges. */
+export function assembleWindows(text: string, found: Found[], reference: Reference): Found[] {
+  return openRanges(text, joinRanges(text, anchorWeeks(text, found, reference), reference), reference);
+}

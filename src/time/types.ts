@@ -1,0 +1,67 @@
+/** The public shapes of the time module, with their zod schemas (used at every boundary). */
+import { z } from "zod";
+
+export const GRANULARITIES = ["day", "week", "month", "season", "year", "range", "instant", "open"] as const;
+export const GranularitySchema = z.enum(GRANULARITIES);
+export type Granularity = z.infer<typeof GranularitySchema>;
+
+/**
+ * A resolved time window. `startMs` inclusive, `endMs` exclusive; an open range leaves one of them out
+ * ("before 2023" has no start). `start`/`end` are the same bounds as ISO 8601 UTC strings.
+ * `index`/`length` locate `expression` in the text it was found in.
+ */
+export const TimeWindowSchema = z.strictObject({
+  startMs: z.number().finite().optional(),
+  endMs: z.number().finite().optional(),
+  start: z.iso.datetime().optional(),
+  end: z.iso.datetime().optional(),
+  expression: z.string(),
+  granularity: GranularitySchema,
+  index: z.number().int().nonnegative().optional(),
+  length: z.number().int().nonnegative().optional(),
+});
+
+export interface TimeWindow {
+  startMs?: number;
+  /** Exclusive. */
+  endMs?: number;
+  /** ISO 8601 UTC of startMs. */
+  start?: string;
+  /** ISO 8601 UTC of endMs (exclusive). */
+  end?: string;
+  /** The matched text, as it appears in the input. */
+  expression: string;
+  granularity: Granularity;
+  /** Offset of `expression` in the input, in UTF-16 code units. */
+  index?: number;
+  length?: number;
+}
+
+/** A window found in a text: always located. */
+export interface LocatedTimeWindow extends TimeWindow {
+  index: number;
+  length: number;
+}
+
+// Compile-time guard that the interface and the schema describe the same object.
+type SchemaShape = z.infer<typeof TimeWindowSchema>;
+const interfaceMatchesSchema: [SchemaShape] extends [TimeWindow] ? ([TimeWindow] extends [SchemaShape] ? true : false) : false = true;
+void interfaceMatchesSchema;
+
+export const TimeContextSchema = z.strictObject({
+  now: z.union([
+    z.date().refine((date) => Number.isFinite(date.getTime()), "now must be a valid date"),
+    z.number().finite("now must be a finite epoch-ms number").min(-8.64e15).max(8.64e15),
+  ]),
+  timeZone: z.string().min(1, "timeZone must not be empty").max(64).optional(),
+});
+
+export interface TimeContext {
+  /** The reference time: the request's, never the wall clock. */
+  now: Date | number;
+  /** IANA zone the calendar is read in; default "UTC". */
+  timeZone?: string;
+}
+
+export const LocaleSchema = z.enum(["en", "zh"]);
+export type Locale = z.infer<typeof LocaleSchema>;
