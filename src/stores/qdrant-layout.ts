@@ -1,0 +1,260 @@
+/**
+ * How recallgraph lays memories out in one Qdrant collection: vector names, payload fields and their
+ * indexes, point ids, and the namespace-scoped filters every read and delete goes through.
+ * Pure functions only (no I/O), so the request-shape tests can check them directly.
+ */
+import { createHash } from "node:crypto";
+import type { Schemas } from "@qdrant/js-client-rest";
+import { z } from "zod";
+import { MemoryEntrySchema, type MemoryEntry } from "../memory/entry.js";
+import { EmbeddingSpecSchema, type EmbeddingSpec, type MemoryFilter } from "./port.js";
+
+/** Named dense vector (cosine) holding the embedder's vector. */
+export const DENSE_VECTOR = "dense";
+/** Named sparse vector holding BM25 term frequencies; Qdrant applies IDF at query time (`modifier: "idf"`). */
+export const LEXICAL_VECTOR = "lexical";
+/** Key under the collection's `metadata` where the embedding spec and layout version live. */
+export const COLLECTION_METADATA_KEY = "recallgraph";
+/** Bumped when the payload layout changes incompatibly; a collection with another version is refused. */
+export const LAYOUT_VERSION = 1;
+
+/**
+ * Two kinds of point share the collection, told apart by the `record` payload field:
+ * memory entries, and one settings point per namespace (no vectors).
+ */
+export type RecordKind = "memory" | "settings";
+
+/** Payload field names (the entry's own fields are stored as-is beside these). */
+export const PAYLOAD = {
+  record: "record",
+  namespace: "namespace",
+  id: "id",
+  timestampMs: "timestampMs",
+  personsLowerCase: "persons_lc",
+  entitiesLowerCase: "entities_lc",
+  /** Lower-cased location, used to confirm a substring match client-side. */
+  locationLowerCase: "location_lc",
+  /** Every 1-, 2- and 3-character substring of the lower-cased location: the indexed side of "contains". */
+  locationGrams: "location_grams",
+  persons: "persons",
+  entities: "entities",
+  location: "location",
+  documentId: "source.documentId",
+  settings: "settings",
+} as const;
+
+/**
+ * Payload indexes created with the collection. `namespace` is the tenant key (Qdrant co-locates each
+ * tenant's points); `timestampMs` needs a range index because filtered search orders by it;
+ * persons/entities/location (original case) are indexed for the vocabulary facets.
+ */
+export const PAYLOAD_INDEXES: ReadonlyArray<Schemas["CreateFieldIndex"] & { field_schema: Schemas["PayloadFieldSchema"] }> = [
+  { field_name: PAYLOAD.namespace, field_schema: { type: "keyword", is_tenant: true } },
+  { field_name: PAYLOAD.record, field_schema: "keyword" },
+  { field_name: PAYLOAD.id, field_schema: "keyword" },
+  { field_name: PAYLOAD.personsLowerCase, field_schema: "keyword" },
+  { field_name: PAYLOAD.entitiesLowerCase, field_schema: "keyword" },
+  { field_name: PAYLOAD.locationGrams, field_schema: "keyword" },
+  { field_name: PAYLOAD.persons, field_schema: "keyword" },
+  { field_name: PAYLOAD.entities, field_schema: "keyword" },
+  { field_name: PAYLOAD.location, field_schema: "keyword" },
+  { field_name: PAYLOAD.documentId, field_schema: "keyword" },
+  { field_name: PAYLOAD.timestampMs, field_schema: { type: "integer", lookup: false, range: true } },
+];
+
+/** What the collection's `metadata.recallgraph` holds. */
+export const CollectionMetadataSchema = z.object({
+  layoutVersion: z.number().int(),
+  embedding: EmbeddingSpecSchema,
+});
+export type CollectionMetadata = z.infer<typeof CollectionMetadataSchema>;
+
+/** Body of `PUT /collections/{name}`: named dense vector sized to the embedder, named sparse vector with IDF. */
+export function createCollectionBody(embedding: EmbeddingSpec): Schemas["CreateCollection"] {
+  const metadata: CollectionMetadata = { layoutVersion: LAYOUT_VERSION, embedding };
+  return {
+    vectors: { [DENSE_VECTOR]: { size: embedding.dimension, distance: "Cosine" } },
+    sparse_vectors: { [LEXICAL_VECTOR]: { modifier: "idf" } },
+    metadata: { [COLLECTION_METADATA_KEY]: metadata },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Point ids
+
+/** Fixed UUID namespace of recallgraph's v5-style point ids (any constant works; it must never change). */
+const POINT_ID_NAMESPACE = "cf7b909c-eb07-4177-a5e2-7320b107751c";
+
+/** RFC 4122 version-5 UUID (SHA-1 of namespace bytes + name). */
+function uuidV5(name: string, namespaceUuid: string): string {
+  const namespaceBytes = Buffer.from(namespaceUuid.replace(/-/g, ""), "hex");
+  const hash = createHash("sha1").update(namespaceBytes).update(name, "utf8").digest();
+  const bytes = hash.subarray(0, 16);
+  bytes[6] = ((bytes[6] ?? 0) & 0x0f) | 0x50;
+  bytes[8] = ((bytes[8] ?? 0) & 0x3f) | 0x80;
+  const hex = bytes.toString("hex");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/**
+ * Qdrant ids must be UUIDs or unsigned integers, so each entry's point id is derived from
+ * (namespace, entry id): the same entry id in two namespaces is two points, and an upsert of an
+ * existing id overwrites its point. JSON encoding keeps the pair unambiguous whatever the characters.
+ */
+export function memoryPointId(namespace: string, entryId: string): string {
+  return uuidV5(JSON.stringify(["memory", namespace, entryId]), POINT_ID_NAMESPACE);
+}
+
+/** The one settings point of a namespace. */
+export function settingsPointId(namespace: string): string {
+  return uuidV5(JSON.stringify(["settings", namespace]), POINT_ID_NAMESPACE);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Payloads
+
+/** A memory point's payload: the entry's own fields plus lower-cased copies for case-insensitive filters. */
+export interface MemoryPayload extends MemoryEntry {
+  record: "memory";
+  persons_lc: string[];
+  entities_lc: string[];
+  location_lc?: string;
+  location_grams?: string[];
+}
+
+/** Code-point aware lower-casing used on both the stored side and the query side. */
+export function foldCase(text: string): string {
+  return text.toLowerCase();
+}
+
+/** Every distinct substring of 1 to `maxLength` code points. */
+export function substringGrams(text: string, maxLength = 3): string[] {
+  const chars = Array.from(text);
+  const grams = new Set<string>();
+  for (let length = 1; length <= maxLength; length++) {
+    for (let start = 0; start + length <= chars.length; start++) grams.add(chars.slice(start, start + length).join(""));
+  }
+  return [...grams];
+}
+
+export function memoryPayload(entry: MemoryEntry): MemoryPayload {
+  const payload: MemoryPayload = {
+    ...entry,
+    record: "memory",
+    persons_lc: [...new Set(entry.persons.map(foldCase))],
+    entities_lc: [...new Set(entry.entities.map(foldCase))],
+  };
+  if (entry.location !== undefined) {
+    payload.location_lc = foldCase(entry.location);
+    payload.location_grams = substringGrams(payload.location_lc);
+  }
+  return payload;
+}
+
+const ENTRY_FIELDS = Object.keys(MemoryEntrySchema.shape) as ReadonlyArray<keyof MemoryEntry>;
+
+/** The stored entry of a memory payload, or undefined when the payload is not a valid one. */
+export function entryFromPayload(payload: unknown): MemoryEntry | undefined {
+  if (typeof payload !== "object" || payload === null) return undefined;
+  const source = payload as Record<string, unknown>;
+  if (source[PAYLOAD.record] !== "memory") return undefined;
+  const picked: Record<string, unknown> = {};
+  for (const field of ENTRY_FIELDS) if (source[field] !== undefined) picked[field] = source[field];
+  const parsed = MemoryEntrySchema.safeParse(picked);
+  return parsed.success ? parsed.data : undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sparse vectors
+
+/**
+ * Qdrant requires unique indices; sorted order makes requests deterministic. Duplicate indices are
+ * summed, zero and non-finite weights dropped (they carry no evidence and Qdrant would store them).
+ */
+export function normalizeSparseVector(vector: { indices: readonly number[]; values: readonly number[] }): Schemas["SparseVector"] {
+  const weights = new Map<number, number>();
+  vector.indices.forEach((index, position) => {
+    const value = vector.values[position];
+    if (value === undefined || !Number.isFinite(value)) return;
+    weights.set(index, (weights.get(index) ?? 0) + value);
+  });
+  const pairs = [...weights].filter(([index, value]) => value !== 0 && Number.isInteger(index) && index >= 0 && index <= 0xffff_ffff);
+  pairs.sort((a, b) => a[0] - b[0]);
+  return { indices: pairs.map(([index]) => index), values: pairs.map(([, value]) => value) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Filters
+
+declare const namespaceScoped: unique symbol;
+
+/**
+ * A filter whose first `must` condition pins one namespace. Only {@link namespaceFilter} makes one and
+ * every entry-reading or deleting request of the adapter takes this type, so none can be sent without it.
+ */
+export type NamespaceScopedFilter = Schemas["Filter"] & { readonly [namespaceScoped]: true };
+
+/** `must: namespace = ns [AND record = kind] AND ...extra`. `record: "any"` covers memories and settings (clearNamespace). */
+export function namespaceFilter(
+  namespace: string,
+  record: RecordKind | "any",
+  extra: readonly Schemas["Condition"][] = [],
+): NamespaceScopedFilter {
+  const must: Schemas["Condition"][] = [{ key: PAYLOAD.namespace, match: { value: namespace } }];
+  if (record !== "any") must.push({ key: PAYLOAD.record, match: { value: record } });
+  must.push(...extra);
+  return { must } as NamespaceScopedFilter;
+}
+
+/** Payload conditions of a MemoryFilter, plus the lower-cased location a hit must still contain when the indexed grams cannot decide alone. */
+export interface TranslatedFilter {
+  conditions: Schemas["Condition"][];
+  /** Set when the location needle is longer than the stored grams: trigram conditions select candidates, this confirms the substring. */
+  locationNeedle?: string;
+}
+
+/**
+ * Translates the port's filter. persons/entities: any-of on the lower-cased copies (whole names).
+ * location ("case-insensitive contains"): a needle of up to 3 characters is itself one of the stored
+ * grams, so one exact keyword match decides; a longer needle requires all of its trigrams (a superset
+ * of the true matches) and the caller confirms `location_lc.includes(needle)` on each hit.
+ * timeRange: start inclusive, end exclusive, as the port says.
+ */
+export function translateFilter(filter: MemoryFilter | undefined): TranslatedFilter {
+  const conditions: Schemas["Condition"][] = [];
+  if (!filter) return { conditions };
+  const persons = filter.persons?.map((name) => foldCase(name.trim())).filter(Boolean) ?? [];
+  if (persons.length) conditions.push({ key: PAYLOAD.personsLowerCase, match: { any: [...new Set(persons)] } });
+  const entities = filter.entities?.map((name) => foldCase(name.trim())).filter(Boolean) ?? [];
+  if (entities.length) conditions.push({ key: PAYLOAD.entitiesLowerCase, match: { any: [...new Set(entities)] } });
+
+  let locationNeedle: string | undefined;
+  if (filter.location) {
+    const needle = foldCase(filter.location);
+    if (Array.from(needle).length <= 3) {
+      conditions.push({ key: PAYLOAD.locationGrams, match: { value: needle } });
+    } else {
+      for (const gram of substringGrams(needle, 3).filter((g) => Array.from(g).length === 3)) {
+        conditions.push({ key: PAYLOAD.locationGrams, match: { value: gram } });
+      }
+      locationNeedle = needle;
+    }
+  }
+
+  const { startMs, endMs } = filter.timeRange ?? {};
+  if (startMs !== undefined || endMs !== undefined) {
+    const range: Schemas["Range"] = {};
+    if (startMs !== undefined) range.gte = startMs;
+    if (endMs !== undefined) range.lt = endMs;
+    conditions.push({ key: PAYLOAD.timestampMs, range });
+  }
+  const translated: TranslatedFilter = { conditions };
+  if (locationNeedle !== undefined) translated.locationNeedle = locationNeedle;
+  return translated;
+}
+
+/** True when the entry satisfies the part of the filter the server could only approximate. */
+export function passesClientCheck(entry: MemoryEntry, translated: TranslatedFilter): boolean {
+  if (translated.locationNeedle === undefined) return true;
+  return entry.location !== undefined && foldCase(entry.location).includes(translated.locationNeedle);
+}

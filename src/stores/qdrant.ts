@@ -1,0 +1,545 @@
+/**
+ * The Qdrant adapter of the MemoryStore port, for memories that outgrow one machine.
+ *
+ * Layout (see qdrant-layout.ts): one collection; each memory is one point whose id is a v5-style UUID
+ * of (namespace, entry id), with a named dense vector `dense` (cosine), a named sparse vector `lexical`
+ * (client-side BM25 term frequencies, Qdrant applies IDF: `modifier: "idf"`) and the entry as payload.
+ * Namespace settings are one vector-less point per namespace (`record: "settings"`) in the same
+ * collection, so a namespace's data lives in one tenant and `clearNamespace` is one filtered delete.
+ * The embedding spec and layout version live in the collection's own `metadata`.
+ *
+ * Every request that reads or deletes entries carries a `must` condition on the namespace (the type
+ * NamespaceScopedFilter makes that structural). `stats()` is the one cross-namespace read: it counts
+ * memories per namespace and returns no entry.
+ *
+ * Honest caveats:
+ * - Atomicity: a batch is one upsert request with `wait: true`. Qdrant applies one request's points to
+ *   its write-ahead log together, but it has no multi-point transactions: a crash or a failing replica
+ *   mid-request can leave part of a batch applied (the points themselves are never half-written: a
+ *   point's vectors and payload are written as one). Re-running the same upsert repairs it (ids are
+ *   deterministic). Validation still rejects a bad batch before any request is sent.
+ * - `delete` and `clearNamespace` count and then delete (two requests): a concurrent writer can make
+ *   the returned count differ from what was removed.
+ * - IDF comes from Qdrant's statistics over the whole collection (all namespaces), not per namespace,
+ *   so lexical scores differ from sqlite's; rankings within a namespace are what the port promises.
+ */
+import { QdrantClient, type Schemas } from "@qdrant/js-client-rest";
+import { z } from "zod";
+import { EmbedderMismatchError, parseOrThrow, StoreError, ValidationError } from "../errors.js";
+import { MemoryEntrySchema, NamespaceSchema, type MemoryEntry } from "../memory/entry.js";
+import { encodeSparse, encodeSparseQuery } from "../text/sparse.js";
+import { tokenize } from "../text/tokenizer.js";
+import { lexicalDocument } from "./lexical-document.js";
+import {
+  EmbeddingSpecSchema,
+  isEmptyFilter,
+  MemoryFilterSchema,
+  NamespaceSettingsSchema,
+  type EmbeddingSpec,
+  type FilteredSearchOptions,
+  type MemoryFilter,
+  type MemoryRecord,
+  type MemoryStore,
+  type NamespaceSettings,
+  type ScoredEntry,
+  type SearchOptions,
+  type Vocabulary,
+} from "./port.js";
+import {
+  COLLECTION_METADATA_KEY,
+  CollectionMetadataSchema,
+  createCollectionBody,
+  DENSE_VECTOR,
+  entryFromPayload,
+  LAYOUT_VERSION,
+  LEXICAL_VECTOR,
+  memoryPayload,
+  memoryPointId,
+  namespaceFilter,
+  normalizeSparseVector,
+  PAYLOAD,
+  PAYLOAD_INDEXES,
+  passesClientCheck,
+  settingsPointId,
+  translateFilter,
+  type NamespaceScopedFilter,
+  type TranslatedFilter,
+} from "./qdrant-layout.js";
+
+export const QdrantStoreOptionsSchema = z.strictObject({
+  url: z.url({ error: "url must be an http(s) URL" }),
+  apiKey: z.string().min(1).optional(),
+  collection: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,255}$/, "collection must be 1-255 letters, digits, '_' or '-'")
+    .default("recallgraph"),
+  embedding: EmbeddingSpecSchema,
+  /** Per-request client timeout. */
+  timeoutMs: z.number().int().min(1).max(3_600_000).default(30_000),
+});
+export type QdrantStoreOptions = z.input<typeof QdrantStoreOptionsSchema>;
+
+/** Page size of internal scrolls (document lookups, id lookups). */
+const SCROLL_PAGE = 256;
+/** Most values a vocabulary or stats facet returns per field. */
+const FACET_LIMIT = 10_000;
+/** Upper bound of over-fetching when hits need a client-side location check. */
+const MAX_CANDIDATES = 10_000;
+
+/**
+ * Opens (creating when absent) the collection and checks it was built by the same embedder.
+ * Throws EmbedderMismatchError on another model or dimension, StoreError when the server fails or
+ * the collection is not one of ours.
+ */
+export async function openQdrantStore(options: QdrantStoreOptions): Promise<QdrantMemoryStore> {
+  const config = parseOrThrow(QdrantStoreOptionsSchema, options, "qdrant");
+  const client = new QdrantClient({
+    url: config.url,
+    ...(config.apiKey ? { apiKey: config.apiKey } : {}),
+    timeout: config.timeoutMs,
+    // The server line is 1.18; the client's version probe is an extra request that fails offline.
+    checkCompatibility: false,
+  });
+  await ensureCollection(client, config.collection, config.embedding);
+  return new QdrantMemoryStore(client, config.collection, config.embedding);
+}
+
+export class QdrantMemoryStore implements MemoryStore {
+  readonly kind = "qdrant" as const;
+  private closed = false;
+
+  constructor(
+    private readonly client: QdrantClient,
+    readonly collection: string,
+    readonly embedding: EmbeddingSpec,
+  ) {}
+
+  async upsert(namespace: string, records: readonly MemoryRecord[]): Promise<void> {
+    const ns = this.begin("upsert", namespace);
+    const validated = validateRecords(ns, records, this.embedding.dimension);
+    if (!validated.length) return;
+    const points: Schemas["PointStruct"][] = validated.map(({ entry, vector }) => {
+      const lexical = normalizeSparseVector(encodeSparse(tokenize(lexicalDocument(entry))));
+      // A text with no indexable token gets no lexical vector at all (Qdrant allows a named vector to be absent).
+      const vectors: Record<string, Schemas["Vector"]> = { [DENSE_VECTOR]: vector };
+      if (lexical.indices.length) vectors[LEXICAL_VECTOR] = lexical;
+      return { id: memoryPointId(ns, entry.id), vector: vectors, payload: { ...memoryPayload(entry) } };
+    });
+    await this.send("upsert", () => this.client.upsert(this.collection, { wait: true, points }));
+  }
+
+  async delete(namespace: string, ids: readonly string[]): Promise<number> {
+    const ns = this.begin("delete", namespace);
+    const unique = [...new Set(validateIds(ids))];
+    if (!unique.length) return 0;
+    const filter = namespaceFilter(ns, "memory", [{ has_id: unique.map((id) => memoryPointId(ns, id)) }]);
+    const existing = await this.count("delete", filter);
+    if (existing) await this.deleteWhere("delete", filter);
+    return existing;
+  }
+
+  async clearNamespace(namespace: string): Promise<number> {
+    const ns = this.begin("clearNamespace", namespace);
+    const existing = await this.count("clearNamespace", namespaceFilter(ns, "memory"));
+    await this.deleteWhere("clearNamespace", namespaceFilter(ns, "any"));
+    return existing;
+  }
+
+  async get(namespace: string, ids: readonly string[]): Promise<MemoryEntry[]> {
+    const ns = this.begin("get", namespace);
+    const wanted = validateIds(ids);
+    const unique = [...new Set(wanted)];
+    if (!unique.length) return [];
+    const found = new Map<string, MemoryEntry>();
+    for (let start = 0; start < unique.length; start += SCROLL_PAGE) {
+      const slice = unique.slice(start, start + SCROLL_PAGE);
+      const filter = namespaceFilter(ns, "memory", [{ has_id: slice.map((id) => memoryPointId(ns, id)) }]);
+      const page = await this.send("get", () =>
+        this.client.scroll(this.collection, { filter, limit: slice.length, with_payload: true, with_vector: false }),
+      );
+      for (const point of page.points) {
+        const entry = this.entryOf("get", point.payload, ns);
+        found.set(entry.id, entry);
+      }
+    }
+    return wanted.flatMap((id) => {
+      const entry = found.get(id);
+      return entry ? [entry] : [];
+    });
+  }
+
+  async denseSearch(namespace: string, vector: readonly number[], options: SearchOptions): Promise<ScoredEntry[]> {
+    const ns = this.begin("denseSearch", namespace);
+    const query = validateVector(vector, this.embedding.dimension, "vector");
+    const { k, filter } = validateSearchOptions(options);
+    const translated = translateFilter(filter);
+    return this.queryScored("denseSearch", ns, translated, k, { query, using: DENSE_VECTOR });
+  }
+
+  async lexicalSearch(namespace: string, query: string, options: SearchOptions): Promise<ScoredEntry[]> {
+    const ns = this.begin("lexicalSearch", namespace);
+    const text = parseOrThrow(z.string({ error: "query must be a string" }), query, "query");
+    const { k, filter } = validateSearchOptions(options);
+    // Tokens become sparse indices: the user's text never reaches Qdrant as query syntax.
+    const sparse = normalizeSparseVector(encodeSparseQuery(tokenize(text)));
+    if (!sparse.indices.length) return [];
+    return this.queryScored("lexicalSearch", ns, translateFilter(filter), k, { query: sparse, using: LEXICAL_VECTOR });
+  }
+
+  async filteredSearch(namespace: string, filter: MemoryFilter, options: FilteredSearchOptions): Promise<ScoredEntry[]> {
+    const ns = this.begin("filteredSearch", namespace);
+    const conditions = parseOrThrow(MemoryFilterSchema, filter, "filter");
+    const k = validateK(options?.k);
+    if (isEmptyFilter(conditions)) return [];
+    const translated = translateFilter(conditions);
+    if (options.vector !== undefined) {
+      const query = validateVector(options.vector, this.embedding.dimension, "vector");
+      return this.queryScored("filteredSearch", ns, translated, k, { query, using: DENSE_VECTOR });
+    }
+    // No vector: newest first, via scroll ordered by the range-indexed timestamp.
+    const scopedFilter = namespaceFilter(ns, "memory", translated.conditions);
+    const entries = await this.collectChecked(k, translated, async (limit) => {
+      const page = await this.send("filteredSearch", () =>
+        this.client.scroll(this.collection, {
+          filter: scopedFilter,
+          limit,
+          with_payload: true,
+          with_vector: false,
+          order_by: { key: PAYLOAD.timestampMs, direction: "desc" },
+        }),
+      );
+      return page.points.map((point) => this.entryOf("filteredSearch", point.payload, ns));
+    });
+    return entries.map((entry) => ({ entry, score: 1 }));
+  }
+
+  async vocabulary(namespace: string): Promise<Vocabulary> {
+    const ns = this.begin("vocabulary", namespace);
+    const filter = namespaceFilter(ns, "memory");
+    const [persons, entities, locations] = await Promise.all(
+      [PAYLOAD.persons, PAYLOAD.entities, PAYLOAD.location].map((key) => this.facetValues("vocabulary", key, filter)),
+    );
+    return { persons: persons ?? [], entities: entities ?? [], locations: locations ?? [] };
+  }
+
+  async documentVersions(namespace: string, documentIds: readonly string[]): Promise<Record<string, number>> {
+    const ns = this.begin("documentVersions", namespace);
+    const ids = [...new Set(validateIds(documentIds, "documentIds"))];
+    const versions: Record<string, number> = {};
+    if (!ids.length) return versions;
+    const filter = namespaceFilter(ns, "memory", [{ key: PAYLOAD.documentId, match: { any: ids } }]);
+    await this.scrollAll("documentVersions", filter, ["source"], (payload) => {
+      const source = SourcePayloadSchema.safeParse(payload);
+      if (!source.success || source.data.source.documentId === undefined) return;
+      const { documentId, version } = source.data.source;
+      // An entry without a version counts as version 1, the first.
+      versions[documentId] = Math.max(versions[documentId] ?? 0, version ?? 1);
+    });
+    return versions;
+  }
+
+  async documentEntryIds(namespace: string, documentId: string): Promise<string[]> {
+    const ns = this.begin("documentEntryIds", namespace);
+    const id = parseOrThrow(z.string().min(1, "documentId must not be empty"), documentId, "documentId");
+    const filter = namespaceFilter(ns, "memory", [{ key: PAYLOAD.documentId, match: { value: id } }]);
+    const ids: string[] = [];
+    await this.scrollAll("documentEntryIds", filter, [PAYLOAD.id], (payload) => {
+      const parsed = IdPayloadSchema.safeParse(payload);
+      if (parsed.success) ids.push(parsed.data.id);
+    });
+    return ids.sort();
+  }
+
+  async getSettings(namespace: string): Promise<NamespaceSettings | undefined> {
+    const ns = this.begin("getSettings", namespace);
+    const page = await this.send("getSettings", () =>
+      this.client.scroll(this.collection, { filter: namespaceFilter(ns, "settings"), limit: 1, with_payload: true, with_vector: false }),
+    );
+    const point = page.points[0];
+    if (!point) return undefined;
+    const parsed = SettingsPayloadSchema.safeParse(point.payload);
+    if (!parsed.success) throw new StoreError("getSettings", `settings point of namespace "${ns}" has an invalid payload`);
+    return parsed.data.settings;
+  }
+
+  async setSettings(namespace: string, settings: NamespaceSettings): Promise<void> {
+    const ns = this.begin("setSettings", namespace);
+    const parsed = parseOrThrow(NamespaceSettingsSchema, settings, "settings");
+    const point: Schemas["PointStruct"] = {
+      id: settingsPointId(ns),
+      vector: {},
+      payload: { [PAYLOAD.record]: "settings", [PAYLOAD.namespace]: ns, [PAYLOAD.settings]: parsed },
+    };
+    await this.send("setSettings", () => this.client.upsert(this.collection, { wait: true, points: [point] }));
+  }
+
+  async stats(): Promise<{ namespaces: Record<string, number> }> {
+    this.assertOpen("stats");
+    // The one cross-namespace read: counts per namespace, no entry leaves the server.
+    const result = await this.send("stats", () =>
+      this.client.facet(this.collection, {
+        key: PAYLOAD.namespace,
+        filter: { must: [{ key: PAYLOAD.record, match: { value: "memory" } }] },
+        limit: FACET_LIMIT,
+        exact: true,
+      }),
+    );
+    const namespaces: Record<string, number> = {};
+    for (const hit of result.hits) if (typeof hit.value === "string") namespaces[hit.value] = hit.count;
+    return { namespaces };
+  }
+
+  async close(): Promise<void> {
+    // The client holds pooled keep-alive sockets only; they idle out. Later calls are refused.
+    this.closed = true;
+  }
+
+  // -------------------------------------------------------------------------------------------
+
+  private assertOpen(operation: string): void {
+    if (this.closed) throw new StoreError(operation, "store is closed");
+  }
+
+  /** Refuses calls after close and validates the namespace every operation starts with. */
+  private begin(operation: string, namespace: string): string {
+    this.assertOpen(operation);
+    return parseOrThrow(NamespaceSchema, namespace, "namespace");
+  }
+
+  private async send<T>(operation: string, call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (error) {
+      throw wrapFailure(operation, this.collection, error);
+    }
+  }
+
+  private entryOf(operation: string, payload: unknown, namespace: string): MemoryEntry {
+    const entry = entryFromPayload(payload);
+    // The namespace check is belt and braces: the request filter already pinned it.
+    if (!entry || entry.namespace !== namespace) {
+      throw new StoreError(operation, `collection "${this.collection}" returned a point that is not a valid memory of namespace "${namespace}"`);
+    }
+    return entry;
+  }
+
+  private async count(operation: string, filter: NamespaceScopedFilter): Promise<number> {
+    const result = await this.send(operation, () => this.client.count(this.collection, { filter, exact: true }));
+    return result.count;
+  }
+
+  private async deleteWhere(operation: string, filter: NamespaceScopedFilter): Promise<void> {
+    await this.send(operation, () => this.client.delete(this.collection, { wait: true, filter }));
+  }
+
+  /** Dense or sparse nearest-neighbour query under the namespace filter, best first. */
+  private async queryScored(
+    operation: string,
+    namespace: string,
+    translated: TranslatedFilter,
+    k: number,
+    search: { query: number[] | Schemas["SparseVector"]; using: string },
+  ): Promise<ScoredEntry[]> {
+    const filter = namespaceFilter(namespace, "memory", translated.conditions);
+    return this.collectChecked(k, translated, async (limit) => {
+      const response = await this.send(operation, () =>
+        this.client.query(this.collection, { ...search, filter, limit, with_payload: true, with_vector: false }),
+      );
+      return response.points.map((point) => ({ entry: this.entryOf(operation, point.payload, namespace), score: point.score }));
+    });
+  }
+
+  /**
+   * Fetches `k` hits, or more when some must pass the client-side location check: the limit grows
+   * until `k` hits pass or the server runs out of candidates.
+   */
+  private async collectChecked<T extends MemoryEntry | ScoredEntry>(
+    k: number,
+    translated: TranslatedFilter,
+    fetch: (limit: number) => Promise<T[]>,
+  ): Promise<T[]> {
+    if (translated.locationNeedle === undefined) return (await fetch(k)).slice(0, k);
+    let limit = Math.min(MAX_CANDIDATES, Math.max(k * 2, k + 16));
+    for (;;) {
+      const candidates = await fetch(limit);
+      const passing = candidates.filter((hit) => passesClientCheck("entry" in hit ? hit.entry : hit, translated));
+      if (passing.length >= k || candidates.length < limit || limit >= MAX_CANDIDATES) return passing.slice(0, k);
+      limit = Math.min(MAX_CANDIDATES, limit * 4);
+    }
+  }
+
+  /** Every point matching `filter`, page by page (id order), handing each payload to `visit`. */
+  private async scrollAll(
+    operation: string,
+    filter: NamespaceScopedFilter,
+    fields: string[],
+    visit: (payload: unknown) => void,
+  ): Promise<void> {
+    let offset: Schemas["ExtendedPointId"] | undefined;
+    do {
+      const page = await this.send(operation, () =>
+        this.client.scroll(this.collection, {
+          filter,
+          limit: SCROLL_PAGE,
+          with_payload: fields,
+          with_vector: false,
+          ...(offset !== undefined ? { offset } : {}),
+        }),
+      );
+      for (const point of page.points) visit(point.payload);
+      const next = page.next_page_offset;
+      offset = typeof next === "string" || typeof next === "number" ? next : undefined;
+    } while (offset !== undefined);
+  }
+
+  /** Distinct string values of a keyword field under the filter, most frequent first. */
+  private async facetValues(operation: string, key: string, filter: NamespaceScopedFilter): Promise<string[]> {
+    const result = await this.send(operation, () =>
+      this.client.facet(this.collection, { key, filter, limit: FACET_LIMIT, exact: true }),
+    );
+    return result.hits.flatMap((hit) => (typeof hit.value === "string" ? [hit.value] : []));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Collection bootstrap
+
+/** The parts of `GET /collections/{name}` the adapter relies on. */
+const CollectionInfoSchema = z.object({
+  config: z.object({
+    params: z.object({
+      vectors: z.unknown(),
+      sparse_vectors: z.record(z.string(), z.object({ modifier: z.string().nullish() }).loose()).nullish(),
+    }),
+    metadata: z.record(z.string(), z.unknown()).nullish(),
+  }),
+  payload_schema: z.record(z.string(), z.unknown()),
+});
+
+const DenseVectorConfigSchema = z.object({ size: z.number(), distance: z.string() });
+
+async function ensureCollection(client: QdrantClient, collection: string, embedding: EmbeddingSpec): Promise<void> {
+  const operation = "open";
+  const send = async <T>(call: () => Promise<T>): Promise<T> => {
+    try {
+      return await call();
+    } catch (error) {
+      throw wrapFailure(operation, collection, error);
+    }
+  };
+
+  const exists = await send(() => client.collectionExists(collection));
+  if (!exists.exists) {
+    try {
+      // The low-level API: the client's createCollection helper drops `metadata`.
+      await client.api().createCollection({ collection_name: collection, ...createCollectionBody(embedding) });
+    } catch (error) {
+      // Another process may have created it between the two calls; anything else is a failure.
+      const nowExists = await send(() => client.collectionExists(collection));
+      if (!nowExists.exists) throw wrapFailure(operation, collection, error);
+    }
+  }
+
+  const info = CollectionInfoSchema.safeParse(await send(() => client.getCollection(collection)));
+  if (!info.success) throw new StoreError(operation, `collection "${collection}": unexpected collection info from the server`);
+  const { config, payload_schema: payloadSchema } = info.data;
+
+  const metadata = CollectionMetadataSchema.safeParse(config.metadata?.[COLLECTION_METADATA_KEY]);
+  if (!metadata.success) {
+    throw new StoreError(operation, `collection "${collection}" exists but was not created by recallgraph (no metadata.${COLLECTION_METADATA_KEY})`);
+  }
+  if (metadata.data.layoutVersion !== LAYOUT_VERSION) {
+    throw new StoreError(
+      operation,
+      `collection "${collection}" uses recallgraph layout ${metadata.data.layoutVersion}, this version reads layout ${LAYOUT_VERSION}`,
+    );
+  }
+  const stored = metadata.data.embedding;
+  if (stored.model !== embedding.model || stored.dimension !== embedding.dimension) {
+    throw new EmbedderMismatchError(stored, embedding);
+  }
+  const vectors = z.record(z.string(), z.unknown()).safeParse(config.params.vectors);
+  const dense = DenseVectorConfigSchema.safeParse(vectors.success ? vectors.data[DENSE_VECTOR] : undefined);
+  if (!dense.success || dense.data.size !== embedding.dimension || dense.data.distance !== "Cosine") {
+    throw new StoreError(operation, `collection "${collection}": vector "${DENSE_VECTOR}" is missing or not ${embedding.dimension}-d cosine`);
+  }
+  if (config.params.sparse_vectors?.[LEXICAL_VECTOR]?.modifier !== "idf") {
+    throw new StoreError(operation, `collection "${collection}": sparse vector "${LEXICAL_VECTOR}" is missing or lacks the idf modifier`);
+  }
+
+  // Creating indexes is idempotent server-side, but only missing ones are sent: a re-open costs nothing,
+  // and a collection whose first open died half-way is repaired.
+  for (const index of PAYLOAD_INDEXES) {
+    if (payloadSchema[index.field_name] !== undefined) continue;
+    await send(() => client.createPayloadIndex(collection, { wait: true, ...index }));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Validation and errors
+
+const SourcePayloadSchema = z.object({
+  source: z.object({ documentId: z.string().optional(), version: z.number().optional() }),
+});
+const IdPayloadSchema = z.object({ id: z.string() });
+const SettingsPayloadSchema = z.object({ settings: NamespaceSettingsSchema });
+
+function validateIds(ids: readonly string[], field = "ids"): string[] {
+  return parseOrThrow(z.array(z.string().min(1, "id must not be empty")), ids, field);
+}
+
+function validateK(k: unknown): number {
+  return parseOrThrow(z.number({ error: "k is required" }).int("k must be an integer").min(1, "k must be at least 1"), k, "k");
+}
+
+function validateSearchOptions(options: SearchOptions): { k: number; filter?: MemoryFilter } {
+  const k = validateK(options?.k);
+  if (options.filter === undefined) return { k };
+  return { k, filter: parseOrThrow(MemoryFilterSchema, options.filter, "filter") };
+}
+
+function validateVector(vector: readonly number[], dimension: number, field: string): number[] {
+  if (!Array.isArray(vector)) throw new ValidationError(field, "vector must be an array of numbers");
+  if (vector.length !== dimension) throw new ValidationError(field, `vector has ${vector.length} dimensions, the store expects ${dimension}`);
+  const bad = vector.findIndex((value) => typeof value !== "number" || !Number.isFinite(value));
+  if (bad >= 0) throw new ValidationError(`${field}.${bad}`, "vector values must be finite numbers");
+  return [...vector];
+}
+
+/** Validates the whole batch before anything is sent: entries valid, in `namespace`, ids unique, vectors well-formed. */
+function validateRecords(namespace: string, records: readonly MemoryRecord[], dimension: number): MemoryRecord[] {
+  if (!Array.isArray(records)) throw new ValidationError("records", "records must be an array");
+  const seen = new Set<string>();
+  return records.map((record, index) => {
+    const field = `records.${index}`;
+    const entry = parseOrThrow(MemoryEntrySchema, record?.entry, `${field}.entry`);
+    if (entry.namespace !== namespace) {
+      throw new ValidationError(`${field}.entry.namespace`, `entry belongs to namespace "${entry.namespace}", not "${namespace}"`);
+    }
+    if (seen.has(entry.id)) throw new ValidationError(`${field}.entry.id`, `duplicate id "${entry.id}" in one batch`);
+    seen.add(entry.id);
+    return { entry, vector: validateVector(record.vector, dimension, `${field}.vector`) };
+  });
+}
+
+const ApiFailureSchema = z.object({
+  status: z.number(),
+  data: z.object({ status: z.object({ error: z.string() }).partial().loose().or(z.string()) }).partial().loose().nullish(),
+});
+
+/** Turns a client or server failure into a StoreError naming the operation (and the server's own message). */
+function wrapFailure(operation: string, collection: string, error: unknown): StoreError {
+  if (error instanceof StoreError) return error;
+  const api = ApiFailureSchema.safeParse(error);
+  let message: string;
+  if (api.success) {
+    const status = api.data.data?.status;
+    const detail = typeof status === "object" && status?.error ? status.error : error instanceof Error ? error.message : "";
+    message = `Qdrant answered HTTP ${api.data.status}${detail ? `: ${detail}` : ""}`;
+  } else if (error instanceof Error) {
+    message = error.name === "QdrantClientTimeoutError" ? `request timed out (${error.message})` : error.message || error.name;
+  } else {
+    message = String(error);
+  }
+  return new StoreError(operation, `collection "${collection}": ${message}`, { cause: error });
+}

@@ -1,0 +1,380 @@
+/**
+ * Request-shape tests of the Qdrant adapter against SpecCheckingQdrantStub: a loopback fake that
+ * validates every body against Qdrant's own OpenAPI document. The stub is not Qdrant (see its header);
+ * these tests prove the adapter sends spec-valid, namespace-scoped requests and handles the answers.
+ */
+import assert from "node:assert/strict";
+import { after, afterEach, before, beforeEach, describe, it } from "node:test";
+import { EmbedderMismatchError, StoreError, ValidationError } from "../../src/errors.js";
+import { normalizeEntry, type MemoryEntry, type MemoryInput } from "../../src/memory/entry.js";
+import type { EmbeddingSpec, MemoryRecord } from "../../src/stores/port.js";
+import { memoryPointId } from "../../src/stores/qdrant-layout.js";
+import { openQdrantStore, type QdrantMemoryStore } from "../../src/stores/qdrant.js";
+import { QdrantSpec, QDRANT_SPEC_PATH, qdrantSpecAvailable } from "./qdrant-spec.js";
+import { SpecCheckingQdrantStub, type RecordedRequest } from "./qdrant-stub.js";
+
+const SPEC_MISSING = qdrantSpecAvailable() ? false : `Qdrant OpenAPI spec not found at ${QDRANT_SPEC_PATH}: request-shape tests skipped`;
+if (SPEC_MISSING) console.log(`# SKIP ${SPEC_MISSING}`);
+
+const EMBEDDING: EmbeddingSpec = { model: "test-hash", dimension: 4 };
+const NOW = Date.parse("2024-05-01T12:00:00Z");
+
+function entry(namespace: string, input: MemoryInput): MemoryEntry {
+  return normalizeEntry(namespace, input, { now: NOW });
+}
+
+function record(namespace: string, input: MemoryInput, vector: number[]): MemoryRecord {
+  return { entry: entry(namespace, input), vector };
+}
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+function field(value: Json | undefined, ...path: Array<string | number>): Json | undefined {
+  let current = value;
+  for (const key of path) {
+    if (current === null || typeof current !== "object") return undefined;
+    current = Array.isArray(current) ? current[Number(key)] : current[String(key)];
+  }
+  return current;
+}
+
+describe("Qdrant adapter request shapes (SpecCheckingQdrantStub, not a real Qdrant)", { skip: SPEC_MISSING }, () => {
+  let spec: QdrantSpec;
+  let stub: SpecCheckingQdrantStub;
+  let collectionCounter = 0;
+  let collection: string;
+
+  before(async () => {
+    spec = QdrantSpec.load();
+    stub = await SpecCheckingQdrantStub.start(spec);
+  });
+  after(async () => {
+    await stub?.close();
+  });
+  beforeEach(() => {
+    collection = `rg_test_${++collectionCounter}`;
+    stub.clearRequests();
+  });
+  afterEach(() => {
+    assert.deepEqual(stub.violations, [], "every request body (and stub response) must satisfy Qdrant's OpenAPI spec");
+  });
+
+  const open = (options: { embedding?: EmbeddingSpec; timeoutMs?: number; name?: string } = {}): Promise<QdrantMemoryStore> =>
+    openQdrantStore({
+      url: stub.url,
+      collection: options.name ?? collection,
+      embedding: options.embedding ?? EMBEDDING,
+      ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+    });
+
+  describe("the spec validator", () => {
+    it("rejects deliberately wrong bodies, which pass without the nullable translation", () => {
+      const raw = QdrantSpec.load({ translateNullable: false });
+      const wrongModifier = { vectors: { dense: { size: 4, distance: "Cosine" } }, sparse_vectors: { lexical: { modifier: "IDF" } } };
+      assert.notDeepEqual(spec.checkRequestBody("create_collection", wrongModifier), []);
+      assert.deepEqual(raw.checkRequestBody("create_collection", wrongModifier), [], "untranslated, `{nullable: true}` accepts anything");
+
+      // A filter that is not a Filter at all: untranslated, the namespace scope could be silently garbage.
+      const stringFilter = { query: [1, 0, 0, 0], using: "dense", limit: 3, filter: "namespace = alice" };
+      assert.notDeepEqual(spec.checkRequestBody("query_points", stringFilter), []);
+      assert.deepEqual(raw.checkRequestBody("query_points", stringFilter), []);
+      const wrongOrderBy = { limit: 3, order_by: { key: "timestampMs", direction: "newest" } };
+      assert.notDeepEqual(spec.checkRequestBody("scroll_points", wrongOrderBy), []);
+      assert.deepEqual(raw.checkRequestBody("scroll_points", wrongOrderBy), []);
+
+      assert.notDeepEqual(spec.checkRequestBody("query_points", { query: [1, 0, 0, 0], using: "dense", limit: 0 }), []);
+
+      const negativeSparseIndex = { query: { indices: [-1], values: [1] }, using: "lexical" };
+      assert.notDeepEqual(spec.checkRequestBody("query_points", negativeSparseIndex), []);
+      const wrongTenant = { field_name: "namespace", field_schema: { type: "keyword", is_tenant: "yes" } };
+      assert.notDeepEqual(spec.checkRequestBody("create_field_index", wrongTenant), []);
+
+      const valid = { query: [1, 0, 0, 0], using: "dense", limit: 3, filter: { must: [{ key: "namespace", match: { value: "a" } }] } };
+      assert.deepEqual(spec.checkRequestBody("query_points", valid), []);
+    });
+
+    it("makes the stub answer 422 to a body the spec rejects", async () => {
+      const response = await fetch(`${stub.url}/collections/${collection}/points/query`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ query: [1, 0, 0, 0], limit: -3 }),
+      });
+      assert.equal(response.status, 422);
+      assert.equal(stub.violations.length, 1);
+      stub.violations.length = 0;
+    });
+  });
+
+  describe("collection bootstrap", () => {
+    it("creates named dense (cosine) + sparse (idf) vectors, the embedding metadata and the payload indexes", async () => {
+      await open();
+      const [create] = stub.requestsOf("create_collection");
+      assert.ok(create, "collection created");
+      const body = create.body as Json;
+      assert.deepEqual(field(body, "vectors", "dense"), { size: 4, distance: "Cosine" });
+      assert.deepEqual(field(body, "sparse_vectors", "lexical"), { modifier: "idf" });
+      assert.deepEqual(field(body, "metadata", "recallgraph", "embedding"), EMBEDDING);
+
+      const indexes = new Map(stub.requestsOf("create_field_index").map((request) => [field(request.body as Json, "field_name"), request]));
+      assert.deepEqual(field(indexes.get("namespace")?.body as Json, "field_schema"), { type: "keyword", is_tenant: true });
+      assert.deepEqual(field(indexes.get("timestampMs")?.body as Json, "field_schema"), { type: "integer", lookup: false, range: true });
+      for (const name of ["record", "id", "persons_lc", "entities_lc", "location_grams", "source.documentId"]) {
+        assert.ok(indexes.has(name), `payload index on ${name}`);
+      }
+      for (const request of stub.requestsOf("create_field_index")) assert.equal(request.query.get("wait"), "true");
+    });
+
+    it("reopens without re-creating anything, and refuses another embedder or a foreign collection", async () => {
+      await open();
+      stub.clearRequests();
+      await open();
+      assert.equal(stub.requestsOf("create_collection").length, 0);
+      assert.equal(stub.requestsOf("create_field_index").length, 0);
+
+      await assert.rejects(open({ embedding: { model: "other-model", dimension: 4 } }), EmbedderMismatchError);
+      await assert.rejects(open({ embedding: { model: "test-hash", dimension: 8 } }), (error: unknown) => {
+        assert.ok(error instanceof EmbedderMismatchError);
+        assert.match(error.message, /4-d.*8-d/);
+        return true;
+      });
+
+      stub.createForeignCollection(`${collection}_foreign`, { vectors: { size: 4, distance: "Cosine" } });
+      await assert.rejects(open({ name: `${collection}_foreign` }), (error: unknown) => {
+        assert.ok(error instanceof StoreError);
+        assert.match(error.message, /not created by recallgraph/);
+        return true;
+      });
+    });
+
+    it("rejects bad options with a ValidationError naming the field", async () => {
+      await assert.rejects(openQdrantStore({ url: "not a url", embedding: EMBEDDING }), (error: unknown) => {
+        assert.ok(error instanceof ValidationError);
+        assert.equal(error.field, "qdrant.url");
+        return true;
+      });
+      await assert.rejects(openQdrantStore({ url: stub.url, collection: "bad/name", embedding: EMBEDDING }), ValidationError);
+    });
+  });
+
+  describe("writes", () => {
+    it("sends a batch as one upsert with wait=true, deterministic per-namespace UUIDs and sorted unique sparse indices", async () => {
+      const store = await open();
+      stub.clearRequests();
+      await store.upsert("alice", [
+        record("alice", { id: "m1", text: "Alice moved to Berlin, Berlin is where Alice works", persons: ["Alice"] }, [1, 0, 0, 0]),
+        record("alice", { id: "m2", text: "The ERR_1024 error broke the build twice" }, [0, 1, 0, 0]),
+      ]);
+      await store.upsert("bob", [record("bob", { id: "m1", text: "Bob likes tea" }, [0, 0, 1, 0])]);
+
+      const upserts = stub.requestsOf("upsert_points");
+      assert.equal(upserts.length, 2, "one request per batch");
+      assert.equal(upserts[0]?.query.get("wait"), "true");
+      const points = field(upserts[0]?.body as Json, "points") as Json[];
+      assert.equal(points.length, 2);
+      for (const point of points) {
+        const sparse = field(point, "vector", "lexical") as { indices: number[]; values: number[] };
+        assert.ok(Array.isArray(field(point, "vector", "dense")));
+        assert.ok(sparse.indices.length > 0);
+        assert.equal(sparse.indices.length, sparse.values.length);
+        assert.ok(sparse.indices.every((index, i) => i === 0 || index > (sparse.indices[i - 1] ?? -1)), "indices strictly ascending (sorted, unique)");
+        assert.equal(field(point, "payload", "namespace"), "alice");
+      }
+      assert.equal(field(points[0], "id"), memoryPointId("alice", "m1"));
+      assert.equal(memoryPointId("alice", "m1"), memoryPointId("alice", "m1"), "deterministic");
+      assert.notEqual(memoryPointId("alice", "m1"), memoryPointId("bob", "m1"), "same entry id, other namespace: other point");
+      assert.match(memoryPointId("alice", "m1"), /^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      assert.equal(stub.storedPoints(collection).length, 3);
+
+      const alice = await store.get("alice", ["m1"]);
+      const bob = await store.get("bob", ["m1"]);
+      assert.equal(alice[0]?.text, "Alice moved to Berlin, Berlin is where Alice works");
+      assert.equal(bob[0]?.text, "Bob likes tea");
+    });
+
+    it("validates the whole batch before sending anything", async () => {
+      const store = await open();
+      stub.clearRequests();
+      const good = record("alice", { id: "ok", text: "fine" }, [1, 0, 0, 0]);
+      const cases: Array<[MemoryRecord[], string]> = [
+        [[good, record("alice", { id: "short", text: "x" }, [1, 0, 0])], "records.1.vector"],
+        [[good, record("alice", { id: "nan", text: "x" }, [1, Number.NaN, 0, 0])], "records.1.vector.1"],
+        [[good, record("bob", { id: "other", text: "x" }, [1, 0, 0, 0])], "records.1.entry.namespace"],
+        [[good, { ...good }], "records.1.entry.id"],
+        [[good, { entry: { ...good.entry, text: "" }, vector: [1, 0, 0, 0] }], "records.1.entry.text"],
+      ];
+      for (const [records, expectedField] of cases) {
+        await assert.rejects(store.upsert("alice", records), (error: unknown) => {
+          assert.ok(error instanceof ValidationError, String(error));
+          assert.equal(error.field, expectedField);
+          return true;
+        });
+      }
+      await assert.rejects(store.upsert("", [good]), (error: unknown) => error instanceof ValidationError && error.field === "namespace");
+      assert.equal(stub.requestsOf("upsert_points").length, 0, "nothing was sent");
+      assert.equal(stub.storedPoints(collection).length, 0);
+    });
+  });
+
+  describe("reads", () => {
+    let store: QdrantMemoryStore;
+    const seed = async (): Promise<void> => {
+      store = await open();
+      await store.upsert("alice", [
+        record("alice", { id: "berlin", text: "Alice moved to Berlin for a job at Siemens", persons: ["Alice"], entities: ["Siemens"], location: "Berlin, Germany", timestamp: "2023-03-01T00:00:00Z", source: { documentId: "doc-1", version: 1 } }, [1, 0, 0, 0]),
+        record("alice", { id: "paris", text: "Alice and Bob visited Paris in spring", persons: ["Alice", "Bob"], location: "Paris", timestamp: "2023-04-01T00:00:00Z", source: { documentId: "doc-1", version: 2 } }, [0.9, 0.1, 0, 0]),
+        record("alice", { id: "tea", text: "Bob prefers green tea over coffee", persons: ["Bob"], timestamp: "2023-05-01T00:00:00Z" }, [0, 1, 0, 0]),
+        record("alice", { id: "trap", text: "A location whose trigrams fool a naive index", location: "abcXbcd", timestamp: "2023-06-01T00:00:00Z" }, [0, 0, 1, 0]),
+      ]);
+      await store.upsert("mallory", [
+        record("mallory", { id: "berlin", text: "Mallory also lives in Berlin", persons: ["Alice"], location: "Berlin", timestamp: "2023-03-02T00:00:00Z" }, [1, 0, 0, 0]),
+      ]);
+      stub.clearRequests();
+    };
+
+    it("scopes every read and delete by a must namespace condition (stats' facet is the only exception)", async () => {
+      await seed();
+      await store.get("alice", ["berlin", "missing"]);
+      await store.denseSearch("alice", [1, 0, 0, 0], { k: 3 });
+      await store.denseSearch("alice", [1, 0, 0, 0], { k: 3, filter: { persons: ["bob"] } });
+      await store.lexicalSearch("alice", "Berlin job", { k: 3 });
+      await store.filteredSearch("alice", { location: "berl" }, { k: 3 });
+      await store.filteredSearch("alice", { persons: ["Bob"] }, { k: 3, vector: [0, 1, 0, 0] });
+      await store.vocabulary("alice");
+      await store.documentVersions("alice", ["doc-1"]);
+      await store.documentEntryIds("alice", "doc-1");
+      await store.setSettings("alice", { finalK: 7 });
+      await store.getSettings("alice");
+      await store.delete("alice", ["tea"]);
+      await store.clearNamespace("alice");
+      await store.stats();
+
+      const scopedOperations = new Set(["scroll_points", "query_points", "count_points", "delete_points", "facet"]);
+      const reads = stub.requests.filter((request) => scopedOperations.has(request.operationId));
+      assert.ok(reads.length >= 15, `expected many scoped requests, saw ${reads.length}`);
+      const unscoped: RecordedRequest[] = [];
+      for (const request of reads) {
+        const first = field(request.body as Json, "filter", "must", 0);
+        if (JSON.stringify(first) !== JSON.stringify({ key: "namespace", match: { value: "alice" } })) unscoped.push(request);
+      }
+      assert.equal(unscoped.length, 1, `only stats may be unscoped: ${JSON.stringify(unscoped.map((r) => r.body))}`);
+      assert.equal(unscoped[0]?.operationId, "facet");
+      assert.equal(field(unscoped[0]?.body as Json, "key"), "namespace");
+      for (const write of stub.requests.filter((request) => ["delete_points", "upsert_points"].includes(request.operationId))) {
+        assert.equal(write.query.get("wait"), "true");
+      }
+    });
+
+    it("uses the Query API with `dense` or sparse `lexical`, and scrolls newest-first for filter-only search", async () => {
+      await seed();
+      const dense = await store.denseSearch("alice", [1, 0, 0, 0], { k: 2 });
+      assert.deepEqual(dense.map((hit) => hit.entry.id), ["berlin", "paris"]);
+      assert.ok(Math.abs((dense[0]?.score ?? 0) - 1) < 1e-9);
+      const denseRequest = stub.requestsOf("query_points").at(-1);
+      assert.equal(field(denseRequest?.body as Json, "using"), "dense");
+      assert.equal(field(denseRequest?.body as Json, "limit"), 2);
+
+      const lexical = await store.lexicalSearch("alice", "Which job took Alice to BERLIN?", { k: 5 });
+      assert.equal(lexical[0]?.entry.id, "berlin");
+      assert.ok(lexical.every((hit) => hit.entry.namespace === "alice"));
+      const lexicalRequest = stub.requestsOf("query_points").at(-1);
+      assert.equal(field(lexicalRequest?.body as Json, "using"), "lexical");
+      const sparse = field(lexicalRequest?.body as Json, "query") as { indices: number[]; values: number[] };
+      assert.ok(sparse.indices.every((index, i) => i === 0 || index > (sparse.indices[i - 1] ?? -1)));
+      assert.ok(sparse.values.every((value) => value === 1));
+
+      assert.deepEqual(await store.lexicalSearch("alice", "   the of ?! ", { k: 5 }), [], "no indexable term, no request, no hit");
+
+      const newest = await store.filteredSearch("alice", { timeRange: { startMs: Date.parse("2023-01-01T00:00:00Z") } }, { k: 3 });
+      assert.deepEqual(newest.map((hit) => hit.entry.id), ["trap", "tea", "paris"]);
+      const scroll = stub.requestsOf("scroll_points").at(-1);
+      assert.deepEqual(field(scroll?.body as Json, "order_by"), { key: "timestampMs", direction: "desc" });
+
+      assert.deepEqual(await store.filteredSearch("alice", {}, { k: 3 }), [], "empty filter: nothing");
+    });
+
+    it("filters persons/entities any-of case-insensitively, time range [start, end), location as case-insensitive substring", async () => {
+      await seed();
+      const ids = async (filter: Parameters<QdrantMemoryStore["filteredSearch"]>[1]): Promise<string[]> =>
+        (await store.filteredSearch("alice", filter, { k: 10 })).map((hit) => hit.entry.id).sort();
+      assert.deepEqual(await ids({ persons: ["BOB"] }), ["paris", "tea"]);
+      assert.deepEqual(await ids({ persons: ["nobody", "alice"] }), ["berlin", "paris"]);
+      assert.deepEqual(await ids({ entities: ["siemens"] }), ["berlin"]);
+      assert.deepEqual(await ids({ persons: ["Alice"], entities: ["Siemens"] }), ["berlin"]);
+      assert.deepEqual(await ids({ timeRange: { startMs: Date.parse("2023-04-01T00:00:00Z"), endMs: Date.parse("2023-05-01T00:00:00Z") } }), ["paris"]);
+      assert.deepEqual(await ids({ location: "GERMANY" }), ["berlin"]);
+      assert.deepEqual(await ids({ location: "ar" }), ["paris"]);
+      assert.deepEqual(await ids({ location: "lin, ger" }), ["berlin"]);
+      assert.deepEqual(await ids({ location: "abcd" }), [], "all trigrams present but not a substring: confirmed client-side");
+      assert.deepEqual(await ids({ location: "bcXb" }), ["trap"]);
+
+      const denseFiltered = await store.denseSearch("alice", [1, 0, 0, 0], { k: 5, filter: { location: "paris" } });
+      assert.deepEqual(denseFiltered.map((hit) => hit.entry.id), ["paris"]);
+    });
+
+    it("answers get, delete, clearNamespace, settings, vocabulary, document lookups and stats", async () => {
+      await seed();
+      assert.deepEqual((await store.get("alice", ["tea", "missing", "berlin"])).map((e) => e.id), ["tea", "berlin"]);
+      assert.deepEqual(await store.get("bob", ["berlin"]), [], "other namespace sees nothing");
+
+      const vocabulary = await store.vocabulary("alice");
+      assert.deepEqual([...vocabulary.persons].sort(), ["Alice", "Bob"]);
+      assert.deepEqual(vocabulary.entities, ["Siemens"]);
+      assert.deepEqual([...vocabulary.locations].sort(), ["Berlin, Germany", "Paris", "abcXbcd"]);
+
+      assert.deepEqual(await store.documentVersions("alice", ["doc-1", "doc-none"]), { "doc-1": 2 });
+      assert.deepEqual((await store.documentEntryIds("alice", "doc-1")).sort(), ["berlin", "paris"]);
+      assert.deepEqual(await store.documentEntryIds("mallory", "doc-1"), []);
+
+      assert.equal(await store.getSettings("alice"), undefined);
+      await store.setSettings("alice", { semanticTopK: 9 });
+      assert.deepEqual(await store.getSettings("alice"), { semanticTopK: 9 });
+      assert.equal(await store.getSettings("mallory"), undefined);
+
+      assert.deepEqual(await store.stats(), { namespaces: { alice: 4, mallory: 1 } }, "settings points are not counted");
+      assert.equal(await store.delete("alice", ["tea", "tea", "missing"]), 1);
+      assert.equal(await store.delete("alice", []), 0);
+      assert.equal(await store.clearNamespace("alice"), 3);
+      assert.equal(await store.getSettings("alice"), undefined, "settings cleared with the namespace");
+      assert.deepEqual(await store.stats(), { namespaces: { mallory: 1 } });
+      assert.equal((await store.get("mallory", ["berlin"])).length, 1, "other namespace untouched");
+    });
+  });
+
+  describe("failures", () => {
+    it("wraps HTTP errors in a StoreError naming the operation and the server's message", async () => {
+      const store = await open();
+      stub.failNext("query_points", 500, "Service internal error: disk on fire");
+      await assert.rejects(store.denseSearch("alice", [1, 0, 0, 0], { k: 1 }), (error: unknown) => {
+        assert.ok(error instanceof StoreError);
+        assert.equal(error.context.operation, "denseSearch");
+        assert.match(error.message, /^denseSearch: .*HTTP 500.*disk on fire/);
+        return true;
+      });
+      stub.failNext("upsert_points", 503, "overloaded");
+      await assert.rejects(store.upsert("alice", [record("alice", { text: "x" }, [1, 0, 0, 0])]), /^StoreError|upsert: .*HTTP 503/);
+    });
+
+    it("turns a timeout into a StoreError", async () => {
+      const store = await open({ timeoutMs: 150 });
+      stub.failNext("scroll_points", 500, "late", 1_000);
+      await assert.rejects(store.get("alice", ["a"]), (error: unknown) => {
+        assert.ok(error instanceof StoreError);
+        assert.match(error.message, /^get: .*timed out/);
+        return true;
+      });
+    });
+
+    it("fails to open with a StoreError when nothing listens", async () => {
+      await assert.rejects(openQdrantStore({ url: "http://127.0.0.1:9", embedding: EMBEDDING, timeoutMs: 2_000 }), (error: unknown) => {
+        assert.ok(error instanceof StoreError);
+        assert.equal(error.context.operation, "open");
+        return true;
+      });
+    });
+
+    it("refuses calls after close", async () => {
+      const store = await open();
+      await store.close();
+      await assert.rejects(store.get("alice", ["a"]), /get: store is closed/);
+    });
+  });
+});
