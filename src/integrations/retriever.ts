@@ -1,0 +1,65 @@
+import { Document } from "@langchain/core/documents";
+import { BaseRetriever, type BaseRetrieverInput } from "@langchain/core/retrievers";
+import type { CallbackManagerForRetrieverRun } from "@langchain/core/callbacks/manager";
+import type { RetrievalConfigInput } from "../graph/configuration.js";
+import type { RetrievalGraph } from "../graph/graph.js";
+import { retrieve } from "../retrieve.js";
+
+export interface RecallGraphRetrieverInput extends BaseRetrieverInput {
+  graph: RetrievalGraph;
+  /** Whose memories this retriever reads; fixed at construction so a query can never choose another. */
+  namespace: string | string[];
+  /** Retrieval configuration for every query (top-k, presets...). */
+  configurable?: RetrievalConfigInput;
+  /** Reference time for relative expressions; default the clock at each query. */
+  now?: () => Date;
+}
+
+/** recallgraph as a LangChain retriever: each result becomes a Document with its metadata and provenance. */
+export class RecallGraphRetriever extends BaseRetriever {
+  static override lc_name(): string {
+    return "RecallGraphRetriever";
+  }
+
+  lc_namespace = ["recallgraph", "retrievers"];
+
+  private readonly graph: RetrievalGraph;
+  private readonly namespace: string | string[];
+  private readonly configurable: RetrievalConfigInput;
+  private readonly now: () => Date;
+
+  constructor(fields: RecallGraphRetrieverInput) {
+    super(fields);
+    this.graph = fields.graph;
+    this.namespace = fields.namespace;
+    this.configurable = fields.configurable ?? {};
+    this.now = fields.now ?? (() => new Date());
+  }
+
+  override async _getRelevantDocuments(query: string, runManager?: CallbackManagerForRetrieverRun): Promise<Document[]> {
+    const output = await retrieve(
+      this.graph,
+      { question: query, namespace: this.namespace, now: this.now() },
+      this.configurable,
+      { callbacks: runManager?.getChild("recallgraph") },
+    );
+    return output.results.map(
+      (result) =>
+        new Document({
+          pageContent: result.text,
+          id: result.id,
+          metadata: {
+            id: result.id,
+            namespace: result.namespace,
+            timestamp: result.timestamp,
+            persons: result.persons,
+            entities: result.entities,
+            location: result.location,
+            source: result.source,
+            score: result.score,
+            views: result.provenance.views,
+          },
+        }),
+    );
+  }
+}

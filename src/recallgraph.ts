@@ -1,0 +1,59 @@
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { chatModelFromEnv } from "./llm/chat-model.js";
+import { writeMemories, type WriteOptions } from "./memory/writer.js";
+import type { MemoryEntry } from "./memory/entry.js";
+import type { RetrievalConfigInput } from "./graph/configuration.js";
+import type { GraphDependencies } from "./graph/dependencies.js";
+import { createRetrievalGraph, type RetrievalGraph } from "./graph/graph.js";
+import { retrieve, type RetrievalOutput, type RetrieveRequest } from "./retrieve.js";
+import { openStore, storeConfigFromEnv, type StoreConfig } from "./stores/index.js";
+import type { MemoryStore } from "./stores/port.js";
+import type { Embedder } from "./text/embedder.js";
+import { createEmbedder, embedderConfigFromEnv, type EmbedderConfig } from "./text/embedders/index.js";
+
+export interface OpenOptions {
+  /** A store configuration or an open store; default from the environment (embedded sqlite file). */
+  store?: StoreConfig | MemoryStore;
+  /** An embedder configuration or an embedder; default from the environment (offline USE-lite). */
+  embedder?: EmbedderConfig | Embedder;
+  /** A chat model, `null` for none (rules only), or undefined to take it from the environment. */
+  model?: BaseChatModel | null;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Opens the store, embedder and model that the options (or the environment) name. */
+export async function openDependencies(options: OpenOptions = {}): Promise<GraphDependencies> {
+  const env = options.env ?? process.env;
+  const embedder = isEmbedder(options.embedder) ? options.embedder : createEmbedder(options.embedder ?? embedderConfigFromEnv(env));
+  const store = isStore(options.store) ? options.store : await openStore(options.store ?? storeConfigFromEnv(env), embedder.spec);
+  const model = options.model === null ? undefined : (options.model ?? chatModelFromEnv(env));
+  return model ? { store, embedder, model } : { store, embedder };
+}
+
+/** recallgraph in one object: write memories, ask questions, close. */
+export interface RecallGraph extends GraphDependencies {
+  graph: RetrievalGraph;
+  remember(namespace: string, inputs: readonly unknown[], options?: WriteOptions): Promise<MemoryEntry[]>;
+  retrieve(request: RetrieveRequest, configurable?: RetrievalConfigInput): Promise<RetrievalOutput>;
+  close(): Promise<void>;
+}
+
+export async function openRecallGraph(options: OpenOptions = {}): Promise<RecallGraph> {
+  const dependencies = await openDependencies(options);
+  const graph = createRetrievalGraph(dependencies);
+  return {
+    ...dependencies,
+    graph,
+    remember: (namespace, inputs, writeOptions) => writeMemories(dependencies.store, dependencies.embedder, namespace, inputs, writeOptions),
+    retrieve: (request, configurable) => retrieve(graph, request, configurable),
+    close: () => dependencies.store.close(),
+  };
+}
+
+function isEmbedder(value: EmbedderConfig | Embedder | undefined): value is Embedder {
+  return value !== undefined && "embeddings" in value;
+}
+
+function isStore(value: StoreConfig | MemoryStore | undefined): value is MemoryStore {
+  return value !== undefined && "denseSearch" in value;
+}
