@@ -19,7 +19,7 @@ import {
 } from "./calendar.js";
 import { englishRules } from "./rules-en.js";
 import { chineseRules } from "./rules-zh.js";
-import { decodeRuleResult, type Reference } from "./rule-result.js";
+import { decodeRuleResult, textBefore, type Reference } from "./rule-result.js";
 import type { Granularity } from "./types.js";
 
 /** A window found in the text, before open ranges and explicit ranges are assembled. */
@@ -105,7 +105,7 @@ function isNoise(result: ParsedResult, text: string): boolean {
   if (WEEKDAY_ONLY_EN.test(matched)) return true; // our weekday rule owns these ("sat", "wed" are words)
   if (/周天/u.test(matched) || (/^(?:[上下这本]个?)?(?:周|星期|礼拜)[一二三四五六日天1-7]$/u.test(matched))) return true;
   if (!result.start.isCertain("day") && !result.start.isCertain("month") && !result.start.isCertain("weekday") && BARE_CLOCK.test(matched)) return true;
-  if (VERB_MONTH.test(matched) && !/(?:in|since|before|after|until|during|of|from|by|early|late|mid|last|this|next)\s+$/i.test(text.slice(0, result.index))) return true;
+  if (VERB_MONTH.test(matched) && !/(?:in|since|before|after|until|during|of|from|by|early|late|mid|last|this|next)\s+$/i.test(textBefore(text, result.index))) return true;
   return false;
 }
 

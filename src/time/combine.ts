@@ -8,7 +8,7 @@
 import { addDays, daySpan, instantOf, midnight, wallTimeAt, weekSpan, type CivilDate } from "./calendar.js";
 import type { Found } from "./chrono-results.js";
 import { weekendOfWeek } from "./periods.js";
-import type { Reference } from "./rule-result.js";
+import { textAfter, textBefore, type Reference } from "./rule-result.js";
 
 type OpenKind = "since" | "after" | "before" | "until";
 
@@ -21,7 +21,9 @@ const ZH_BETWEEN_GAP = /^\s*(?:和|与|跟)\s*$/u;
 const EN_OPEN_PREFIX =
   /(?:^|[^\p{L}])((ever\s+since|since|after|later\s+than|before|prior\s+to|earlier\s+than|until|till|up\s+to|from|starting(?:\s+(?:from|in|on))?|as\s+of)\s+)$/iu;
 const ZH_OPEN_PREFIX = /(自从|自|从|直到)\s*$/u;
-const ZH_OPEN_SUFFIX = /^\s*(以来|起|开始|至今|到现在|到今天|为止|之前|以前|前(?![往进面天途景台后夕年])|之后|以后|后(?![来面悔果天]))/u;
+const ZH_OPEN_SUFFIX = /^\s*(以来|至今|之前|以前|前(?![往进面天途景台后夕年])|之后|以后|后(?![来面悔果天]))/u;
+// 起/开始/为止 close a range only with their opener: in 三个月前开始学画画 开始 is the verb "started".
+const ZH_OPENER_SUFFIX = /^\s*(起|开始|到现在|到今天|为止)/u;
 
 function dateAt(ms: number, reference: Reference): CivilDate {
   const wall = wallTimeAt(ms, reference.timeZone);
@@ -36,7 +38,7 @@ function anchorWeeks(text: string, found: Found[], reference: Reference): Found[
   return found.map((item) => {
     if (item.startMs === undefined || item.endMs === undefined) return item;
     const firstDay = dateAt(item.startMs, reference);
-    const english = EN_ANCHOR.exec(text.slice(0, item.index));
+    const english = EN_ANCHOR.exec(textBefore(text, item.index));
     if (english) {
       const [, prefix = "", unit = "", relation = ""] = english;
       const located = { index: item.index - prefix.length, length: item.length + prefix.length };
@@ -48,7 +50,7 @@ function anchorWeeks(text: string, found: Found[], reference: Reference): Found[
       const first = kind === "before" ? addDays(firstDay, -7) : dateAt(item.endMs, reference);
       return { ...located, startMs: msOf(first, reference), endMs: msOf(addDays(first, 7), reference), granularity: "range" };
     }
-    const after = text.slice(item.index + item.length);
+    const after = textAfter(text, item.index + item.length);
     const shifted = ZH_ANCHOR_SHIFT.exec(after);
     if (shifted) {
       const first = shifted[1] === "前" ? addDays(firstDay, -7) : dateAt(item.endMs, reference);
@@ -76,8 +78,10 @@ function yearLater(item: Found, reference: Reference): Found {
 
 function rangeBetween(text: string, first: Found, second: Found, reference: Reference): Found | undefined {
   if (first.startMs === undefined || first.endMs === undefined || second.endMs === undefined) return undefined;
-  const gap = text.slice(first.index + first.length, second.index);
-  const before = text.slice(0, first.index);
+  const gapStart = first.index + first.length;
+  if (second.index - gapStart > 24) return undefined;
+  const gap = text.slice(gapStart, second.index);
+  const before = textBefore(text, first.index);
   let start = first.index;
   let end = second.index + second.length;
   if (EN_RANGE_GAP.test(gap)) {
@@ -89,7 +93,7 @@ function rangeBetween(text: string, first: Found, second: Found, reference: Refe
     const opener = /(从|自)\s*$/u.exec(before);
     if (opener) start -= opener[0].length;
   } else if (ZH_BETWEEN_GAP.test(gap)) {
-    const closer = /^\s*之间/u.exec(text.slice(end));
+    const closer = /^\s*之间/u.exec(textAfter(text, end));
     if (!closer) return undefined;
     end += closer[0].length;
   } else {
@@ -104,7 +108,7 @@ function rangeBetween(text: string, first: Found, second: Found, reference: Refe
 /** A range chrono already joined ("2023-05-01 to 2023-05-10") takes in its "from"/"between"/从. */
 function withOpener(text: string, item: Found): Found {
   if (item.granularity !== "range") return item;
-  const opener = /(?:^|[^\p{L}])((?:between|from)\s+)$/iu.exec(text.slice(0, item.index))?.[1] ?? /(从|自)\s*$/u.exec(text.slice(0, item.index))?.[0];
+  const opener = /(?:^|[^\p{L}])((?:between|from)\s+)$/iu.exec(textBefore(text, item.index))?.[1] ?? /(从|自)\s*$/u.exec(textBefore(text, item.index))?.[0];
   return opener ? { ...item, index: item.index - opener.length, length: item.length + opener.length } : item;
 }
 
@@ -145,11 +149,11 @@ function openRange(item: Found, kind: OpenKind, reference: Reference): Pick<Foun
 function openRanges(text: string, found: Found[], reference: Reference): Found[] {
   return found.map((item) => {
     if (item.granularity === "open") return item;
-    const before = text.slice(0, item.index);
-    const after = text.slice(item.index + item.length);
+    const before = textBefore(text, item.index);
+    const after = textAfter(text, item.index + item.length);
     const englishPrefix = EN_OPEN_PREFIX.exec(before);
     const chinesePrefix = ZH_OPEN_PREFIX.exec(before);
-    const chineseSuffix = ZH_OPEN_SUFFIX.exec(after);
+    const chineseSuffix = ZH_OPEN_SUFFIX.exec(after) ?? (chinesePrefix ? ZH_OPENER_SUFFIX.exec(after) : null);
     let kind: OpenKind | undefined;
     let start = item.index;
     let end = item.index + item.length;

@@ -1,5 +1,5 @@
 export { findTimeExpressions, findTimeWindow } from "./window.js";
-// resolveRelativeDates: next commit (src/time/rewrite.ts)
+export { resolveRelativeDates } from "./rewrite.js";
 export {
   GRANULARITIES,
   GranularitySchema,

@@ -68,3 +68,16 @@ export function decodeRuleResult(result: ParsedResult): { span: WallSpan; granul
   if (!granularity.success) return undefined;
   return { span: { start: read(result.start), end: read(result.end) }, granularity: granularity.data, lead: Number.isInteger(lead) ? lead : 0 };
 }
+
+// Look-behind checks read a bounded stretch of text, so a long text with many expressions stays linear.
+const CONTEXT_CHARS = 48;
+
+/** The (at most 48) characters before `index`. */
+export function textBefore(text: string, index: number): string {
+  return text.slice(Math.max(0, index - CONTEXT_CHARS), index);
+}
+
+/** The (at most 48) characters from `index` on. */
+export function textAfter(text: string, index: number): string {
+  return text.slice(index, index + CONTEXT_CHARS);
+}

@@ -15,7 +15,7 @@ import {
   weekendOfWeek,
   type Unit,
 } from "./periods.js";
-import { ruleResult, type Reference } from "./rule-result.js";
+import { ruleResult, textBefore, type Reference } from "./rule-result.js";
 
 const START = String.raw`(?<![\p{L}\p{N}_])`;
 const END = String.raw`(?![\p{L}\p{N}_])`;
@@ -91,7 +91,7 @@ function seasons(reference: Reference): Parser {
         return ruleResult(context, index, text, seasonRelative(reference.today, season, choice), "season");
       }
       // A bare season word is a season only after a time preposition ("in the summer"), never "I fall".
-      if (!/(?:^|[^\p{L}])(?:in|during|over|throughout|since|before|after|until)\s+$/iu.test(context.text.slice(0, index))) return null;
+      if (!/(?:^|[^\p{L}])(?:in|during|over|throughout|since|before|after|until)\s+$/iu.test(textBefore(context.text, index))) return null;
       return ruleResult(context, index, text, seasonRelative(reference.today, season, "latest"), "season");
     },
   );

@@ -16,7 +16,7 @@ import {
   weekendOfWeek,
   type Unit,
 } from "./periods.js";
-import { ruleResult, type Reference } from "./rule-result.js";
+import { ruleResult, textBefore, type Reference } from "./rule-result.js";
 
 const WEEK_WORD = "周|星期|礼拜|週|禮拜";
 // 上/下/本 as the last character of another word: 晚上周末 is "evening weekend", 看一下周报 "have a look at the weekly".
@@ -71,7 +71,7 @@ function weekdays(reference: Reference): Parser {
     const index = match.index ?? 0;
     if (dayChar === "天" && (weekWord === "周" || weekWord === "週")) return null; // 这周天气: "weather this week"
     // 一周一次 ("once a week"), 每周五 ("every Friday"): the 周 belongs to a count or a habit.
-    if (!prefix && /[\d一二两三四五六七八九十几每]$/u.test(context.text.slice(0, index))) return null;
+    if (!prefix && /[\d一二两三四五六七八九十几每]$/u.test(textBefore(context.text, index))) return null;
     if (dayChar === "末") {
       const span = prefix ? weekendOfWeek(reference.today, shiftOf(prefix)) : latestWeekend(reference.today);
       return ruleResult(context, index, text, span, "range");
