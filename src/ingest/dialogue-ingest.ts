@@ -1,0 +1,96 @@
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import type { z } from "zod";
+import { parseOrThrow } from "../errors.js";
+import type { LlmCallRecord } from "../llm/structured.js";
+import type { MemoryInput } from "../memory/entry.js";
+import { writeMemories } from "../memory/writer.js";
+import type { MemoryStore } from "../stores/port.js";
+import type { Embedder } from "../text/embedder.js";
+import type { Dialogue } from "./dialogue.js";
+import { buildLlmMemories, llmEntryId, LlmBuilderOptionsSchema, MAX_MEMORIES_PER_WINDOW } from "./dialogue-llm.js";
+import { buildRuleMemories, turnEntryId } from "./dialogue-rules.js";
+
+/**
+ * Builder settings of both modes (the namespace is given separately): the context options
+ * (contextTurns, contextTurnsAfter, contextPlacement, contextChars), timeZone, and for LLM mode
+ * windowTurns, overlapTurns, previousEntries, coverAllTurns, retries, timeoutMs. Unknown keys are refused.
+ */
+export const DialogueBuilderSettingsSchema = LlmBuilderOptionsSchema.omit({ namespace: true }).strict();
+export type DialogueBuilderSettings = z.input<typeof DialogueBuilderSettingsSchema>;
+
+export interface DialogueIngestOptions {
+  /** When given, memories are extracted by the model (LLM mode); otherwise one rule-built entry per turn. */
+  model?: BaseChatModel;
+  builder?: DialogueBuilderSettings;
+  /** Progress of the whole job: building (model windows) then writing (entries). */
+  onProgress?: (phase: "build" | "write", done: number, total: number) => void;
+  /** Clock for createdAt/updatedAt (tests pin it). */
+  now?: number;
+}
+
+export interface DialogueIngestResult {
+  entries: number;
+  /** Old entries of these turns removed because this run did not produce them again. */
+  retired: number;
+  mode: "rules" | "llm";
+  fallbackWindows: number;
+  calls: LlmCallRecord[];
+}
+
+/**
+ * Builds memories from a dialogue and writes them to `namespace`. Ids are deterministic, so the
+ * same dialogue ingested again replaces its entries; entries an earlier run made for these turns
+ * that this run did not make again (a different mode, window size or model answer) are deleted
+ * after the write, so re-ingesting never leaves duplicates behind.
+ */
+export async function ingestDialogue(
+  store: MemoryStore,
+  embedder: Embedder,
+  namespace: string,
+  dialogue: Dialogue,
+  options: DialogueIngestOptions = {},
+): Promise<DialogueIngestResult> {
+  // Validated here, strictly, so a misspelt setting is an error rather than silently ignored.
+  const builder = parseOrThrow(DialogueBuilderSettingsSchema, options.builder ?? {}, "builder");
+  let memories: MemoryInput[];
+  let fallbackWindows = 0;
+  let calls: LlmCallRecord[] = [];
+  if (options.model) {
+    const built = await buildLlmMemories(dialogue, options.model, { ...builder, namespace }, (done, total) =>
+      options.onProgress?.("build", done, total),
+    );
+    memories = built.memories;
+    fallbackWindows = built.fallbackWindows;
+    calls = built.calls;
+  } else {
+    memories = buildRuleMemories(dialogue, { ...builder, namespace });
+    options.onProgress?.("build", 1, 1);
+  }
+
+  await writeMemories(store, embedder, namespace, memories, {
+    onProgress: (done, total) => options.onProgress?.("write", done, total),
+    ...(options.now !== undefined ? { now: options.now } : {}),
+  });
+  const kept = new Set(memories.map((memory) => memory.id ?? ""));
+  const retired = await retireStaleEntries(store, namespace, dialogue, kept);
+  return { entries: memories.length, retired, mode: options.model ? "llm" : "rules", fallbackWindows, calls };
+}
+
+/**
+ * Deletes entries of these turns that an earlier run wrote and this one did not: the rule entry of
+ * each turn, and every model entry of a window that started at one of these turns. A window's first
+ * entry (ordinal 0) always exists when the window wrote any, so one lookup per turn finds them.
+ */
+async function retireStaleEntries(store: MemoryStore, namespace: string, dialogue: Dialogue, kept: ReadonlySet<string>): Promise<number> {
+  const ruleIds = dialogue.turns.map((turn) => turnEntryId(namespace, turn.turnId));
+  const firstWindowIds = new Map(dialogue.turns.map((turn) => [llmEntryId(namespace, turn.turnId, 0), turn.turnId]));
+  const found = await store.get(namespace, [...ruleIds, ...firstWindowIds.keys()]);
+  const stale = new Set<string>();
+  for (const entry of found) {
+    const windowKey = firstWindowIds.get(entry.id);
+    if (windowKey === undefined) stale.add(entry.id);
+    else for (let ordinal = 0; ordinal < MAX_MEMORIES_PER_WINDOW; ordinal += 1) stale.add(llmEntryId(namespace, windowKey, ordinal));
+  }
+  for (const id of kept) stale.delete(id);
+  return stale.size > 0 ? store.delete(namespace, [...stale]) : 0;
+}

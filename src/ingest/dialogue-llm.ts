@@ -1,0 +1,217 @@
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { z } from "zod";
+import { parseOrThrow } from "../errors.js";
+import { callStructured, type LlmCallRecord } from "../llm/structured.js";
+import { EXTRACT_MEMORIES_SYSTEM, extractMemoriesUserPrompt } from "../llm/prompts/extract-memories.js";
+import { log } from "../log.js";
+import { MAX_TEXT_CHARS, type MemoryInput } from "../memory/entry.js";
+import { keywords } from "../text/tokenizer.js";
+import { participantsOf, type Dialogue, type DialogueTurn } from "./dialogue.js";
+import { buildRuleMemories, ContextOptionsSchema, resolveTurnText } from "./dialogue-rules.js";
+import { stableId } from "./ids.js";
+
+/** Most memories kept from one window; also bounds the id space a window can own (see llmEntryId). */
+export const MAX_MEMORIES_PER_WINDOW = 40;
+
+/** What the model must return for a window. Lists default to empty so a terse model still validates. */
+export const ExtractedMemoriesSchema = z.object({
+  memories: z
+    .array(
+      z.object({
+        text: z.string().trim().min(1).max(MAX_TEXT_CHARS).describe("Lossless third-person restatement, no pronouns, absolute dates"),
+        turnIds: z.array(z.string().trim().min(1)).min(1).max(32).describe("Ids of the turns this entry comes from"),
+        persons: z.array(z.string().trim().min(1).max(256)).max(16).default([]),
+        entities: z.array(z.string().trim().min(1).max(256)).max(24).default([]),
+        location: z.string().trim().max(256).nullable().optional(),
+        topic: z.string().trim().max(256).nullable().optional(),
+        keywords: z.array(z.string().trim().min(1).max(256)).max(24).default([]),
+      }),
+    )
+    .max(MAX_MEMORIES_PER_WINDOW),
+});
+export type ExtractedMemories = z.infer<typeof ExtractedMemoriesSchema>;
+
+export const LlmBuilderOptionsSchema = ContextOptionsSchema.extend({
+  namespace: z.string().trim().min(1),
+  timeZone: z.string().min(1).default("UTC"),
+  /** Turns shown to the model per call. */
+  windowTurns: z.number().int().min(1).max(100).default(10),
+  /** Turns repeated from the previous window as context only, so a fact split across the boundary is seen whole. */
+  overlapTurns: z.number().int().min(0).max(50).default(2),
+  /** How many of the previous window's entries are shown to the model to avoid repeats. */
+  previousEntries: z.number().int().min(0).max(100).default(20),
+  /**
+   * When true (default), a NEW turn with content that no extracted entry cites gets its rule-built
+   * entry, so no turn becomes unfindable because the model skipped it.
+   */
+  coverAllTurns: z.boolean().default(true),
+  retries: z.number().int().min(0).max(5).default(1),
+  timeoutMs: z.number().int().min(1).default(60_000),
+});
+export type LlmBuilderOptions = z.input<typeof LlmBuilderOptionsSchema>;
+
+export interface LlmBuildResult {
+  memories: MemoryInput[];
+  windows: number;
+  /** Windows whose model call failed and were built by the rules instead. */
+  fallbackWindows: number;
+  /** Turns with content no model entry cited, given rule entries (when coverAllTurns). */
+  coveredByRules: number;
+  calls: LlmCallRecord[];
+}
+
+/** Id of the `ordinal`-th model entry of the window whose first NEW turn is `windowKey`. */
+export function llmEntryId(namespace: string, windowKey: string, ordinal: number): string {
+  return stableId("llm", namespace, windowKey, ordinal);
+}
+
+/**
+ * LLM mode: structured extraction over windows of turns (default 10, overlapping by 2). Each window
+ * gets the previous window's entries to avoid repeats; an entry must cite at least one NEW turn of
+ * its window (citations outside the window are dropped). A window whose call fails, or returns no
+ * usable entry while it has content, is built by the rules. Windows run in order, one call each.
+ */
+export async function buildLlmMemories(
+  dialogue: Dialogue,
+  model: BaseChatModel,
+  options: LlmBuilderOptions,
+  onWindow?: (done: number, total: number) => void,
+): Promise<LlmBuildResult> {
+  const settings = parseOrThrow(LlmBuilderOptionsSchema, options, "options");
+  const participants = participantsOf(dialogue);
+  const step = Math.max(1, settings.windowTurns - Math.min(settings.overlapTurns, settings.windowTurns - 1));
+  const starts: number[] = [];
+  for (let start = 0; start < dialogue.turns.length; start += step) {
+    starts.push(start);
+    if (start + settings.windowTurns >= dialogue.turns.length) break;
+  }
+  // Rule entries for every turn, built once: the fallback and the cover for skipped turns.
+  const ruleMemories = new Map(
+    buildRuleMemories(dialogue, { ...settings, namespace: settings.namespace }).map((memory) => [memory.source?.turnIds?.[0] ?? "", memory]),
+  );
+
+  const result: LlmBuildResult = { memories: [], windows: starts.length, fallbackWindows: 0, coveredByRules: 0, calls: [] };
+  let previous: MemoryInput[] = [];
+  let coveredUpTo = 0;
+  for (const [windowIndex, start] of starts.entries()) {
+    const windowTurns = dialogue.turns.slice(start, start + settings.windowTurns);
+    const newTurns = windowTurns.filter((_, i) => start + i >= coveredUpTo);
+    coveredUpTo = start + windowTurns.length;
+    if (newTurns.length === 0) continue;
+    const windowKey = newTurns[0]?.turnId ?? String(start);
+
+    const call = await callStructured(
+      model,
+      ExtractedMemoriesSchema,
+      {
+        system: EXTRACT_MEMORIES_SYSTEM,
+        user: extractMemoriesUserPrompt({
+          participants,
+          previousEntries: previous.slice(-settings.previousEntries).map((memory) => memory.text),
+          turns: windowTurns.map((turn) => ({
+            turnId: turn.turnId,
+            speaker: turn.speaker,
+            when: readableTime(turn.time, settings.timeZone),
+            text: resolveTurnText(turn, settings.timeZone),
+            ...(turn.imageCaption ? { imageCaption: turn.imageCaption } : {}),
+            contextOnly: !newTurns.includes(turn),
+          })),
+        }),
+      },
+      { step: "extract-memories", retries: settings.retries, timeoutMs: settings.timeoutMs },
+    );
+    result.calls.push(call.record);
+
+    const extracted = call.ok ? toMemories(call.value, windowTurns, newTurns, previous, settings.namespace, windowKey) : [];
+    let windowMemories: MemoryInput[];
+    if (extracted.length === 0 && newTurns.some((turn) => ruleMemories.has(turn.turnId))) {
+      result.fallbackWindows += 1;
+      log.warn("ingest.extract_fallback", { window: windowKey, reason: call.ok ? "no usable entries" : call.record.error });
+      windowMemories = newTurns.flatMap((turn) => ruleMemories.get(turn.turnId) ?? []);
+    } else {
+      windowMemories = extracted;
+      if (settings.coverAllTurns) {
+        const cited = new Set(extracted.flatMap((memory) => memory.source?.turnIds ?? []));
+        for (const turn of newTurns) {
+          const rule = ruleMemories.get(turn.turnId);
+          if (rule && !cited.has(turn.turnId)) {
+            windowMemories.push(rule);
+            result.coveredByRules += 1;
+          }
+        }
+      }
+    }
+    result.memories.push(...windowMemories);
+    previous = windowMemories;
+    onWindow?.(windowIndex + 1, starts.length);
+  }
+  return result;
+}
+
+/** Model output -> entries: citations limited to the window, at least one NEW turn, repeats of earlier entries dropped. */
+function toMemories(
+  output: ExtractedMemories,
+  windowTurns: readonly DialogueTurn[],
+  newTurns: readonly DialogueTurn[],
+  previous: readonly MemoryInput[],
+  namespace: string,
+  windowKey: string,
+): MemoryInput[] {
+  const byId = new Map(windowTurns.map((turn) => [turn.turnId, turn]));
+  const newIds = new Set(newTurns.map((turn) => turn.turnId));
+  const seenTexts = new Set(previous.map((memory) => normalizeForComparison(memory.text)));
+  const memories: MemoryInput[] = [];
+  for (const item of output.memories) {
+    const turnIds = [...new Set(item.turnIds.map(stripBrackets))].filter((id) => byId.has(id));
+    if (!turnIds.some((id) => newIds.has(id))) continue;
+    const comparable = normalizeForComparison(item.text);
+    if (seenTexts.has(comparable)) continue;
+    seenTexts.add(comparable);
+    const cited = windowTurns.filter((turn) => turnIds.includes(turn.turnId));
+    const memory: MemoryInput = {
+      id: llmEntryId(namespace, windowKey, memories.length),
+      text: item.text,
+      keywords: unique([...item.keywords, ...keywords(item.text)]).slice(0, 64),
+      timestamp: cited[0]?.time ?? windowTurns[0]?.time ?? new Date().toISOString(),
+      persons: unique([...cited.map((turn) => turn.speaker), ...item.persons]).slice(0, 32),
+      entities: unique(item.entities).slice(0, 32),
+      source: { turnIds: cited.map((turn) => turn.turnId) },
+    };
+    if (item.location) memory.location = item.location;
+    if (item.topic) memory.topic = item.topic;
+    memories.push(memory);
+  }
+  return memories;
+}
+
+/** "[D1:3]" and "D1:3" name the same turn: models often copy the brackets. */
+function stripBrackets(id: string): string {
+  return id.replace(/^\[|\]$/g, "").trim();
+}
+
+function normalizeForComparison(text: string): string {
+  return text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ").trim();
+}
+
+function unique(items: readonly string[]): string[] {
+  const seen = new Map<string, string>();
+  for (const item of items) {
+    const trimmed = item.trim();
+    if (trimmed && !seen.has(trimmed.toLowerCase())) seen.set(trimmed.toLowerCase(), trimmed);
+  }
+  return [...seen.values()];
+}
+
+/** "8 May 2023, 13:56 (UTC)": what the model needs to turn relative dates into absolute ones. */
+function readableTime(iso: string, timeZone: string): string {
+  const formatted = new Intl.DateTimeFormat("en-GB", {
+    timeZone,
+    day: "numeric",
+    month: "long",
+    year: "numeric",
+    hour: "2-digit",
+    minute: "2-digit",
+    hourCycle: "h23",
+  }).format(new Date(iso));
+  return `${formatted} (${timeZone})`;
+}

@@ -1,0 +1,141 @@
+import { z } from "zod";
+import { parseOrThrow } from "../errors.js";
+import type { MemoryInput } from "../memory/entry.js";
+import { keywords } from "../text/tokenizer.js";
+import { resolveRelativeDates } from "../time/index.js";
+import { participantsOf, type Dialogue, type DialogueTurn } from "./dialogue.js";
+import { stableId } from "./ids.js";
+import { codeFamilies, findNames } from "./names.js";
+
+/**
+ * How an entry carries its conversational context. A turn like "Yes, it was amazing!" cannot be
+ * found by its own words; the question it answers usually holds them. Context comes only from
+ * neighbouring turns of the same session and never changes who said what.
+ */
+export const ContextOptionsSchema = z.object({
+  /** Turns before this one whose words are added (0 = none). Default 1: the turn it replies to. */
+  contextTurns: z.number().int().min(0).max(10).default(1),
+  /** Turns after this one whose words are added. Default 0: a reply rarely restates what it answers. */
+  contextTurnsAfter: z.number().int().min(0).max(10).default(0),
+  /**
+   * Where the context goes. "keywords" (default): the neighbours' content words join the entry's
+   * keywords, so the lexical view finds the entry while `text` stays exactly what was said.
+   * "text": a quoted "(replying to X: ...)" line is added to the text, so the dense view and a
+   * reader see it too, at the cost of longer entries.
+   */
+  contextPlacement: z.enum(["keywords", "text"]).default("keywords"),
+  /** Most context characters quoted per neighbouring turn when placed in text. */
+  contextChars: z.number().int().min(20).max(2000).default(240),
+});
+export type ContextOptions = z.input<typeof ContextOptionsSchema>;
+
+export const RuleBuilderOptionsSchema = ContextOptionsSchema.extend({
+  /** Whose memories: part of every id, so two namespaces never share entries. */
+  namespace: z.string().trim().min(1),
+  /** IANA time zone in which relative dates ("yesterday") are read. Default UTC. */
+  timeZone: z.string().min(1).default("UTC"),
+});
+export type RuleBuilderOptions = z.input<typeof RuleBuilderOptionsSchema>;
+
+/** The deterministic id of the rule-built entry for one turn: re-ingesting the turn replaces it. */
+export function turnEntryId(namespace: string, turnId: string): string {
+  return stableId("turn", namespace, turnId);
+}
+
+/**
+ * Rule mode (no LLM): one memory per turn.
+ * - text: "<Speaker> said: <what was said>", relative dates rewritten as absolute ones against the
+ *   turn's time, an image caption appended as "[shared an image: ...]";
+ * - persons: the speaker and everyone named (participants also by nickname);
+ * - entities: proper names, codes, quantities; location: a clearly named place, if any;
+ * - keywords: the turn's content words plus, per the context options, its neighbours';
+ * - timestamp: the turn's time; source.turnIds: [turnId]; id: derived from (namespace, turnId).
+ * Turns with neither text nor caption give no entry.
+ */
+export function buildRuleMemories(dialogue: Dialogue, options: RuleBuilderOptions): MemoryInput[] {
+  const settings = parseOrThrow(RuleBuilderOptionsSchema, options, "options");
+  const participants = participantsOf(dialogue);
+  const resolved = dialogue.turns.map((turn) => resolveTurnText(turn, settings.timeZone));
+  const memories: MemoryInput[] = [];
+  dialogue.turns.forEach((turn, index) => {
+    const said = resolved[index] ?? "";
+    if (!said && !turn.imageCaption) return;
+    const ownText = restate(turn.speaker, said, turn.imageCaption);
+    const neighbours = neighbourIndexes(dialogue.turns, index, settings.contextTurns, settings.contextTurnsAfter);
+
+    let text = ownText;
+    const contextWords: string[] = [];
+    for (const neighbour of neighbours) {
+      const other = dialogue.turns[neighbour];
+      if (!other) continue;
+      const otherText = [resolved[neighbour] ?? "", other.imageCaption ?? ""].join(" ").trim();
+      if (!otherText) continue;
+      if (settings.contextPlacement === "text") {
+        const relation = neighbour < index ? "replying to" : "answered by";
+        text += `\n(${relation} ${other.speaker}: "${clip(otherText, settings.contextChars)}")`;
+      } else {
+        contextWords.push(...keywords(otherText));
+      }
+    }
+
+    const names = findNames([said, turn.imageCaption ?? ""].join("\n"), participants);
+    const memory: MemoryInput = {
+      id: turnEntryId(settings.namespace, turn.turnId),
+      text,
+      keywords: capList([...keywords([said, turn.imageCaption ?? ""].join("\n")), ...codeFamilies(names.entities), ...contextWords], 64),
+      timestamp: turn.time,
+      persons: capList([turn.speaker, ...names.persons], 32),
+      entities: capList(names.entities, 32),
+      source: { turnIds: [turn.turnId] },
+    };
+    if (names.location) memory.location = names.location;
+    memories.push(memory);
+  });
+  return memories;
+}
+
+/** A turn's words with relative dates made absolute against the turn's own time. */
+export function resolveTurnText(turn: DialogueTurn, timeZone = "UTC"): string {
+  const text = turn.text.trim();
+  if (!text) return "";
+  return resolveRelativeDates(text, { now: new Date(turn.time), timeZone }, /\p{Script=Han}/u.test(text) ? "zh" : "en");
+}
+
+/** "<Speaker> said: <text> [shared an image: <caption>]". */
+export function restate(speaker: string, said: string, imageCaption?: string): string {
+  const parts: string[] = [];
+  if (said) parts.push(`${speaker} said: ${said}`);
+  if (imageCaption) parts.push(said ? `[shared an image: ${imageCaption}]` : `${speaker} shared an image: ${imageCaption}`);
+  return parts.join(" ");
+}
+
+/** Indexes of up to `before` preceding and `after` following turns, never crossing into another session. */
+function neighbourIndexes(turns: readonly DialogueTurn[], index: number, before: number, after: number): number[] {
+  const session = turns[index]?.sessionId;
+  const picked: number[] = [];
+  for (let i = index - 1; i >= 0 && i >= index - before; i -= 1) {
+    if (turns[i]?.sessionId !== session) break;
+    picked.unshift(i);
+  }
+  for (let i = index + 1; i < turns.length && i <= index + after; i += 1) {
+    if (turns[i]?.sessionId !== session) break;
+    picked.push(i);
+  }
+  return picked;
+}
+
+function clip(text: string, maxChars: number): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length <= maxChars ? flat : `${flat.slice(0, maxChars - 1).trimEnd()}…`;
+}
+
+/** Case-insensitive de-duplication, first spelling kept, at most `max` items (the entry schema caps lists). */
+function capList(items: readonly string[], max: number): string[] {
+  const seen = new Map<string, string>();
+  for (const item of items) {
+    const trimmed = item.trim().slice(0, 256);
+    if (trimmed && !seen.has(trimmed.toLowerCase())) seen.set(trimmed.toLowerCase(), trimmed);
+    if (seen.size >= max) break;
+  }
+  return [...seen.values()];
+}

@@ -1,0 +1,180 @@
+import { readdir, readFile, stat } from "node:fs/promises";
+import path from "node:path";
+import { ValidationError } from "../errors.js";
+import type { MemoryInput } from "../memory/entry.js";
+import { writeMemories } from "../memory/writer.js";
+import type { MemoryStore } from "../stores/port.js";
+import type { Embedder } from "../text/embedder.js";
+import { keywords } from "../text/tokenizer.js";
+import { chunkDocument, DEFAULT_CHUNK_CHARS, type DocumentChunk } from "./chunker.js";
+import { contentHash, stableId } from "./ids.js";
+import { codeFamilies, findNames } from "./names.js";
+
+/** File name endings read as documents. */
+export const DOCUMENT_EXTENSIONS = [".md", ".markdown", ".txt"] as const;
+
+export interface DocumentIngestOptions {
+  /** Target chunk size in characters. Default 800. */
+  chunkChars?: number;
+  /** Document ids are paths relative to this folder. Default: the folder given, or each file's own folder. */
+  baseDir?: string;
+  /** Called after each document with (documents done, documents in total). */
+  onProgress?: (done: number, total: number) => void;
+  /** Clock for createdAt/updatedAt (tests pin it). */
+  now?: number;
+}
+
+/** What happened to each document. `unchanged` ones were left alone; `retired` counts removed old chunks. */
+export interface DocumentIngestResult {
+  documents: { documentId: string; version: number; chunks: number; status: "new" | "changed" | "unchanged" }[];
+  entries: number;
+  retired: number;
+}
+
+/** A document found on disk: where it is and the id it is stored under. */
+export interface DocumentFile {
+  filePath: string;
+  documentId: string;
+}
+
+/**
+ * Ingests Markdown and text documents into `namespace`: each file is cut into chunks (heading path
+ * kept), each chunk one entry with source {documentId, version, headingPath}.
+ * Change detection is by content: chunk ids derive from (namespace, document id, content hash, chunk
+ * number), so an unchanged document (same ids already stored) is skipped, and a changed one gets
+ * version + 1 written first and its old chunks deleted after, so no question ever sees two versions
+ * side by side for longer than the write, nor a stale chunk after it.
+ */
+export async function ingestDocuments(
+  store: MemoryStore,
+  embedder: Embedder,
+  namespace: string,
+  target: string | readonly string[],
+  options: DocumentIngestOptions = {},
+): Promise<DocumentIngestResult> {
+  const files = await findDocuments(target, options.baseDir);
+  const result: DocumentIngestResult = { documents: [], entries: 0, retired: 0 };
+  const chunkChars = options.chunkChars ?? DEFAULT_CHUNK_CHARS;
+  for (const [index, file] of files.entries()) {
+    const [content, info] = await Promise.all([readFile(file.filePath, "utf8"), stat(file.filePath)]);
+    const outcome = await ingestDocumentText(store, embedder, namespace, file.documentId, content, {
+      chunkChars,
+      format: /\.txt$/i.test(file.filePath) ? "text" : "markdown",
+      modifiedMs: info.mtimeMs,
+      ...(options.now !== undefined ? { now: options.now } : {}),
+    });
+    result.documents.push(outcome.document);
+    result.entries += outcome.document.status === "unchanged" ? 0 : outcome.document.chunks;
+    result.retired += outcome.retired;
+    options.onProgress?.(index + 1, files.length);
+  }
+  return result;
+}
+
+/** One document's text into the store (see ingestDocuments); exported for callers that hold text, not files. */
+export async function ingestDocumentText(
+  store: MemoryStore,
+  embedder: Embedder,
+  namespace: string,
+  documentId: string,
+  content: string,
+  options: { chunkChars?: number; format?: "markdown" | "text"; modifiedMs?: number; now?: number } = {},
+): Promise<{ document: DocumentIngestResult["documents"][number]; retired: number }> {
+  const chunkChars = options.chunkChars ?? DEFAULT_CHUNK_CHARS;
+  const format = options.format ?? "markdown";
+  const chunks = chunkDocument(content, { maxChars: chunkChars, format });
+  // The chunking settings are part of the hash: re-chunking the same text differently is a new version.
+  const hash = contentHash(`${format}\u0000${chunkChars}\u0000${content}`);
+  const ids = chunks.map((_, index) => stableId("doc", namespace, documentId, hash, index));
+
+  const existing = await store.documentEntryIds(namespace, documentId);
+  const versions = await store.documentVersions(namespace, [documentId]);
+  const storedVersion = versions[documentId] ?? 0;
+  if (sameSet(existing, ids)) {
+    return { document: { documentId, version: storedVersion, chunks: ids.length, status: "unchanged" }, retired: 0 };
+  }
+
+  const version = storedVersion + 1;
+  const timestamp = options.modifiedMs ?? options.now ?? Date.now();
+  const inputs = chunks.map((chunk, index) => chunkMemory(chunk, ids[index] ?? "", documentId, version, timestamp));
+  if (inputs.length > 0) {
+    await writeMemories(store, embedder, namespace, inputs, options.now !== undefined ? { now: options.now } : {});
+  }
+  const fresh = new Set(ids);
+  const stale = existing.filter((id) => !fresh.has(id));
+  const retired = stale.length > 0 ? await store.delete(namespace, stale) : 0;
+  return { document: { documentId, version, chunks: ids.length, status: existing.length > 0 ? "changed" : "new" }, retired };
+}
+
+function chunkMemory(chunk: DocumentChunk, id: string, documentId: string, version: number, timestamp: number): MemoryInput {
+  const heading = chunk.headingPath.join(" > ");
+  const names = findNames(chunk.body);
+  const memory: MemoryInput = {
+    id,
+    // The heading path leads the text so both the dense and the lexical view see the chunk's context.
+    text: heading ? `${heading}\n\n${chunk.body}` : chunk.body,
+    keywords: [...new Set([...chunk.headingPath.flatMap((title) => keywords(title)), ...keywords(chunk.body), ...codeFamilies(names.entities)])].slice(0, 64),
+    timestamp,
+    persons: names.persons.slice(0, 32),
+    entities: names.entities.slice(0, 32),
+    source: { documentId, version, headingPath: chunk.headingPath.slice(0, 32) },
+  };
+  const title = chunk.headingPath[0];
+  if (title) memory.topic = title.slice(0, 256);
+  return memory;
+}
+
+/**
+ * The documents under `target`: a folder is searched recursively (hidden folders and node_modules
+ * skipped) for .md, .markdown and .txt files; files are taken as given. Sorted by document id.
+ */
+export async function findDocuments(target: string | readonly string[], baseDir?: string): Promise<DocumentFile[]> {
+  const targets = typeof target === "string" ? [target] : [...target];
+  if (targets.length === 0) throw new ValidationError("paths", "no document paths given");
+  const found = new Map<string, DocumentFile>();
+  for (const given of targets) {
+    const info = await stat(given).catch(() => undefined);
+    if (!info) throw new ValidationError("paths", `no such file or folder: ${given}`);
+    if (info.isDirectory()) {
+      const root = baseDir ?? given;
+      for (const filePath of await walk(given)) addDocument(found, filePath, root);
+    } else if (isDocumentFile(given)) {
+      addDocument(found, given, baseDir ?? path.dirname(given));
+    } else {
+      throw new ValidationError("paths", `not a document (expected ${DOCUMENT_EXTENSIONS.join(", ")}): ${given}`);
+    }
+  }
+  if (found.size === 0) throw new ValidationError("paths", `no ${DOCUMENT_EXTENSIONS.join(", ")} files under ${targets.join(", ")}`);
+  return [...found.values()].sort((a, b) => a.documentId.localeCompare(b.documentId));
+}
+
+function addDocument(found: Map<string, DocumentFile>, filePath: string, root: string): void {
+  const documentId = path.relative(root, filePath).split(path.sep).join("/");
+  const existing = found.get(documentId);
+  if (existing && path.resolve(existing.filePath) !== path.resolve(filePath)) {
+    throw new ValidationError("paths", `two files would share document id "${documentId}": ${existing.filePath} and ${filePath}`);
+  }
+  found.set(documentId, { filePath, documentId });
+}
+
+function isDocumentFile(filePath: string): boolean {
+  const lower = filePath.toLowerCase();
+  return DOCUMENT_EXTENSIONS.some((extension) => lower.endsWith(extension));
+}
+
+async function walk(folder: string): Promise<string[]> {
+  const files: string[] = [];
+  for (const entry of await readdir(folder, { withFileTypes: true })) {
+    if (entry.name.startsWith(".") || entry.name === "node_modules") continue;
+    const full = path.join(folder, entry.name);
+    if (entry.isDirectory()) files.push(...(await walk(full)));
+    else if (entry.isFile() && isDocumentFile(entry.name)) files.push(full);
+  }
+  return files;
+}
+
+function sameSet(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  const set = new Set(a);
+  return b.every((item) => set.has(item));
+}

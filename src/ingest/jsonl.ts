@@ -1,0 +1,98 @@
+import { ValidationError } from "../errors.js";
+import { MemoryInputSchema, type MemoryInput } from "../memory/entry.js";
+import { keywords } from "../text/tokenizer.js";
+import { stableId } from "./ids.js";
+import { codeFamilies, findNames } from "./names.js";
+
+/** One valid line of a JSON Lines memory file. */
+export interface JsonlMemory {
+  line: number;
+  input: MemoryInput;
+}
+
+/**
+ * Parses JSON Lines of ready memories: each non-blank line one MemoryInput object (only `text` is
+ * required; every other field is validated when present). The whole file is checked before anything
+ * is returned, so a file with any bad line writes nothing. Errors name the line and the field:
+ * `line 3: text: text must not be empty`, `line 7: not valid JSON (Unexpected token ...)`.
+ */
+export function parseJsonl(content: string): JsonlMemory[] {
+  const memories: JsonlMemory[] = [];
+  const lineOfId = new Map<string, number>();
+  const lines = content.replace(/^\uFEFF/, "").split(/\r?\n/);
+  lines.forEach((raw, index) => {
+    const line = index + 1;
+    if (!raw.trim()) return;
+    let json: unknown;
+    try {
+      json = JSON.parse(raw);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw lineError(line, "", `not valid JSON (${reason})`);
+    }
+    if (typeof json !== "object" || json === null || Array.isArray(json)) {
+      throw lineError(line, "", "expected a JSON object with at least a \"text\" field");
+    }
+    const parsed = MemoryInputSchema.safeParse(json);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const field = (issue?.path ?? []).map(String).join(".");
+      throw lineError(line, field, issue?.message ?? "invalid value");
+    }
+    const id = parsed.data.id;
+    if (id !== undefined) {
+      const first = lineOfId.get(id);
+      if (first !== undefined) throw lineError(line, "id", `duplicate id "${id}" (first used on line ${first})`);
+      lineOfId.set(id, line);
+    }
+    memories.push({ line, input: parsed.data });
+  });
+  if (memories.length === 0) throw new ValidationError("", "the file has no memories (expected one JSON object per line, e.g. {\"text\": \"...\"})");
+  return memories;
+}
+
+/**
+ * Fills the fields a ready memory left out (absent, not empty: an explicit [] is respected): keywords
+ * from its text (plus code families, "XYZ" for XYZ-100), and persons and entities found by the name
+ * rules. Without keywords an entry would be invisible to a keyword-based lexical view.
+ */
+export function fillMissingFields(input: MemoryInput): MemoryInput {
+  if (input.keywords !== undefined && input.persons !== undefined && input.entities !== undefined) return input;
+  const names = findNames(input.text);
+  const filled: MemoryInput = { ...input };
+  filled.persons ??= names.persons.slice(0, 32);
+  filled.entities ??= names.entities.slice(0, 32);
+  filled.keywords ??= [...new Set([...keywords(input.text), ...codeFamilies(filled.entities)])].slice(0, 64);
+  return filled;
+}
+
+/**
+ * Gives every memory without an id a deterministic one derived from (namespace, its content), so
+ * re-ingesting the same file replaces instead of duplicating. Identical id-less lines are one
+ * memory: later copies are dropped.
+ */
+export function withStableIds(namespace: string, memories: readonly JsonlMemory[]): MemoryInput[] {
+  const seen = new Set<string>();
+  const inputs: MemoryInput[] = [];
+  for (const { input } of memories) {
+    const id = input.id ?? stableId("mem", namespace, canonicalJson(input));
+    if (input.id === undefined && seen.has(id)) continue;
+    seen.add(id);
+    inputs.push({ ...input, id });
+  }
+  return inputs;
+}
+
+function lineError(line: number, field: string, message: string): ValidationError {
+  return new ValidationError(field ? `line ${line}: ${field}` : `line ${line}`, message, { line, path: field });
+}
+
+/** JSON with object keys sorted, so key order in the file does not change an entry's identity. */
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, inner: unknown) => {
+    if (inner && typeof inner === "object" && !Array.isArray(inner)) {
+      return Object.fromEntries(Object.entries(inner as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b)));
+    }
+    return inner;
+  });
+}

@@ -1,0 +1,136 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import type { CallbackManagerForLLMRun } from "@langchain/core/callbacks/manager";
+import type { BaseMessage } from "@langchain/core/messages";
+import type { ChatResult } from "@langchain/core/outputs";
+import { FakeListChatModel } from "@langchain/core/utils/testing";
+import { messageText } from "../../src/llm/structured.js";
+import { parseDialogue } from "../../src/ingest/dialogue.js";
+import { ingestDialogue } from "../../src/ingest/dialogue-ingest.js";
+import { buildLlmMemories, llmEntryId } from "../../src/ingest/dialogue-llm.js";
+import { turnEntryId } from "../../src/ingest/dialogue-rules.js";
+import { RecordingStore, testEmbedder } from "./helpers.js";
+
+// The fallback warnings are expected here; keep the test output clean.
+process.env.RECALLGRAPH_LOG_LEVEL ??= "error";
+
+const dialogue = parseDialogue({
+  participants: ["Alice", "Bob"],
+  turns: Array.from({ length: 14 }, (_, i) => ({
+    turnId: `T${i + 1}`,
+    speaker: i % 2 === 0 ? "Alice" : "Bob",
+    text: i === 0 ? "I met Wang Lei in Shanghai yesterday about the XYZ-100." : `Turn number ${i + 1} about topic ${i + 1}.`,
+    time: new Date(Date.UTC(2026, 2, 10, 9, 0, i)).toISOString(),
+  })),
+});
+
+const firstWindow = JSON.stringify({
+  memories: [
+    {
+      text: "Alice met Wang Lei in Shanghai on 9 March 2026 about the XYZ-100.",
+      turnIds: ["[T1]"],
+      persons: ["Alice", "Wang Lei"],
+      entities: ["XYZ-100"],
+      location: "Shanghai",
+      topic: "XYZ-100 meeting",
+      keywords: ["meeting"],
+    },
+    { text: "Bob talked about topics 2 to 10.", turnIds: ["T2", "T3", "T4", "T5", "T6", "T7", "T8", "T9", "T10"] },
+    { text: "A memory citing only a turn outside the window.", turnIds: ["T99"] },
+  ],
+});
+
+/** A FakeListChatModel that also keeps the user prompt of every call. */
+class PromptRecordingModel extends FakeListChatModel {
+  readonly prompts: string[] = [];
+  override async _generate(messages: BaseMessage[], options?: this["ParsedCallOptions"], runManager?: CallbackManagerForLLMRun): Promise<ChatResult> {
+    this.prompts.push(messages.map((message) => messageText(message)).join("\n---\n"));
+    return super._generate(messages, options, runManager);
+  }
+}
+
+describe("LLM memory builder", () => {
+  it("turns valid model output into entries with source turn ids, covering skipped turns by rules", async () => {
+    // Window 1: T1-T10; window 2: T9-T14 with T9, T10 as context. The second reply is garbage twice (one retry).
+    const model = new FakeListChatModel({ responses: [firstWindow, "not json", "still not json"] });
+    const result = await buildLlmMemories(dialogue, model, { namespace: "ns" });
+    assert.equal(result.windows, 2);
+    assert.equal(result.calls.length, 2);
+    const first = result.memories[0];
+    assert.equal(first?.text, "Alice met Wang Lei in Shanghai on 9 March 2026 about the XYZ-100.");
+    assert.deepEqual(first?.source, { turnIds: ["T1"] });
+    assert.equal(first?.id, llmEntryId("ns", "T1", 0));
+    assert.equal(first?.location, "Shanghai");
+    assert.equal(first?.topic, "XYZ-100 meeting");
+    assert.equal(first?.timestamp, dialogue.turns[0]?.time);
+    assert.ok(first?.persons?.includes("Wang Lei"));
+    assert.ok(first?.keywords?.includes("meeting") && first.keywords.includes("Shanghai"));
+    // The out-of-window citation was dropped.
+    assert.ok(!result.memories.some((memory) => memory.text.includes("outside the window")));
+    // Window 2 failed: its NEW turns (T11-T14) come from the rules; nothing for the overlap turns T9, T10.
+    assert.equal(result.fallbackWindows, 1);
+    const ruleTurns = result.memories.filter((memory) => memory.id?.startsWith("turn-")).map((memory) => memory.source?.turnIds?.[0]);
+    assert.deepEqual(ruleTurns, ["T11", "T12", "T13", "T14"]);
+    assert.equal(result.memories.length, 2 + 4);
+  });
+
+  it("covers NEW turns the model skipped with rule entries (coverAllTurns)", async () => {
+    const onlyFirst = JSON.stringify({ memories: [{ text: "Alice met Wang Lei in Shanghai on 9 March 2026.", turnIds: ["T1"] }] });
+    const model = new FakeListChatModel({ responses: [onlyFirst, JSON.stringify({ memories: [{ text: "Bob closed the talk.", turnIds: ["T14"] }] })] });
+    const result = await buildLlmMemories(dialogue, model, { namespace: "ns" });
+    assert.equal(result.fallbackWindows, 0);
+    assert.equal(result.coveredByRules, 9 + 3); // T2-T10, then T11-T13
+    const off = await buildLlmMemories(dialogue, new FakeListChatModel({ responses: [onlyFirst, onlyFirst] }), {
+      namespace: "ns",
+      coverAllTurns: false,
+    });
+    // The second window's reply cites T1, which is outside it: no usable entry, so that window falls back.
+    assert.equal(off.coveredByRules, 0);
+    assert.equal(off.fallbackWindows, 1);
+  });
+
+  it("passes the previous window's entries to the model and drops repeats of them", async () => {
+    const repeat = JSON.stringify({
+      memories: [
+        { text: "Alice met Wang Lei in Shanghai on 9 March 2026 about the XYZ-100.", turnIds: ["T11"] },
+        { text: "Bob mentioned topic 12.", turnIds: ["T12"] },
+      ],
+    });
+    const model = new PromptRecordingModel({ responses: [firstWindow, repeat] });
+    const result = await buildLlmMemories(dialogue, model, { namespace: "ns", coverAllTurns: false });
+    assert.equal(result.memories.filter((memory) => memory.text.startsWith("Alice met Wang Lei")).length, 1);
+    assert.ok(result.memories.some((memory) => memory.text === "Bob mentioned topic 12."));
+    assert.equal(model.prompts.length, 2);
+    assert.match(model.prompts[0] ?? "", /Entries already written for earlier turns:\n\(none\)/);
+    assert.match(model.prompts[0] ?? "", /\[T1\] NEW 10 March 2026 at 09:00 \(UTC\) Alice: I met Wang Lei in Shanghai on 9 March 2026/);
+    assert.match(model.prompts[1] ?? "", /- Alice met Wang Lei in Shanghai on 9 March 2026 about the XYZ-100\./);
+    assert.match(model.prompts[1] ?? "", /\[T9\] CONTEXT /);
+    assert.match(model.prompts[1] ?? "", /\[T11\] NEW /);
+  });
+
+  it("garbage from the model for every window gives exactly the rule entries", async () => {
+    const model = new FakeListChatModel({ responses: ["{oops"] });
+    const result = await buildLlmMemories(dialogue, model, { namespace: "ns", retries: 0 });
+    assert.equal(result.fallbackWindows, 2);
+    assert.deepEqual(
+      result.memories.map((memory) => memory.id),
+      dialogue.turns.map((turn) => turnEntryId("ns", turn.turnId)),
+    );
+  });
+
+  it("re-ingesting in another mode retires the entries the earlier run made", async () => {
+    const store = new RecordingStore();
+    const rules = await ingestDialogue(store, testEmbedder, "ns", dialogue);
+    assert.equal(store.all("ns").length, 14);
+    assert.equal(rules.mode, "rules");
+    const model = new FakeListChatModel({ responses: [firstWindow, JSON.stringify({ memories: [{ text: "Bob wrapped up topics 11 to 14.", turnIds: ["T11", "T12", "T13", "T14"] }] })] });
+    const llm = await ingestDialogue(store, testEmbedder, "ns", dialogue, { model });
+    assert.equal(llm.mode, "llm");
+    // T1-T10 and T11-T14 are each cited by a model entry: every rule entry is retired.
+    assert.equal(llm.retired, 14);
+    assert.equal(store.all("ns").length, 3);
+    const back = await ingestDialogue(store, testEmbedder, "ns", dialogue);
+    assert.equal(back.retired, 3);
+    assert.equal(store.all("ns").length, 14);
+  });
+});

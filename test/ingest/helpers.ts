@@ -1,0 +1,106 @@
+import { Embeddings } from "@langchain/core/embeddings";
+import type { MemoryEntry } from "../../src/memory/entry.js";
+import type { Embedder } from "../../src/text/embedder.js";
+import type { MemoryRecord, MemoryStore, NamespaceSettings, ScoredEntry, Vocabulary } from "../../src/stores/port.js";
+
+/**
+ * A minimal in-memory MemoryStore for the ingest tests: enough of the port (upsert, delete, get,
+ * document versions and ids, stats) to check what the write side writes. Searches return nothing;
+ * the sqlite store's own tests cover search.
+ */
+export class RecordingStore implements MemoryStore {
+  readonly kind = "sqlite" as const;
+  readonly embedding = { model: "test-fake", dimension: 4 };
+  readonly entries = new Map<string, Map<string, MemoryEntry>>();
+  upserts = 0;
+
+  private space(namespace: string): Map<string, MemoryEntry> {
+    let space = this.entries.get(namespace);
+    if (!space) {
+      space = new Map();
+      this.entries.set(namespace, space);
+    }
+    return space;
+  }
+
+  all(namespace: string): MemoryEntry[] {
+    return [...this.space(namespace).values()];
+  }
+
+  async upsert(namespace: string, records: readonly MemoryRecord[]): Promise<void> {
+    this.upserts += 1;
+    for (const { entry } of records) {
+      if (entry.namespace !== namespace) throw new Error("namespace mismatch");
+      this.space(namespace).set(entry.id, entry);
+    }
+  }
+  async delete(namespace: string, ids: readonly string[]): Promise<number> {
+    let removed = 0;
+    for (const id of ids) if (this.space(namespace).delete(id)) removed += 1;
+    return removed;
+  }
+  async clearNamespace(namespace: string): Promise<number> {
+    const n = this.space(namespace).size;
+    this.entries.delete(namespace);
+    return n;
+  }
+  async get(namespace: string, ids: readonly string[]): Promise<MemoryEntry[]> {
+    return ids.flatMap((id) => this.space(namespace).get(id) ?? []);
+  }
+  async denseSearch(): Promise<ScoredEntry[]> {
+    return [];
+  }
+  async lexicalSearch(): Promise<ScoredEntry[]> {
+    return [];
+  }
+  async filteredSearch(): Promise<ScoredEntry[]> {
+    return [];
+  }
+  async vocabulary(): Promise<Vocabulary> {
+    return { persons: [], entities: [], locations: [] };
+  }
+  async documentVersions(namespace: string, documentIds: readonly string[]): Promise<Record<string, number>> {
+    const versions: Record<string, number> = {};
+    for (const entry of this.space(namespace).values()) {
+      const id = entry.source?.documentId;
+      if (id && documentIds.includes(id)) versions[id] = Math.max(versions[id] ?? 0, entry.source?.version ?? 0);
+    }
+    return versions;
+  }
+  async documentEntryIds(namespace: string, documentId: string): Promise<string[]> {
+    return this.all(namespace).filter((entry) => entry.source?.documentId === documentId).map((entry) => entry.id);
+  }
+  async getSettings(): Promise<NamespaceSettings | undefined> {
+    return undefined;
+  }
+  async setSettings(): Promise<void> {}
+  async stats(): Promise<{ namespaces: Record<string, number> }> {
+    return { namespaces: Object.fromEntries([...this.entries].map(([ns, space]) => [ns, space.size])) };
+  }
+  async close(): Promise<void> {}
+}
+
+/** A 4-d deterministic embedder: tests of the write side need vectors, not good ones. */
+class CharCodeEmbeddings extends Embeddings {
+  constructor() {
+    super({});
+  }
+  async embedDocuments(texts: string[]): Promise<number[][]> {
+    return texts.map((text) => this.vector(text));
+  }
+  async embedQuery(text: string): Promise<number[]> {
+    return this.vector(text);
+  }
+  private vector(text: string): number[] {
+    const v = [0, 0, 0, 0];
+    for (let i = 0; i < text.length; i += 1) v[i % 4] = (v[i % 4] ?? 0) + text.charCodeAt(i);
+    const norm = Math.hypot(...v) || 1;
+    return v.map((x) => x / norm);
+  }
+}
+
+export const testEmbedder: Embedder = {
+  embeddings: new CharCodeEmbeddings(),
+  spec: { model: "test-fake", dimension: 4 },
+  trustworthyFor: () => true,
+};
