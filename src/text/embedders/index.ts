@@ -1,0 +1,156 @@
+/**
+ * Choosing the dense embedder.
+ *
+ * Environment variables (read by `embedderConfigFromEnv`):
+ * - `RECALLGRAPH_EMBEDDER`: `use-lite` (default; offline Universal Sentence Encoder lite, 512-d,
+ *   English only), `openai` (any OpenAI-compatible /embeddings endpoint) or `hash` (deterministic
+ *   feature hashing, for tests and benchmarks; not a semantic model).
+ * - `RECALLGRAPH_EMBEDDING_MODEL`: the model name for `openai` (default `text-embedding-3-small`).
+ * - `RECALLGRAPH_EMBEDDING_DIMENSIONS`: vector size. Required for `openai` unless the model is one of
+ *   OpenAI's own (text-embedding-3-small 1536, text-embedding-3-large 3072); for `hash` default 512;
+ *   for `use-lite` it may only be 512.
+ * - `RECALLGRAPH_EMBEDDING_BATCH_SIZE`: texts per model call or request (`use-lite`, `openai`).
+ * - `OPENAI_BASE_URL`: endpoint for `openai`, e.g. `http://127.0.0.1:8000/v1` (default api.openai.com).
+ * - `OPENAI_API_KEY`: key for `openai`; required only when `OPENAI_BASE_URL` is not set.
+ *
+ * A store records the embedder's model and dimension and refuses to be opened with another one.
+ */
+import { z } from "zod";
+import { parseOrThrow, ValidationError } from "../../errors.js";
+import type { Embedder } from "../embedder.js";
+import { createHashEmbedder, HASH_DEFAULT_DIMENSION } from "./hashing.js";
+import { createOpenAIEmbedder } from "./openai.js";
+import { createUseLiteEmbedder, USE_LITE_SPEC } from "./use-lite.js";
+
+export { EmbeddingOutputError } from "./checked.js";
+export { createHashEmbedder, hashEmbed, HASH_EMBEDDER_MODEL } from "./hashing.js";
+export { createOpenAIEmbedder } from "./openai.js";
+export { createUseLiteEmbedder, useLiteTrustworthyFor, USE_LITE_SPEC } from "./use-lite.js";
+
+const MAX_DIMENSION = 65_536;
+const batchSize = z.number().int().min(1).max(4096);
+
+export const EmbedderConfigSchema = z.discriminatedUnion("provider", [
+  z.strictObject({
+    provider: z.literal("use-lite"),
+    batchSize: batchSize.optional(),
+  }),
+  z.strictObject({
+    provider: z.literal("openai"),
+    model: z.string().trim().min(1, "model must not be empty"),
+    dimensions: z.number().int().min(1).max(MAX_DIMENSION),
+    baseURL: z.url({ protocol: /^https?$/, error: "baseURL must be an http(s) URL" }).optional(),
+    apiKey: z.string().min(1).optional(),
+    batchSize: batchSize.optional(),
+    maxRetries: z.number().int().min(0).max(10).optional(),
+    timeoutMs: z.number().int().min(1).optional(),
+  }),
+  z.strictObject({
+    provider: z.literal("hash"),
+    dimension: z.number().int().min(1).max(MAX_DIMENSION).optional(),
+  }),
+]);
+export type EmbedderConfig = z.input<typeof EmbedderConfigSchema>;
+
+export const EMBEDDER_PROVIDERS = ["use-lite", "openai", "hash"] as const;
+export type EmbedderProvider = (typeof EMBEDDER_PROVIDERS)[number];
+
+/** Builds the embedder a configuration names. Loading models is lazy: nothing heavy happens here. */
+export function createEmbedder(config: EmbedderConfig): Embedder {
+  const parsed = parseOrThrow(EmbedderConfigSchema, config, "embedder");
+  switch (parsed.provider) {
+    case "use-lite":
+      return createUseLiteEmbedder(parsed.batchSize === undefined ? {} : { batchSize: parsed.batchSize });
+    case "openai":
+      return createOpenAIEmbedder(parsed);
+    case "hash":
+      return createHashEmbedder(parsed.dimension === undefined ? {} : { dimension: parsed.dimension });
+  }
+}
+
+/** Native sizes of OpenAI's own models, so the common case needs no RECALLGRAPH_EMBEDDING_DIMENSIONS. */
+const OPENAI_NATIVE_DIMENSIONS: Readonly<Record<string, number>> = {
+  "text-embedding-3-small": 1536,
+  "text-embedding-3-large": 3072,
+};
+const DEFAULT_OPENAI_MODEL = "text-embedding-3-small";
+
+/** Which environment variable each config field comes from, to name it in errors. */
+const ENV_NAME_OF_FIELD: Readonly<Record<string, string>> = {
+  provider: "RECALLGRAPH_EMBEDDER",
+  model: "RECALLGRAPH_EMBEDDING_MODEL",
+  dimensions: "RECALLGRAPH_EMBEDDING_DIMENSIONS",
+  dimension: "RECALLGRAPH_EMBEDDING_DIMENSIONS",
+  batchSize: "RECALLGRAPH_EMBEDDING_BATCH_SIZE",
+  baseURL: "OPENAI_BASE_URL",
+  apiKey: "OPENAI_API_KEY",
+};
+
+function readVariable(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value ? value : undefined;
+}
+
+function readPositiveInteger(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  const value = readVariable(env, name);
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value) || Number(value) < 1) throw new ValidationError(name, `must be a positive integer, got "${value}"`);
+  return Number(value);
+}
+
+/**
+ * The embedder configuration the environment describes (variables listed at the top of this file).
+ * Invalid values throw a ValidationError whose field is the variable's name.
+ */
+export function embedderConfigFromEnv(env: NodeJS.ProcessEnv = process.env): EmbedderConfig {
+  const providerText = (readVariable(env, "RECALLGRAPH_EMBEDDER") ?? "use-lite").toLowerCase();
+  const provider = EMBEDDER_PROVIDERS.find((name) => name === providerText);
+  if (!provider) {
+    throw new ValidationError("RECALLGRAPH_EMBEDDER", `must be one of ${EMBEDDER_PROVIDERS.join(", ")}, got "${providerText}"`);
+  }
+  const dimensions = readPositiveInteger(env, "RECALLGRAPH_EMBEDDING_DIMENSIONS");
+  const batchSizeValue = readPositiveInteger(env, "RECALLGRAPH_EMBEDDING_BATCH_SIZE");
+
+  let config: EmbedderConfig;
+  if (provider === "use-lite") {
+    if (dimensions !== undefined && dimensions !== USE_LITE_SPEC.dimension) {
+      throw new ValidationError(
+        "RECALLGRAPH_EMBEDDING_DIMENSIONS",
+        `use-lite produces ${USE_LITE_SPEC.dimension}-d vectors, got ${dimensions}; unset it or choose another embedder`,
+      );
+    }
+    config = { provider, ...(batchSizeValue === undefined ? {} : { batchSize: batchSizeValue }) };
+  } else if (provider === "hash") {
+    config = { provider, dimension: dimensions ?? HASH_DEFAULT_DIMENSION };
+  } else {
+    const model = readVariable(env, "RECALLGRAPH_EMBEDDING_MODEL") ?? DEFAULT_OPENAI_MODEL;
+    const resolvedDimensions = dimensions ?? OPENAI_NATIVE_DIMENSIONS[model];
+    if (resolvedDimensions === undefined) {
+      throw new ValidationError(
+        "RECALLGRAPH_EMBEDDING_DIMENSIONS",
+        `is required for model "${model}" (the store needs the vector size before the first vector)`,
+      );
+    }
+    const baseURL = readVariable(env, "OPENAI_BASE_URL");
+    const apiKey = readVariable(env, "OPENAI_API_KEY");
+    if (!baseURL && !apiKey) {
+      throw new ValidationError("OPENAI_API_KEY", "is required when OPENAI_BASE_URL is not set (api.openai.com needs a key)");
+    }
+    config = {
+      provider,
+      model,
+      dimensions: resolvedDimensions,
+      ...(baseURL === undefined ? {} : { baseURL }),
+      ...(apiKey === undefined ? {} : { apiKey }),
+      ...(batchSizeValue === undefined ? {} : { batchSize: batchSizeValue }),
+    };
+  }
+
+  const result = EmbedderConfigSchema.safeParse(config);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const field = String(issue?.path[0] ?? "provider");
+    throw new ValidationError(ENV_NAME_OF_FIELD[field] ?? field, issue?.message ?? "invalid value");
+  }
+  return config;
+}

@@ -1,0 +1,56 @@
+/**
+ * Embeddings from any OpenAI-compatible `/embeddings` endpoint (OpenAI, vLLM, Ollama, llama.cpp
+ * server, LiteLLM...) through LangChain's `OpenAIEmbeddings`. The dimension is configuration, not
+ * discovered: the store must know it before the first vector exists, and every returned vector is
+ * checked against it.
+ */
+import { OpenAIEmbeddings } from "@langchain/openai";
+import { ValidationError } from "../../errors.js";
+import type { EmbeddingSpec } from "../../stores/port.js";
+import type { Embedder } from "../embedder.js";
+import { checkedEmbedder } from "./checked.js";
+
+export interface OpenAIEmbedderOptions {
+  model: string;
+  dimensions: number;
+  /** e.g. http://127.0.0.1:8000/v1; unset means api.openai.com. */
+  baseURL?: string;
+  /** Required for api.openai.com; local servers usually ignore it. */
+  apiKey?: string;
+  /** Texts per request (LangChain's default is 512; OpenAI allows up to 2048). */
+  batchSize?: number;
+  /** Retries of a failed request, with backoff (LangChain's AsyncCaller). */
+  maxRetries?: number;
+  /** Per-request timeout in milliseconds. */
+  timeoutMs?: number;
+}
+
+export const OPENAI_DEFAULT_BATCH_SIZE = 256;
+const OPENAI_DEFAULT_MAX_RETRIES = 2;
+const OPENAI_DEFAULT_TIMEOUT_MS = 60_000;
+/** Sent when a custom base URL is given without a key: the OpenAI client insists on one, local servers ignore it. */
+const PLACEHOLDER_API_KEY = "not-needed";
+
+export function openAIEmbeddingSpec(model: string, dimensions: number): EmbeddingSpec {
+  return { model: `openai:${model}`, dimension: dimensions };
+}
+
+export function createOpenAIEmbedder(options: OpenAIEmbedderOptions): Embedder {
+  if (!options.apiKey && !options.baseURL) {
+    throw new ValidationError("apiKey", "an API key is required for api.openai.com (set OPENAI_API_KEY), or give a baseURL");
+  }
+  const embeddings = new OpenAIEmbeddings({
+    model: options.model,
+    dimensions: options.dimensions,
+    encodingFormat: "float",
+    batchSize: options.batchSize ?? OPENAI_DEFAULT_BATCH_SIZE,
+    maxRetries: options.maxRetries ?? OPENAI_DEFAULT_MAX_RETRIES,
+    timeout: options.timeoutMs ?? OPENAI_DEFAULT_TIMEOUT_MS,
+    // Newlines carry meaning in memories (dialogue turns); modern embedding models handle them.
+    stripNewLines: false,
+    apiKey: options.apiKey ?? PLACEHOLDER_API_KEY,
+    configuration: options.baseURL ? { baseURL: options.baseURL } : {},
+  });
+  // Trusted for every script: we cannot know a remote model's coverage, and the common ones are multilingual.
+  return checkedEmbedder(embeddings, openAIEmbeddingSpec(options.model, options.dimensions), () => true);
+}
