@@ -1,0 +1,49 @@
+import type { MemoryFilter } from "../port.js";
+
+/** SQL conditions on `entries AS e` (plus their parameters) that select a namespace's entries matching a filter. */
+export interface FilterSql {
+  where: string;
+  params: (string | number)[];
+}
+
+/** Folding of person and entity names on both the stored and the query side (whole-name, case-insensitive). */
+export function foldName(name: string): string {
+  return name.trim().toLowerCase();
+}
+
+/**
+ * Translates the port's filter: persons and entities any-of on whole lower-cased names, location a
+ * case-insensitive substring (instr, so `%` and `_` are plain characters), time range [startMs, endMs).
+ * Name conditions go through the `entry_names` index, never through the entry JSON.
+ * The namespace condition is always the first one: no filter can widen the scope.
+ */
+export function filterSql(namespace: string, filter: MemoryFilter | undefined): FilterSql {
+  const conditions = ["e.namespace = ?"];
+  const params: (string | number)[] = [namespace];
+  const anyName = (kind: "person" | "entity", names: readonly string[] | undefined): void => {
+    if (!names?.length) return;
+    // A list of blank names is still a condition (one nothing matches), never a dropped one.
+    const folded = [...new Set(names.map(foldName).filter(Boolean))];
+    conditions.push(
+      `e.rowid IN (SELECT entry_rowid FROM entry_names WHERE namespace = ? AND kind = '${kind}' AND name_lower IN (SELECT value FROM json_each(?)))`,
+    );
+    params.push(namespace, JSON.stringify(folded));
+  };
+  anyName("person", filter?.persons);
+  anyName("entity", filter?.entities);
+  if (filter?.location) {
+    // A literal substring: not trimmed (the needle is the caller's text), and instr has no wildcards.
+    conditions.push("e.rowid IN (SELECT entry_rowid FROM entry_names WHERE namespace = ? AND kind = 'location' AND instr(name_lower, ?) > 0)");
+    params.push(namespace, filter.location.toLowerCase());
+  }
+  const { startMs, endMs } = filter?.timeRange ?? {};
+  if (startMs !== undefined) {
+    conditions.push("e.timestamp_ms >= ?");
+    params.push(startMs);
+  }
+  if (endMs !== undefined) {
+    conditions.push("e.timestamp_ms < ?");
+    params.push(endMs);
+  }
+  return { where: conditions.join(" AND "), params };
+}

@@ -1,0 +1,45 @@
+/**
+ * How the project's tokens meet FTS5. FTS5 does no language processing of its own here: documents are
+ * stored as already-tokenized text and queries are built from the same tokenizer's output.
+ *
+ * The FTS5 table uses the `ascii` tokenizer with tokenchars `_.@-` (see schema.ts). It splits only on
+ * ASCII characters other than letters, digits and `_ . @ -`, treats every non-ASCII character as part
+ * of a token and folds only ASCII case. tokenize() promises tokens of letters, marks, digits and
+ * `_ . @ -` only, lower-cased (TOKEN_PATTERN), so each token is exactly one FTS5 term, readable as
+ * itself (`err_1024`, `v2.3.1`, `报销`). A token that ever breaks that promise is stored as `§` plus the
+ * hex of its UTF-8 bytes: `§` is a token character to FTS5 and never part of a valid token, so the
+ * mapping stays one-to-one and no token can be split or merged.
+ */
+import { TOKEN_PATTERN, tokenize } from "../../text/tokenizer.js";
+import { lexicalFields, type LexicalFields } from "../lexical-document.js";
+import type { MemoryEntry } from "../../memory/entry.js";
+
+const ESCAPE_MARK = "§";
+const UPPER_ASCII = /[A-Z]/;
+
+/** The FTS5 term of one token. */
+export function ftsTerm(token: string): string {
+  if (TOKEN_PATTERN.test(token) && !UPPER_ASCII.test(token)) return token;
+  return ESCAPE_MARK + Buffer.from(token, "utf8").toString("hex");
+}
+
+/** The FTS5 column values of an entry: each lexical field tokenized, one term per token, space-separated. */
+export function ftsColumns(entry: Pick<MemoryEntry, "text" | "keywords" | "persons" | "entities" | "location" | "topic">): LexicalFields {
+  const fields = lexicalFields(entry);
+  return { text: toTerms(fields.text), tags: toTerms(fields.tags) };
+}
+
+function toTerms(text: string): string {
+  return tokenize(text).map(ftsTerm).join(" ");
+}
+
+/**
+ * An FTS5 MATCH expression for a user's query: its distinct tokens, each one quoted as a string
+ * (so `near`, `or`, `not` stay terms), joined with OR. Undefined when the query has no token.
+ * The user's text itself never reaches FTS5: only tokens do, and they contain no `"`.
+ */
+export function ftsMatchExpression(query: string): string | undefined {
+  const terms = [...new Set(tokenize(query).map(ftsTerm))];
+  if (!terms.length) return undefined;
+  return terms.map((term) => `"${term.replaceAll('"', '""')}"`).join(" OR ");
+}

@@ -1,0 +1,486 @@
+/**
+ * The embedded default MemoryStore: one sqlite file (or `:memory:`) holding the entries, an FTS5 index
+ * of their tokens (BM25), a sqlite-vec index of their vectors (cosine), and name indexes for filters.
+ *
+ * Guarantees:
+ * - One write is one transaction over the entry row and every index row of it: a failure anywhere
+ *   (validation runs before, but a disk error or a crash can strike inside) leaves no part of the batch.
+ * - Every statement that reads or deletes entries is bound to one namespace.
+ * - The embedding spec that built the store is recorded; opening with another is an EmbedderMismatchError.
+ *
+ * Honest caveats:
+ * - BM25 statistics (document frequency, average length) come from the whole file, all namespaces
+ *   together, as FTS5 keeps one index: another namespace's texts can shift scores, never results.
+ * - Dense search is exact (brute force over the namespace's vectors, see vectors.ts): its cost grows
+ *   linearly with the namespace's size (bench/store.ts measures it).
+ * - better-sqlite3 is synchronous: calls run on the caller's thread, one at a time.
+ */
+import { z } from "zod";
+import { parseOrThrow, RecallGraphError, StoreError } from "../../errors.js";
+import { MemoryEntrySchema, type MemoryEntry } from "../../memory/entry.js";
+import {
+  EmbeddingSpecSchema,
+  isEmptyFilter,
+  NamespaceSettingsSchema,
+  type EmbeddingSpec,
+  type FilteredSearchOptions,
+  type MemoryFilter,
+  type MemoryRecord,
+  type MemoryStore,
+  type NamespaceSettings,
+  type ScoredEntry,
+  type SearchOptions,
+  type Vocabulary,
+} from "../port.js";
+import {
+  validateFilter,
+  validateIds,
+  validateK,
+  validateNamespace,
+  validateQuery,
+  validateRecords,
+  validateSettings,
+  validateVector,
+} from "../validation.js";
+import { filterSql, foldName } from "./filter-sql.js";
+import { ftsColumns, ftsMatchExpression } from "./fts-terms.js";
+import { BM25_TAGS_WEIGHT, BM25_TEXT_WEIGHT, openDatabase, type SqliteDatabase } from "./schema.js";
+import { cosineFromUnitL2, unitVectorBlob } from "./vectors.js";
+
+export const SqliteStoreOptionsSchema = z.strictObject({
+  /** A file path (created when absent, WAL mode) or ":memory:". */
+  path: z.string({ error: "path is required" }).min(1, "path must not be empty"),
+  embedding: EmbeddingSpecSchema,
+});
+export type SqliteStoreOptions = z.input<typeof SqliteStoreOptionsSchema>;
+
+/**
+ * Filtered dense search computes exact distances for up to this many filter matches one by one;
+ * above it, it post-filters a widening KNN over the whole namespace (cheaper when the filter is broad).
+ */
+const DIRECT_DISTANCE_LIMIT = 2048;
+/** vec0's own ceiling on k. */
+const VEC0_MAX_K = 4096;
+
+/** Opens (creating when absent) a sqlite store. Throws EmbedderMismatchError when it was built by another embedder. */
+export async function openSqliteStore(options: SqliteStoreOptions): Promise<SqliteMemoryStore> {
+  const config = parseOrThrow(SqliteStoreOptionsSchema, options, "sqlite");
+  const { db, file } = openDatabase(config.path, config.embedding);
+  try {
+    return new SqliteMemoryStore(db, file, config.embedding);
+  } catch (error) {
+    db.close();
+    throw new StoreError("open", `"${config.path}": ${errorMessage(error)}`, { cause: error });
+  }
+}
+
+interface RowidRow {
+  rowid: number;
+}
+interface EntryJsonRow {
+  rowid: number;
+  entry_json: string;
+}
+interface DistanceRow {
+  rowid: number;
+  distance: number;
+}
+interface ScoreRow {
+  rowid: number;
+  score: number;
+}
+
+/** A record ready to write: everything that can fail outside SQLite is computed before the transaction. */
+interface PreparedRecord {
+  entry: MemoryEntry;
+  vectorBlob: Buffer;
+  terms: { text: string; tags: string };
+  names: { kind: "person" | "entity" | "location"; nameLower: string; name: string }[];
+}
+
+export class SqliteMemoryStore implements MemoryStore {
+  readonly kind = "sqlite" as const;
+  private closed = false;
+  private readonly statements: ReturnType<typeof prepareStatements>;
+
+  /** Use openSqliteStore. */
+  constructor(
+    private readonly db: SqliteDatabase,
+    /** The database file, empty for `:memory:`. */
+    readonly file: string,
+    readonly embedding: EmbeddingSpec,
+  ) {
+    this.statements = prepareStatements(db);
+  }
+
+  async upsert(namespace: string, records: readonly MemoryRecord[]): Promise<void> {
+    return this.run("upsert", () => {
+      const ns = validateNamespace(namespace);
+      const prepared = validateRecords(ns, records, this.embedding.dimension).map(
+        ({ entry, vector }, index): PreparedRecord => ({
+          entry,
+          vectorBlob: unitVectorBlob(vector, `records.${index}.vector`),
+          terms: ftsColumns(entry),
+          names: indexedNames(entry),
+        }),
+      );
+      if (!prepared.length) return;
+      const s = this.statements;
+      this.db
+        .transaction(() => {
+          for (const { entry, vectorBlob, terms, names } of prepared) {
+            const row = [entry.timestampMs, entry.source?.documentId ?? null, entry.source?.version ?? null, JSON.stringify(entry)] as const;
+            const existing = s.rowidOf.get(ns, entry.id);
+            let rowid: number;
+            if (existing) {
+              rowid = existing.rowid;
+              this.deleteIndexRows(rowid);
+              s.updateEntry.run(...row, rowid);
+            } else {
+              rowid = Number(s.insertEntry.run(ns, entry.id, ...row).lastInsertRowid);
+            }
+            s.insertTerms.run(rowid, terms.text, terms.tags);
+            s.insertVector.run(BigInt(rowid), ns, vectorBlob);
+            for (const name of names) s.insertName.run(ns, name.kind, name.nameLower, rowid, name.name);
+          }
+        })
+        .immediate();
+    });
+  }
+
+  async delete(namespace: string, ids: readonly string[]): Promise<number> {
+    return this.run("delete", () => {
+      const ns = validateNamespace(namespace);
+      const unique = validateIds(ids);
+      const s = this.statements;
+      return this.db
+        .transaction(() => {
+          let removed = 0;
+          for (const id of unique) {
+            const existing = s.rowidOf.get(ns, id);
+            if (!existing) continue;
+            this.deleteIndexRows(existing.rowid);
+            s.deleteEntry.run(existing.rowid);
+            removed += 1;
+          }
+          return removed;
+        })
+        .immediate();
+    });
+  }
+
+  async clearNamespace(namespace: string): Promise<number> {
+    return this.run("clearNamespace", () => {
+      const ns = validateNamespace(namespace);
+      const s = this.statements;
+      return this.db
+        .transaction(() => {
+          const rowids = s.namespaceRowids.all(ns);
+          // FTS5 and vec0 rows go one by one: both delete by rowid, neither can join on the namespace.
+          for (const rowid of rowids) {
+            s.deleteTerms.run(rowid);
+            s.deleteVector.run(BigInt(rowid));
+          }
+          s.deleteNamespaceNames.run(ns);
+          s.deleteNamespaceEntries.run(ns);
+          s.deleteSettings.run(ns);
+          return rowids.length;
+        })
+        .immediate();
+    });
+  }
+
+  async get(namespace: string, ids: readonly string[]): Promise<MemoryEntry[]> {
+    return this.run("get", () => {
+      const ns = validateNamespace(namespace);
+      const unique = validateIds(ids);
+      if (!unique.length) return [];
+      const rows = this.statements.entriesByIds.all(ns, JSON.stringify(unique));
+      const byId = new Map(rows.map((row) => [row.id, this.parseEntry("get", row.entry_json, row.rowid, ns)]));
+      return unique.flatMap((id) => {
+        const entry = byId.get(id);
+        return entry ? [entry] : [];
+      });
+    });
+  }
+
+  async denseSearch(namespace: string, vector: readonly number[], options: SearchOptions): Promise<ScoredEntry[]> {
+    return this.run("denseSearch", () => {
+      const ns = validateNamespace(namespace);
+      const query = unitVectorBlob(validateVector(vector, this.embedding.dimension, "vector"), "vector");
+      const k = validateK(options?.k);
+      const filter = options.filter === undefined ? undefined : validateFilter(options.filter);
+      const nearest = isEmptyFilter(filter)
+        ? this.nearestInNamespace(ns, query, k)
+        : this.nearestAmong(ns, query, k, this.matchingRowids(ns, filter));
+      return this.scored("denseSearch", ns, nearest.map((hit) => ({ rowid: hit.rowid, score: cosineFromUnitL2(hit.distance) })));
+    });
+  }
+
+  async lexicalSearch(namespace: string, query: string, options: SearchOptions): Promise<ScoredEntry[]> {
+    return this.run("lexicalSearch", () => {
+      const ns = validateNamespace(namespace);
+      const text = validateQuery(query);
+      const k = validateK(options?.k);
+      const filter = options.filter === undefined ? undefined : validateFilter(options.filter);
+      const match = ftsMatchExpression(text);
+      if (match === undefined) return [];
+      const { where, params } = filterSql(ns, isEmptyFilter(filter) ? undefined : filter);
+      // bm25() is lower-is-better; the port wants higher-is-better. Entry JSON is fetched after the LIMIT, for k rows only.
+      const rows = this.db
+        .prepare<unknown[], ScoreRow>(
+          `SELECT e.rowid AS rowid, -bm25(entry_terms, ${BM25_TEXT_WEIGHT}, ${BM25_TAGS_WEIGHT}) AS score
+             FROM entry_terms JOIN entries AS e ON e.rowid = entry_terms.rowid
+            WHERE entry_terms MATCH ? AND ${where}
+            ORDER BY score DESC, e.rowid
+            LIMIT ?`,
+        )
+        .all(match, ...params, k);
+      return this.scored("lexicalSearch", ns, rows);
+    });
+  }
+
+  async filteredSearch(namespace: string, filter: MemoryFilter, options: FilteredSearchOptions): Promise<ScoredEntry[]> {
+    return this.run("filteredSearch", () => {
+      const ns = validateNamespace(namespace);
+      const conditions = validateFilter(filter);
+      const k = validateK(options?.k);
+      const query =
+        options.vector === undefined ? undefined : unitVectorBlob(validateVector(options.vector, this.embedding.dimension, "vector"), "vector");
+      if (isEmptyFilter(conditions)) return [];
+      if (query) {
+        const nearest = this.nearestAmong(ns, query, k, this.matchingRowids(ns, conditions));
+        return this.scored("filteredSearch", ns, nearest.map((hit) => ({ rowid: hit.rowid, score: cosineFromUnitL2(hit.distance) })));
+      }
+      const { where, params } = filterSql(ns, conditions);
+      const rows = this.db
+        .prepare<unknown[], RowidRow>(`SELECT e.rowid AS rowid FROM entries AS e WHERE ${where} ORDER BY e.timestamp_ms DESC, e.id LIMIT ?`)
+        .all(...params, k);
+      // Newest first carries the ranking; every hit satisfies the filter equally.
+      return this.scored("filteredSearch", ns, rows.map((row) => ({ rowid: row.rowid, score: 1 })));
+    });
+  }
+
+  async vocabulary(namespace: string): Promise<Vocabulary> {
+    return this.run("vocabulary", () => {
+      const ns = validateNamespace(namespace);
+      const vocabulary: Vocabulary = { persons: [], entities: [], locations: [] };
+      const lists = { person: vocabulary.persons, entity: vocabulary.entities, location: vocabulary.locations };
+      for (const row of this.statements.vocabulary.all(ns)) lists[row.kind].push(row.name);
+      return vocabulary;
+    });
+  }
+
+  async documentVersions(namespace: string, documentIds: readonly string[]): Promise<Record<string, number>> {
+    return this.run("documentVersions", () => {
+      const ns = validateNamespace(namespace);
+      const ids = validateIds(documentIds, "documentIds");
+      const versions: Record<string, number> = {};
+      if (!ids.length) return versions;
+      for (const row of this.statements.documentVersions.all(ns, JSON.stringify(ids))) versions[row.document_id] = row.version;
+      return versions;
+    });
+  }
+
+  async documentEntryIds(namespace: string, documentId: string): Promise<string[]> {
+    return this.run("documentEntryIds", () => {
+      const ns = validateNamespace(namespace);
+      const id = parseOrThrow(z.string({ error: "documentId must be a string" }).min(1, "documentId must not be empty"), documentId, "documentId");
+      return this.statements.documentEntryIds.all(ns, id);
+    });
+  }
+
+  async getSettings(namespace: string): Promise<NamespaceSettings | undefined> {
+    return this.run("getSettings", () => {
+      const ns = validateNamespace(namespace);
+      const row = this.statements.getSettings.get(ns);
+      if (row === undefined) return undefined;
+      const parsed = NamespaceSettingsSchema.safeParse(safeJson(row));
+      if (!parsed.success) throw new StoreError("getSettings", `settings of namespace "${ns}" are corrupt`);
+      return parsed.data;
+    });
+  }
+
+  async setSettings(namespace: string, settings: NamespaceSettings): Promise<void> {
+    return this.run("setSettings", () => {
+      const ns = validateNamespace(namespace);
+      const parsed = validateSettings(settings);
+      this.statements.setSettings.run(ns, JSON.stringify(parsed));
+    });
+  }
+
+  async stats(): Promise<{ namespaces: Record<string, number>; bytes?: number }> {
+    return this.run("stats", () => {
+      const namespaces: Record<string, number> = {};
+      for (const row of this.statements.namespaceCounts.all()) namespaces[row.namespace] = row.count;
+      if (!this.file) return { namespaces };
+      const pageCount = Number(this.db.pragma("page_count", { simple: true }));
+      const pageSize = Number(this.db.pragma("page_size", { simple: true }));
+      return { namespaces, bytes: pageCount * pageSize };
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      this.db.close();
+    } catch (error) {
+      throw new StoreError("close", errorMessage(error), { cause: error });
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------
+
+  /** Runs one operation: refused after close; anything but our own errors becomes a StoreError naming it. */
+  private run<T>(operation: string, body: () => T): Promise<T> {
+    try {
+      if (this.closed) throw new StoreError(operation, "store is closed");
+      return Promise.resolve(body());
+    } catch (error) {
+      if (error instanceof RecallGraphError) return Promise.reject(error);
+      return Promise.reject(new StoreError(operation, `sqlite: ${errorMessage(error)}`, { cause: error }));
+    }
+  }
+
+  /** Removes every index row of one entry (terms, vector, names); the caller removes or rewrites the entry row. */
+  private deleteIndexRows(rowid: number): void {
+    const s = this.statements;
+    s.deleteTerms.run(rowid);
+    s.deleteVector.run(BigInt(rowid));
+    s.deleteNames.run(rowid);
+  }
+
+  /** Rowids of the namespace's entries that satisfy the (non-empty) filter. */
+  private matchingRowids(namespace: string, filter: MemoryFilter | undefined): number[] {
+    const { where, params } = filterSql(namespace, filter);
+    return this.db.prepare<unknown[], number>(`SELECT e.rowid FROM entries AS e WHERE ${where}`).pluck().all(...params);
+  }
+
+  /** Exact k nearest vectors of the namespace (vec0 KNN inside the namespace's partition). */
+  private nearestInNamespace(namespace: string, query: Buffer, k: number): DistanceRow[] {
+    return this.statements.knn.all(query, k, namespace);
+  }
+
+  /**
+   * Exact k nearest among the given rowids of the namespace. Few candidates: their distances one by one.
+   * Many: a KNN over the namespace, post-filtered, widened until k candidates are in it, which is exact
+   * (every candidate outside the top k' is farther than every one inside it).
+   */
+  private nearestAmong(namespace: string, query: Buffer, k: number, candidates: readonly number[]): DistanceRow[] {
+    if (!candidates.length) return [];
+    if (candidates.length > DIRECT_DISTANCE_LIMIT) {
+      const wanted = new Set(candidates);
+      for (let width = Math.min(VEC0_MAX_K, k * 8); ; width = Math.min(VEC0_MAX_K, width * 4)) {
+        const nearest = this.nearestInNamespace(namespace, query, width);
+        const passing = nearest.filter((hit) => wanted.has(hit.rowid));
+        if (passing.length >= k || nearest.length < width) return passing.slice(0, k);
+        if (width === VEC0_MAX_K) break;
+      }
+      // vec0 cannot look further than 4096: the filter's matches are far from the query, measure them all.
+    }
+    const distances: DistanceRow[] = [];
+    for (const rowid of candidates) {
+      const distance = this.statements.distanceTo.get(query, BigInt(rowid));
+      if (distance !== undefined) distances.push({ rowid, distance });
+    }
+    return distances.sort((a, b) => a.distance - b.distance || a.rowid - b.rowid).slice(0, k);
+  }
+
+  /** Loads the entries of ranked rowids, keeping order and scores. */
+  private scored(operation: string, namespace: string, ranked: readonly ScoreRow[]): ScoredEntry[] {
+    if (!ranked.length) return [];
+    const rows = this.statements.entriesByRowids.all(namespace, JSON.stringify(ranked.map((hit) => hit.rowid)));
+    const byRowid = new Map(rows.map((row) => [row.rowid, row.entry_json]));
+    return ranked.flatMap((hit) => {
+      const json = byRowid.get(hit.rowid);
+      // A hit whose entry row is not in this namespace (impossible while the indexes are consistent) is dropped, never leaked.
+      return json === undefined ? [] : [{ entry: this.parseEntry(operation, json, hit.rowid, namespace), score: hit.score }];
+    });
+  }
+
+  private parseEntry(operation: string, json: string, rowid: number, namespace: string): MemoryEntry {
+    const parsed = MemoryEntrySchema.safeParse(safeJson(json));
+    if (!parsed.success || parsed.data.namespace !== namespace) {
+      throw new StoreError(operation, `entry row ${rowid} of namespace "${namespace}" is corrupt`);
+    }
+    return parsed.data;
+  }
+}
+
+/** The person, entity and location rows of an entry (deduplicated case-insensitively, first spelling kept). */
+function indexedNames(entry: MemoryEntry): PreparedRecord["names"] {
+  const names: PreparedRecord["names"] = [];
+  const seen = new Set<string>();
+  const add = (kind: PreparedRecord["names"][number]["kind"], name: string, nameLower: string): void => {
+    const key = `${kind}\u0000${nameLower}`;
+    if (!nameLower || seen.has(key)) return;
+    seen.add(key);
+    names.push({ kind, nameLower, name: name.trim() });
+  };
+  for (const person of entry.persons) add("person", person, foldName(person));
+  for (const entity of entry.entities) add("entity", entity, foldName(entity));
+  if (entry.location !== undefined) add("location", entry.location, entry.location.toLowerCase());
+  return names;
+}
+
+function prepareStatements(db: SqliteDatabase) {
+  return {
+    rowidOf: db.prepare<[string, string], RowidRow>("SELECT rowid FROM entries WHERE namespace = ? AND id = ?"),
+    insertEntry: db.prepare<[string, string, number, string | null, number | null, string]>(
+      "INSERT INTO entries (namespace, id, timestamp_ms, document_id, document_version, entry_json) VALUES (?, ?, ?, ?, ?, ?)",
+    ),
+    updateEntry: db.prepare<[number, string | null, number | null, string, number]>(
+      "UPDATE entries SET timestamp_ms = ?, document_id = ?, document_version = ?, entry_json = ? WHERE rowid = ?",
+    ),
+    deleteEntry: db.prepare<[number]>("DELETE FROM entries WHERE rowid = ?"),
+    insertTerms: db.prepare<[number, string, string]>("INSERT INTO entry_terms (rowid, text_terms, tag_terms) VALUES (?, ?, ?)"),
+    deleteTerms: db.prepare<[number]>("DELETE FROM entry_terms WHERE rowid = ?"),
+    insertVector: db.prepare<[bigint, string, Buffer]>("INSERT INTO entry_vectors (rowid, namespace, embedding) VALUES (?, ?, ?)"),
+    deleteVector: db.prepare<[bigint]>("DELETE FROM entry_vectors WHERE rowid = ?"),
+    insertName: db.prepare<[string, string, string, number, string]>(
+      "INSERT OR IGNORE INTO entry_names (namespace, kind, name_lower, entry_rowid, name) VALUES (?, ?, ?, ?, ?)",
+    ),
+    deleteNames: db.prepare<[number]>("DELETE FROM entry_names WHERE entry_rowid = ?"),
+    namespaceRowids: db.prepare<[string], number>("SELECT rowid FROM entries WHERE namespace = ?").pluck(),
+    deleteNamespaceNames: db.prepare<[string]>("DELETE FROM entry_names WHERE namespace = ?"),
+    deleteNamespaceEntries: db.prepare<[string]>("DELETE FROM entries WHERE namespace = ?"),
+    entriesByIds: db.prepare<[string, string], EntryJsonRow & { id: string }>(
+      "SELECT rowid, id, entry_json FROM entries WHERE namespace = ? AND id IN (SELECT value FROM json_each(?))",
+    ),
+    entriesByRowids: db.prepare<[string, string], EntryJsonRow>(
+      "SELECT rowid, entry_json FROM entries WHERE namespace = ? AND rowid IN (SELECT value FROM json_each(?))",
+    ),
+    knn: db.prepare<[Buffer, number, string], DistanceRow>(
+      "SELECT rowid, distance FROM entry_vectors WHERE embedding MATCH ? AND k = ? AND namespace = ? ORDER BY distance",
+    ),
+    distanceTo: db.prepare<[Buffer, bigint], number>("SELECT vec_distance_l2(embedding, ?) FROM entry_vectors WHERE rowid = ?").pluck(),
+    vocabulary: db.prepare<[string], { kind: "person" | "entity" | "location"; name: string }>(
+      "SELECT kind, min(name) AS name FROM entry_names WHERE namespace = ? GROUP BY kind, name_lower ORDER BY kind, name_lower",
+    ),
+    // An entry without a version counts as version 1, the first (as in the Qdrant adapter).
+    documentVersions: db.prepare<[string, string], { document_id: string; version: number }>(
+      `SELECT document_id, max(coalesce(document_version, 1)) AS version FROM entries
+        WHERE namespace = ? AND document_id IN (SELECT value FROM json_each(?)) GROUP BY document_id`,
+    ),
+    documentEntryIds: db.prepare<[string, string], string>("SELECT id FROM entries WHERE namespace = ? AND document_id = ? ORDER BY id").pluck(),
+    getSettings: db.prepare<[string], string>("SELECT settings_json FROM namespace_settings WHERE namespace = ?").pluck(),
+    setSettings: db.prepare<[string, string]>(
+      "INSERT INTO namespace_settings (namespace, settings_json) VALUES (?, ?) ON CONFLICT (namespace) DO UPDATE SET settings_json = excluded.settings_json",
+    ),
+    deleteSettings: db.prepare<[string]>("DELETE FROM namespace_settings WHERE namespace = ?"),
+    namespaceCounts: db.prepare<[], { namespace: string; count: number }>("SELECT namespace, count(*) AS count FROM entries GROUP BY namespace"),
+  };
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
