@@ -31,6 +31,8 @@ export interface Found {
   granularity: Granularity;
   /** chrono guessed the year (a month or date written without one). */
   yearImplied?: boolean;
+  /** Made by one of our rules rather than by chrono's own parsers. */
+  byRule?: boolean;
 }
 
 type Precision = "instant" | "day" | "month" | "year";
@@ -79,24 +81,33 @@ function instantMs(part: ParsedComponents, timeZone: string): number {
   return instantOf(wall, timeZone);
 }
 
-/** Bounds of one side of a chrono result; `yearFloor` forces an unknown year onto or after a range's start. */
-function bounds(part: ParsedComponents, reference: Reference, yearFloor?: CivilDate): { startMs: number; endMs: number; precision: Precision } {
+/** How an unknown year is settled: the latest that has begun, or beside the other end of a range. */
+type YearHint = { kind: "latest" } | { kind: "onOrAfter"; date: CivilDate } | { kind: "onOrBefore"; date: CivilDate };
+
+/** Bounds of one side of a chrono result. */
+function bounds(
+  part: ParsedComponents,
+  reference: Reference,
+  hint: YearHint = { kind: "latest" },
+): { startMs: number; endMs: number; precision: Precision; date: CivilDate } {
   const precision = precisionOf(part);
   const date = civilOf(part);
   if (!part.isCertain("year") && precision !== "year") {
-    if (yearFloor) {
-      date.year = yearFloor.year;
-      if (compareDates(date, yearFloor) < 0) date.year += 1;
-    } else if (part.isCertain("month")) {
-      date.year = latestYear(date, precision, reference.today);
+    if (hint.kind === "latest") {
+      if (part.isCertain("month")) date.year = latestYear(date, precision, reference.today);
+    } else {
+      date.year = hint.date.year;
+      const order = compareDates(date, hint.date);
+      if (hint.kind === "onOrAfter" && order < 0) date.year += 1;
+      if (hint.kind === "onOrBefore" && order > 0) date.year -= 1;
     }
   }
   if (precision === "instant") {
     const startMs = instantMs(part, reference.timeZone);
-    return { startMs, endMs: startMs + HOUR_MS, precision };
+    return { startMs, endMs: startMs + HOUR_MS, precision, date };
   }
   const span = spanOf(date, precision);
-  return { startMs: instantOf(span.start, reference.timeZone), endMs: instantOf(span.end, reference.timeZone), precision };
+  return { startMs: instantOf(span.start, reference.timeZone), endMs: instantOf(span.end, reference.timeZone), precision, date };
 }
 
 function isNoise(result: ParsedResult, text: string): boolean {
@@ -121,7 +132,7 @@ function anchoredWeek(result: ParsedResult, reference: Reference): { startMs: nu
   };
 }
 
-function toFound(result: ParsedResult, text: string, reference: Reference): Found | undefined {
+function toFound(result: ParsedResult, reference: Reference): Found | undefined {
   const ruled = decodeRuleResult(result);
   if (ruled) {
     const lead = Math.min(ruled.lead, result.text.length);
@@ -131,18 +142,22 @@ function toFound(result: ParsedResult, text: string, reference: Reference): Foun
       startMs: instantOf(ruled.span.start, reference.timeZone),
       endMs: instantOf(ruled.span.end, reference.timeZone),
       granularity: ruled.granularity,
+      byRule: true,
     };
   }
-  if (isNoise(result, text)) return undefined;
-  const start = bounds(result.start, reference);
   const located = { index: result.index, length: result.text.length };
   if (result.end) {
-    const yearImplied = !result.end.isCertain("year");
-    const end = bounds(result.end, reference, result.start.isCertain("year") || start.precision !== "year" ? civilOf(result.start) : undefined);
+    // "from May to July 2022": a known end year settles an unknown start year; otherwise the start settles the end.
+    const start =
+      !result.start.isCertain("year") && result.end.isCertain("year")
+        ? bounds(result.start, reference, { kind: "onOrBefore", date: civilOf(result.end) })
+        : bounds(result.start, reference);
+    const end = bounds(result.end, reference, { kind: "onOrAfter", date: start.date });
     const endMs = start.precision === "instant" && end.precision === "instant" ? end.startMs : end.endMs;
     if (endMs <= start.startMs) return undefined;
-    return { ...located, startMs: start.startMs, endMs, granularity: "range", yearImplied };
+    return { ...located, startMs: start.startMs, endMs, granularity: "range", yearImplied: !result.end.isCertain("year") };
   }
+  const start = bounds(result.start, reference);
   const week = start.precision === "day" ? anchoredWeek(result, reference) : undefined;
   if (week) return { ...located, ...week, granularity: "range" };
   const yearImplied = !result.start.isCertain("year") && start.precision !== "year";
@@ -154,9 +169,15 @@ function parseWith(parser: chrono.Chrono, text: string, reference: Reference): P
   return parser.parse(text, { instant: new Date(reference.nowMs), timezone: offset });
 }
 
-/** Longest wins where two results overlap; on a tie the earlier one (English before Chinese, rules before chrono). */
+/** chrono joins its own reading of "last week" (one day) into "from last week to this week": let our two ends join instead. */
+function withoutSplicedRanges(found: Found[]): Found[] {
+  const inside = (outer: Found, inner: Found): boolean => inner.index >= outer.index && inner.index + inner.length <= outer.index + outer.length;
+  return found.filter((item) => item.byRule || item.granularity !== "range" || found.filter((other) => other.byRule && inside(item, other)).length < 2);
+}
+
+/** Longest wins where two results overlap; on a tie the one listed first (rules before chrono, English before Chinese). */
 function withoutOverlaps(found: Found[]): Found[] {
-  const sorted = [...found].sort((a, b) => a.index - b.index || b.length - a.length);
+  const sorted = [...found].sort((a, b) => a.index - b.index || b.length - a.length); // stable: ties keep list order
   const kept: Found[] = [];
   for (const candidate of sorted) {
     const previous = kept[kept.length - 1];
@@ -169,16 +190,28 @@ function withoutOverlaps(found: Found[]): Found[] {
   return kept;
 }
 
-/** Every time expression chrono and our rules find in `text`, located, without overlaps, in text order. */
+/** Drops chrono's false friends ("sat", "at 3 hotels", 这周天 of 这周天气) before its own refiners see them. */
+const noiseFilter: chrono.Refiner = {
+  refine: (context, results) => results.filter((result) => !isNoise(result, context.text)),
+};
+
+/**
+ * Every time expression chrono and our rules find in `text`, located, without overlaps, in text order.
+ * Our rules run as their own chrono instance (same Parser API, no refiners), so chrono's merge refiners never
+ * splice one of our windows into a range of theirs; overlaps are settled afterwards, rules first on a tie.
+ */
 export function findBaseWindows(text: string, reference: Reference): Found[] {
+  const hasHan = HAN.test(text);
+  const ruleParsers = [...englishRules(reference), ...(hasHan ? chineseRules(reference) : [])];
+  const ruled = parseWith(new chrono.Chrono({ parsers: ruleParsers, refiners: [] }), text, reference);
   const english = chrono.en.casual.clone();
-  english.parsers.unshift(...englishRules(reference));
-  const results = parseWith(english, text, reference);
-  if (HAN.test(text)) {
+  english.refiners.unshift(noiseFilter);
+  const native = parseWith(english, text, reference);
+  if (hasHan) {
     const chinese = chrono.zh.casual.clone();
-    chinese.parsers.unshift(...chineseRules(reference));
-    results.push(...parseWith(chinese, text, reference));
+    chinese.refiners.unshift(noiseFilter);
+    native.push(...parseWith(chinese, text, reference));
   }
-  const found = results.map((result) => toFound(result, text, reference)).filter((item): item is Found => item !== undefined);
-  return withoutOverlaps(found);
+  const found = [...ruled, ...native].map((result) => toFound(result, reference)).filter((item): item is Found => item !== undefined);
+  return withoutOverlaps(withoutSplicedRanges(found));
 }

@@ -174,7 +174,34 @@ function openRanges(text: string, found: Found[], reference: Reference): Found[]
   });
 }
 
-/** Anchored weeks, then explicit ranges, then open ranges. */
+/**
+ * "last Friday at 5pm": our day rules do not go through chrono's date-time merge, so a clock time that follows
+ * a day (and that chrono placed on today, having no date of its own) is moved onto that day.
+ */
+function attachTimes(text: string, found: Found[], reference: Reference): Found[] {
+  const attached: Found[] = [];
+  for (let position = 0; position < found.length; position++) {
+    const day = found[position];
+    const time = found[position + 1];
+    if (!day) continue;
+    const gapStart = day.index + day.length;
+    const timeWall = time?.startMs === undefined ? undefined : wallTimeAt(time.startMs, reference.timeZone);
+    const onToday = timeWall && timeWall.year === reference.today.year && timeWall.month === reference.today.month && timeWall.day === reference.today.day;
+    if (day.granularity === "day" && day.startMs !== undefined && time?.granularity === "instant" && onToday && time.index - gapStart <= 3 && /^[\s,]*$/u.test(text.slice(gapStart, time.index))) {
+      const date = dateAt(day.startMs, reference);
+      const startMs = instantOf({ ...date, hour: timeWall.hour, minute: timeWall.minute, second: timeWall.second, millisecond: 0 }, reference.timeZone);
+      const length = time.index + time.length - day.index;
+      attached.push({ index: day.index, length, startMs, endMs: startMs + (time.endMs ?? 0) - (time.startMs ?? 0), granularity: "instant" });
+      position++;
+      continue;
+    }
+    attached.push(day);
+  }
+  return attached;
+}
+
+/** Times onto days, anchored weeks, then explicit ranges, then open ranges. */
 export function assembleWindows(text: string, found: Found[], reference: Reference): Found[] {
-  return openRanges(text, joinRanges(text, anchorWeeks(text, found, reference), reference), reference);
+  const anchored = anchorWeeks(text, attachTimes(text, found, reference), reference);
+  return openRanges(text, joinRanges(text, anchored, reference), reference);
 }

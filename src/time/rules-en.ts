@@ -19,6 +19,7 @@ import { ruleResult, textBefore, type Reference } from "./rule-result.js";
 
 const START = String.raw`(?<![\p{L}\p{N}_])`;
 const END = String.raw`(?![\p{L}\p{N}_])`;
+const MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"];
 const WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"];
 const SEASONS: Record<string, Season> = { spring: "spring", summer: "summer", autumn: "autumn", fall: "autumn", winter: "winter" };
 
@@ -118,6 +119,17 @@ function mayAfterPreposition(reference: Reference): Parser {
   });
 }
 
+/** "last May" (the latest May before this month), "this June" (of this year), "next March" (the first after this month). */
+function modifiedMonths(reference: Reference): Parser {
+  return rule(String.raw`(last|this|next)\s+(${MONTHS.join("|")})`, (context, match) => {
+    const month = MONTHS.indexOf((match[2] ?? "").toLowerCase()) + 1;
+    const which = (match[1] ?? "").toLowerCase();
+    const { year: thisYear, month: thisMonth } = reference.today;
+    const year = which === "this" ? thisYear : which === "last" ? (month < thisMonth ? thisYear : thisYear - 1) : month > thisMonth ? thisYear : thisYear + 1;
+    return ruleResult(context, match.index ?? 0, match[0], monthSpan(year, month), "month");
+  });
+}
+
 /** "last Friday", "this Monday", "next Sunday", "on Tuesday", "Friday" (full names only: "sat", "wed" are words). */
 function weekdays(reference: Reference): Parser {
   return rule(String.raw`(?:(last|this|next|past|coming)\s+|on\s+)?(monday|tuesday|wednesday|thursday|friday|saturday|sunday)(s)?`, (context, match) => {
@@ -146,5 +158,5 @@ function theWeekend(reference: Reference): Parser {
 
 /** All English rules for one request. */
 export function englishRules(reference: Reference): Parser[] {
-  return [rollingRanges(reference), calendarPeriods(reference), unitsAgo(reference), seasons(reference), years(), mayAfterPreposition(reference), weekdays(reference), theWeekend(reference)];
+  return [rollingRanges(reference), calendarPeriods(reference), unitsAgo(reference), seasons(reference), years(), mayAfterPreposition(reference), modifiedMonths(reference), weekdays(reference), theWeekend(reference)];
 }
