@@ -122,9 +122,14 @@ export interface MemoryPayload extends MemoryEntry {
   location_grams?: string[];
 }
 
-/** Code-point aware lower-casing used on both the stored side and the query side. */
+/** Lower-casing used on both the stored side and the query side (the same as sqlite's). */
 export function foldCase(text: string): string {
   return text.toLowerCase();
+}
+
+/** Person and entity names compare whole, trimmed and lower-cased (the same folding as sqlite's). */
+export function foldName(name: string): string {
+  return foldCase(name.trim());
 }
 
 /** Every distinct substring of 1 to `maxLength` code points. */
@@ -141,8 +146,8 @@ export function memoryPayload(entry: MemoryEntry): MemoryPayload {
   const payload: MemoryPayload = {
     ...entry,
     record: "memory",
-    persons_lc: [...new Set(entry.persons.map(foldCase))],
-    entities_lc: [...new Set(entry.entities.map(foldCase))],
+    persons_lc: [...new Set(entry.persons.map(foldName))],
+    entities_lc: [...new Set(entry.entities.map(foldName))],
   };
   if (entry.location !== undefined) {
     payload.location_lc = foldCase(entry.location);
@@ -223,10 +228,15 @@ export interface TranslatedFilter {
 export function translateFilter(filter: MemoryFilter | undefined): TranslatedFilter {
   const conditions: Schemas["Condition"][] = [];
   if (!filter) return { conditions };
-  const persons = filter.persons?.map((name) => foldCase(name.trim())).filter(Boolean) ?? [];
-  if (persons.length) conditions.push({ key: PAYLOAD.personsLowerCase, match: { any: [...new Set(persons)] } });
-  const entities = filter.entities?.map((name) => foldCase(name.trim())).filter(Boolean) ?? [];
-  if (entities.length) conditions.push({ key: PAYLOAD.entitiesLowerCase, match: { any: [...new Set(entities)] } });
+  const anyName = (key: string, names: readonly string[] | undefined): void => {
+    if (!names?.length) return;
+    const folded = [...new Set(names.map(foldName).filter(Boolean))];
+    // A list of only blank names is still a condition, one nothing matches (stored names are never
+    // empty), never a dropped one: dropping it would widen the search.
+    conditions.push({ key, match: { any: folded.length ? folded : [""] } });
+  };
+  anyName(PAYLOAD.personsLowerCase, filter.persons);
+  anyName(PAYLOAD.entitiesLowerCase, filter.entities);
 
   let locationNeedle: string | undefined;
   if (filter.location) {

@@ -25,15 +25,14 @@
  */
 import { QdrantClient, type Schemas } from "@qdrant/js-client-rest";
 import { z } from "zod";
-import { EmbedderMismatchError, parseOrThrow, StoreError, ValidationError } from "../errors.js";
-import { MemoryEntrySchema, NamespaceSchema, type MemoryEntry } from "../memory/entry.js";
+import { EmbedderMismatchError, parseOrThrow, StoreError } from "../errors.js";
+import type { MemoryEntry } from "../memory/entry.js";
 import { encodeSparse, encodeSparseQuery } from "../text/sparse.js";
 import { tokenize } from "../text/tokenizer.js";
 import { lexicalDocument } from "./lexical-document.js";
 import {
   EmbeddingSpecSchema,
   isEmptyFilter,
-  MemoryFilterSchema,
   NamespaceSettingsSchema,
   type EmbeddingSpec,
   type FilteredSearchOptions,
@@ -65,6 +64,16 @@ import {
   type NamespaceScopedFilter,
   type TranslatedFilter,
 } from "./qdrant-layout.js";
+import {
+  validateFilter,
+  validateIds,
+  validateK,
+  validateNamespace,
+  validateQuery,
+  validateRecords,
+  validateSettings,
+  validateVector,
+} from "./validation.js";
 
 export const QdrantStoreOptionsSchema = z.strictObject({
   url: z.url({ error: "url must be an http(s) URL" }),
@@ -121,7 +130,7 @@ export class QdrantMemoryStore implements MemoryStore {
     const points: Schemas["PointStruct"][] = validated.map(({ entry, vector }) => {
       const lexical = normalizeSparseVector(encodeSparse(tokenize(lexicalDocument(entry))));
       // A text with no indexable token gets no lexical vector at all (Qdrant allows a named vector to be absent).
-      const vectors: Record<string, Schemas["Vector"]> = { [DENSE_VECTOR]: vector };
+      const vectors: Record<string, Schemas["Vector"]> = { [DENSE_VECTOR]: Array.from(vector) };
       if (lexical.indices.length) vectors[LEXICAL_VECTOR] = lexical;
       return { id: memoryPointId(ns, entry.id), vector: vectors, payload: { ...memoryPayload(entry) } };
     });
@@ -130,7 +139,7 @@ export class QdrantMemoryStore implements MemoryStore {
 
   async delete(namespace: string, ids: readonly string[]): Promise<number> {
     const ns = this.begin("delete", namespace);
-    const unique = [...new Set(validateIds(ids))];
+    const unique = validateIds(ids);
     if (!unique.length) return 0;
     const filter = namespaceFilter(ns, "memory", [{ has_id: unique.map((id) => memoryPointId(ns, id)) }]);
     const existing = await this.count("delete", filter);
@@ -147,8 +156,7 @@ export class QdrantMemoryStore implements MemoryStore {
 
   async get(namespace: string, ids: readonly string[]): Promise<MemoryEntry[]> {
     const ns = this.begin("get", namespace);
-    const wanted = validateIds(ids);
-    const unique = [...new Set(wanted)];
+    const unique = validateIds(ids);
     if (!unique.length) return [];
     const found = new Map<string, MemoryEntry>();
     for (let start = 0; start < unique.length; start += SCROLL_PAGE) {
@@ -162,7 +170,7 @@ export class QdrantMemoryStore implements MemoryStore {
         found.set(entry.id, entry);
       }
     }
-    return wanted.flatMap((id) => {
+    return unique.flatMap((id) => {
       const entry = found.get(id);
       return entry ? [entry] : [];
     });
@@ -170,16 +178,17 @@ export class QdrantMemoryStore implements MemoryStore {
 
   async denseSearch(namespace: string, vector: readonly number[], options: SearchOptions): Promise<ScoredEntry[]> {
     const ns = this.begin("denseSearch", namespace);
-    const query = validateVector(vector, this.embedding.dimension, "vector");
-    const { k, filter } = validateSearchOptions(options);
-    const translated = translateFilter(filter);
-    return this.queryScored("denseSearch", ns, translated, k, { query, using: DENSE_VECTOR });
+    const query = Array.from(validateVector(vector, this.embedding.dimension, "vector"));
+    const k = validateK(options?.k);
+    const filter = options.filter === undefined ? undefined : validateFilter(options.filter);
+    return this.queryScored("denseSearch", ns, translateFilter(filter), k, { query, using: DENSE_VECTOR });
   }
 
   async lexicalSearch(namespace: string, query: string, options: SearchOptions): Promise<ScoredEntry[]> {
     const ns = this.begin("lexicalSearch", namespace);
-    const text = parseOrThrow(z.string({ error: "query must be a string" }), query, "query");
-    const { k, filter } = validateSearchOptions(options);
+    const text = validateQuery(query);
+    const k = validateK(options?.k);
+    const filter = options.filter === undefined ? undefined : validateFilter(options.filter);
     // Tokens become sparse indices: the user's text never reaches Qdrant as query syntax.
     const sparse = normalizeSparseVector(encodeSparseQuery(tokenize(text)));
     if (!sparse.indices.length) return [];
@@ -188,29 +197,14 @@ export class QdrantMemoryStore implements MemoryStore {
 
   async filteredSearch(namespace: string, filter: MemoryFilter, options: FilteredSearchOptions): Promise<ScoredEntry[]> {
     const ns = this.begin("filteredSearch", namespace);
-    const conditions = parseOrThrow(MemoryFilterSchema, filter, "filter");
+    const conditions = validateFilter(filter);
     const k = validateK(options?.k);
+    const query = options.vector === undefined ? undefined : Array.from(validateVector(options.vector, this.embedding.dimension, "vector"));
     if (isEmptyFilter(conditions)) return [];
     const translated = translateFilter(conditions);
-    if (options.vector !== undefined) {
-      const query = validateVector(options.vector, this.embedding.dimension, "vector");
-      return this.queryScored("filteredSearch", ns, translated, k, { query, using: DENSE_VECTOR });
-    }
-    // No vector: newest first, via scroll ordered by the range-indexed timestamp.
-    const scopedFilter = namespaceFilter(ns, "memory", translated.conditions);
-    const entries = await this.collectChecked(k, translated, async (limit) => {
-      const page = await this.send("filteredSearch", () =>
-        this.client.scroll(this.collection, {
-          filter: scopedFilter,
-          limit,
-          with_payload: true,
-          with_vector: false,
-          order_by: { key: PAYLOAD.timestampMs, direction: "desc" },
-        }),
-      );
-      return page.points.map((point) => this.entryOf("filteredSearch", point.payload, ns));
-    });
-    return entries.map((entry) => ({ entry, score: 1 }));
+    if (query) return this.queryScored("filteredSearch", ns, translated, k, { query, using: DENSE_VECTOR });
+    // Newest first carries the ranking; every hit satisfies the filter equally (score 1, as in sqlite).
+    return (await this.newestFirst(ns, translated, k)).map((entry) => ({ entry, score: 1 }));
   }
 
   async vocabulary(namespace: string): Promise<Vocabulary> {
@@ -219,12 +213,12 @@ export class QdrantMemoryStore implements MemoryStore {
     const [persons, entities, locations] = await Promise.all(
       [PAYLOAD.persons, PAYLOAD.entities, PAYLOAD.location].map((key) => this.facetValues("vocabulary", key, filter)),
     );
-    return { persons: persons ?? [], entities: entities ?? [], locations: locations ?? [] };
+    return { persons: distinctNames(persons ?? []), entities: distinctNames(entities ?? []), locations: distinctNames(locations ?? []) };
   }
 
   async documentVersions(namespace: string, documentIds: readonly string[]): Promise<Record<string, number>> {
     const ns = this.begin("documentVersions", namespace);
-    const ids = [...new Set(validateIds(documentIds, "documentIds"))];
+    const ids = validateIds(documentIds, "documentIds");
     const versions: Record<string, number> = {};
     if (!ids.length) return versions;
     const filter = namespaceFilter(ns, "memory", [{ key: PAYLOAD.documentId, match: { any: ids } }]);
@@ -240,14 +234,14 @@ export class QdrantMemoryStore implements MemoryStore {
 
   async documentEntryIds(namespace: string, documentId: string): Promise<string[]> {
     const ns = this.begin("documentEntryIds", namespace);
-    const id = parseOrThrow(z.string().min(1, "documentId must not be empty"), documentId, "documentId");
+    const id = parseOrThrow(z.string({ error: "documentId must be a string" }).min(1, "documentId must not be empty"), documentId, "documentId");
     const filter = namespaceFilter(ns, "memory", [{ key: PAYLOAD.documentId, match: { value: id } }]);
     const ids: string[] = [];
     await this.scrollAll("documentEntryIds", filter, [PAYLOAD.id], (payload) => {
       const parsed = IdPayloadSchema.safeParse(payload);
       if (parsed.success) ids.push(parsed.data.id);
     });
-    return ids.sort();
+    return ids.sort(compareText);
   }
 
   async getSettings(namespace: string): Promise<NamespaceSettings | undefined> {
@@ -264,7 +258,7 @@ export class QdrantMemoryStore implements MemoryStore {
 
   async setSettings(namespace: string, settings: NamespaceSettings): Promise<void> {
     const ns = this.begin("setSettings", namespace);
-    const parsed = parseOrThrow(NamespaceSettingsSchema, settings, "settings");
+    const parsed = validateSettings(settings);
     const point: Schemas["PointStruct"] = {
       id: settingsPointId(ns),
       vector: {},
@@ -303,7 +297,7 @@ export class QdrantMemoryStore implements MemoryStore {
   /** Refuses calls after close and validates the namespace every operation starts with. */
   private begin(operation: string, namespace: string): string {
     this.assertOpen(operation);
-    return parseOrThrow(NamespaceSchema, namespace, "namespace");
+    return validateNamespace(namespace);
   }
 
   private async send<T>(operation: string, call: () => Promise<T>): Promise<T> {
@@ -330,6 +324,42 @@ export class QdrantMemoryStore implements MemoryStore {
 
   private async deleteWhere(operation: string, filter: NamespaceScopedFilter): Promise<void> {
     await this.send(operation, () => this.client.delete(this.collection, { wait: true, filter }));
+  }
+
+  /**
+   * The k newest matches, ties on timestamp broken by entry id (as sqlite does). Qdrant's order_by
+   * leaves ties in no particular order, so when the k-th hit's timestamp may continue past the page,
+   * every match with exactly that timestamp is fetched and the tie resolved here.
+   */
+  private async newestFirst(namespace: string, translated: TranslatedFilter, k: number): Promise<MemoryEntry[]> {
+    const operation = "filteredSearch";
+    const filter = namespaceFilter(namespace, "memory", translated.conditions);
+    const newest = await this.collectChecked(k, translated, async (limit) => {
+      const page = await this.send(operation, () =>
+        this.client.scroll(this.collection, {
+          filter,
+          limit,
+          with_payload: true,
+          with_vector: false,
+          order_by: { key: PAYLOAD.timestampMs, direction: "desc" },
+        }),
+      );
+      return page.points.map((point) => this.entryOf(operation, point.payload, namespace));
+    });
+    const byRecency = (a: MemoryEntry, b: MemoryEntry): number => b.timestampMs - a.timestampMs || compareText(a.id, b.id);
+    const boundary = newest[k - 1];
+    if (!boundary) return newest.sort(byRecency);
+    const tied: MemoryEntry[] = [];
+    const tieFilter = namespaceFilter(namespace, "memory", [
+      ...translated.conditions,
+      { key: PAYLOAD.timestampMs, range: { gte: boundary.timestampMs, lte: boundary.timestampMs } },
+    ]);
+    await this.scrollAll(operation, tieFilter, true, (payload) => {
+      const entry = this.entryOf(operation, payload, namespace);
+      if (passesClientCheck(entry, translated)) tied.push(entry);
+    });
+    const newer = newest.filter((entry) => entry.timestampMs > boundary.timestampMs);
+    return [...newer, ...tied].sort(byRecency).slice(0, k);
   }
 
   /** Dense or sparse nearest-neighbour query under the namespace filter, best first. */
@@ -372,7 +402,7 @@ export class QdrantMemoryStore implements MemoryStore {
   private async scrollAll(
     operation: string,
     filter: NamespaceScopedFilter,
-    fields: string[],
+    fields: string[] | true,
     visit: (payload: unknown) => void,
   ): Promise<void> {
     let offset: Schemas["ExtendedPointId"] | undefined;
@@ -392,7 +422,7 @@ export class QdrantMemoryStore implements MemoryStore {
     } while (offset !== undefined);
   }
 
-  /** Distinct string values of a keyword field under the filter, most frequent first. */
+  /** Distinct string values of a keyword field under the filter. */
   private async facetValues(operation: string, key: string, filter: NamespaceScopedFilter): Promise<string[]> {
     const result = await this.send(operation, () =>
       this.client.facet(this.collection, { key, filter, limit: FACET_LIMIT, exact: true }),
@@ -476,7 +506,7 @@ async function ensureCollection(client: QdrantClient, collection: string, embedd
 }
 
 // ---------------------------------------------------------------------------------------------
-// Validation and errors
+// Payload shapes read back, names, errors
 
 const SourcePayloadSchema = z.object({
   source: z.object({ documentId: z.string().optional(), version: z.number().optional() }),
@@ -484,42 +514,25 @@ const SourcePayloadSchema = z.object({
 const IdPayloadSchema = z.object({ id: z.string() });
 const SettingsPayloadSchema = z.object({ settings: NamespaceSettingsSchema });
 
-function validateIds(ids: readonly string[], field = "ids"): string[] {
-  return parseOrThrow(z.array(z.string().min(1, "id must not be empty")), ids, field);
+/** Binary (code unit) order, like sqlite's default collation, never locale-dependent. */
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
-function validateK(k: unknown): number {
-  return parseOrThrow(z.number({ error: "k is required" }).int("k must be an integer").min(1, "k must be at least 1"), k, "k");
-}
-
-function validateSearchOptions(options: SearchOptions): { k: number; filter?: MemoryFilter } {
-  const k = validateK(options?.k);
-  if (options.filter === undefined) return { k };
-  return { k, filter: parseOrThrow(MemoryFilterSchema, options.filter, "filter") };
-}
-
-function validateVector(vector: readonly number[], dimension: number, field: string): number[] {
-  if (!Array.isArray(vector)) throw new ValidationError(field, "vector must be an array of numbers");
-  if (vector.length !== dimension) throw new ValidationError(field, `vector has ${vector.length} dimensions, the store expects ${dimension}`);
-  const bad = vector.findIndex((value) => typeof value !== "number" || !Number.isFinite(value));
-  if (bad >= 0) throw new ValidationError(`${field}.${bad}`, "vector values must be finite numbers");
-  return [...vector];
-}
-
-/** Validates the whole batch before anything is sent: entries valid, in `namespace`, ids unique, vectors well-formed. */
-function validateRecords(namespace: string, records: readonly MemoryRecord[], dimension: number): MemoryRecord[] {
-  if (!Array.isArray(records)) throw new ValidationError("records", "records must be an array");
-  const seen = new Set<string>();
-  return records.map((record, index) => {
-    const field = `records.${index}`;
-    const entry = parseOrThrow(MemoryEntrySchema, record?.entry, `${field}.entry`);
-    if (entry.namespace !== namespace) {
-      throw new ValidationError(`${field}.entry.namespace`, `entry belongs to namespace "${entry.namespace}", not "${namespace}"`);
-    }
-    if (seen.has(entry.id)) throw new ValidationError(`${field}.entry.id`, `duplicate id "${entry.id}" in one batch`);
-    seen.add(entry.id);
-    return { entry, vector: validateVector(record.vector, dimension, `${field}.vector`) };
-  });
+/**
+ * Vocabulary names as sqlite lists them: one per case-insensitive name (trimmed, lower-cased), the
+ * smallest spelling kept, ordered by the folded name.
+ */
+function distinctNames(names: readonly string[]): string[] {
+  const byFolded = new Map<string, string>();
+  for (const name of names) {
+    const spelling = name.trim();
+    const folded = spelling.toLowerCase();
+    if (!folded) continue;
+    const kept = byFolded.get(folded);
+    if (kept === undefined || compareText(spelling, kept) < 0) byFolded.set(folded, spelling);
+  }
+  return [...byFolded.entries()].sort(([a], [b]) => compareText(a, b)).map(([, spelling]) => spelling);
 }
 
 const ApiFailureSchema = z.object({

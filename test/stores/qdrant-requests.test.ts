@@ -285,10 +285,26 @@ describe("Qdrant adapter request shapes (SpecCheckingQdrantStub, not a real Qdra
 
       const newest = await store.filteredSearch("alice", { timeRange: { startMs: Date.parse("2023-01-01T00:00:00Z") } }, { k: 3 });
       assert.deepEqual(newest.map((hit) => hit.entry.id), ["trap", "tea", "paris"]);
-      const scroll = stub.requestsOf("scroll_points").at(-1);
-      assert.deepEqual(field(scroll?.body as Json, "order_by"), { key: "timestampMs", direction: "desc" });
+      const ordered = stub.requestsOf("scroll_points").filter((request) => field(request.body as Json, "order_by") !== undefined);
+      assert.deepEqual(field(ordered.at(-1)?.body as Json, "order_by"), { key: "timestampMs", direction: "desc" });
 
       assert.deepEqual(await store.filteredSearch("alice", {}, { k: 3 }), [], "empty filter: nothing");
+    });
+
+    it("breaks timestamp ties by entry id, even when the tie straddles the page", async () => {
+      store = await open();
+      const at = "2024-01-01T00:00:00Z";
+      await store.upsert("ties", [
+        record("ties", { id: "d", text: "four", persons: ["Ann"], timestamp: at }, [1, 0, 0, 0]),
+        record("ties", { id: "b", text: "two", persons: ["Ann"], timestamp: at }, [1, 0, 0, 0]),
+        record("ties", { id: "newest", text: "newest", persons: ["Ann"], timestamp: "2024-02-01T00:00:00Z" }, [1, 0, 0, 0]),
+        record("ties", { id: "c", text: "three", persons: ["Ann"], timestamp: at }, [1, 0, 0, 0]),
+        record("ties", { id: "a", text: "one", persons: ["Ann"], timestamp: at }, [1, 0, 0, 0]),
+      ]);
+      const ids = async (k: number): Promise<string[]> => (await store.filteredSearch("ties", { persons: ["ann"] }, { k })).map((hit) => hit.entry.id);
+      assert.deepEqual(await ids(1), ["newest"]);
+      assert.deepEqual(await ids(3), ["newest", "a", "b"]);
+      assert.deepEqual(await ids(10), ["newest", "a", "b", "c", "d"]);
     });
 
     it("filters persons/entities any-of case-insensitively, time range [start, end), location as case-insensitive substring", async () => {
@@ -299,6 +315,7 @@ describe("Qdrant adapter request shapes (SpecCheckingQdrantStub, not a real Qdra
       assert.deepEqual(await ids({ persons: ["nobody", "alice"] }), ["berlin", "paris"]);
       assert.deepEqual(await ids({ entities: ["siemens"] }), ["berlin"]);
       assert.deepEqual(await ids({ persons: ["Alice"], entities: ["Siemens"] }), ["berlin"]);
+      assert.deepEqual(await ids({ persons: ["  "] }), [], "only blank names: a condition nothing matches, not a dropped one");
       assert.deepEqual(await ids({ timeRange: { startMs: Date.parse("2023-04-01T00:00:00Z"), endMs: Date.parse("2023-05-01T00:00:00Z") } }), ["paris"]);
       assert.deepEqual(await ids({ location: "GERMANY" }), ["berlin"]);
       assert.deepEqual(await ids({ location: "ar" }), ["paris"]);
@@ -319,6 +336,17 @@ describe("Qdrant adapter request shapes (SpecCheckingQdrantStub, not a real Qdra
       assert.deepEqual([...vocabulary.persons].sort(), ["Alice", "Bob"]);
       assert.deepEqual(vocabulary.entities, ["Siemens"]);
       assert.deepEqual([...vocabulary.locations].sort(), ["Berlin, Germany", "Paris", "abcXbcd"]);
+
+      await store.upsert("vocab", [
+        record("vocab", { id: "1", text: "one", persons: ["alice", "Bob"], location: "Paris" }, [1, 0, 0, 0]),
+        record("vocab", { id: "2", text: "two", persons: ["Alice"], entities: ["ACME"], location: "paris" }, [1, 0, 0, 0]),
+      ]);
+      assert.deepEqual(
+        await store.vocabulary("vocab"),
+        { persons: ["Alice", "Bob"], entities: ["ACME"], locations: ["Paris"] },
+        "one name per case-insensitive spelling (the smallest), ordered by folded name, as sqlite does",
+      );
+      await store.clearNamespace("vocab");
 
       assert.deepEqual(await store.documentVersions("alice", ["doc-1", "doc-none"]), { "doc-1": 2 });
       assert.deepEqual((await store.documentEntryIds("alice", "doc-1")).sort(), ["berlin", "paris"]);

@@ -1,0 +1,73 @@
+/**
+ * Store factory: one configuration type for every adapter, and the environment mapping.
+ *
+ * Environment variables (read by {@link storeConfigFromEnv}):
+ * - `RECALLGRAPH_STORE`  `sqlite` (default) or `qdrant`
+ * - `RECALLGRAPH_DB`     sqlite file path, or `:memory:` (default `./.recallgraph/memory.db`)
+ * - `QDRANT_URL`         Qdrant REST endpoint, e.g. `http://localhost:6333` (required for qdrant)
+ * - `QDRANT_API_KEY`     Qdrant API key (optional)
+ * - `QDRANT_COLLECTION`  collection name (default `recallgraph`)
+ */
+import { z } from "zod";
+import { parseOrThrow, ValidationError } from "../errors.js";
+import type { EmbeddingSpec, MemoryStore } from "./port.js";
+import { openQdrantStore } from "./qdrant.js";
+import { openSqliteStore } from "./sqlite.js";
+
+export const DEFAULT_SQLITE_PATH = "./.recallgraph/memory.db";
+export const DEFAULT_QDRANT_COLLECTION = "recallgraph";
+
+export const SqliteStoreConfigSchema = z.strictObject({
+  kind: z.literal("sqlite"),
+  path: z.string().min(1, "path must not be empty"),
+});
+
+export const QdrantStoreConfigSchema = z.strictObject({
+  kind: z.literal("qdrant"),
+  url: z.url({ error: "url must be an http(s) URL" }),
+  apiKey: z.string().min(1).optional(),
+  collection: z.string().min(1).optional(),
+});
+
+/** Which store to open and where. */
+export const StoreConfigSchema = z.discriminatedUnion("kind", [SqliteStoreConfigSchema, QdrantStoreConfigSchema]);
+export type StoreConfig = z.infer<typeof StoreConfigSchema>;
+
+/** Opens the configured store for `embedding` (a store built by another embedder refuses to open). */
+export async function openStore(config: StoreConfig, embedding: EmbeddingSpec): Promise<MemoryStore> {
+  const parsed = parseOrThrow(StoreConfigSchema, config, "store");
+  switch (parsed.kind) {
+    case "sqlite":
+      return openSqliteStore({ path: parsed.path, embedding });
+    case "qdrant":
+      return openQdrantStore({
+        url: parsed.url,
+        embedding,
+        ...(parsed.apiKey !== undefined ? { apiKey: parsed.apiKey } : {}),
+        ...(parsed.collection !== undefined ? { collection: parsed.collection } : {}),
+      });
+  }
+}
+
+/** The store configuration the environment describes (see the module comment for the variables). */
+export function storeConfigFromEnv(env: Readonly<Record<string, string | undefined>> = process.env): StoreConfig {
+  const value = (name: string): string | undefined => {
+    const raw = env[name]?.trim();
+    return raw ? raw : undefined;
+  };
+  const kind = (value("RECALLGRAPH_STORE") ?? "sqlite").toLowerCase();
+  if (kind === "sqlite") {
+    return parseOrThrow(StoreConfigSchema, { kind, path: value("RECALLGRAPH_DB") ?? DEFAULT_SQLITE_PATH }, "RECALLGRAPH_DB");
+  }
+  if (kind === "qdrant") {
+    const url = value("QDRANT_URL");
+    if (!url) throw new ValidationError("QDRANT_URL", "QDRANT_URL is required when RECALLGRAPH_STORE=qdrant");
+    const config: Record<string, string> = { kind, url };
+    const apiKey = value("QDRANT_API_KEY");
+    const collection = value("QDRANT_COLLECTION");
+    if (apiKey) config.apiKey = apiKey;
+    if (collection) config.collection = collection;
+    return parseOrThrow(StoreConfigSchema, config, "QDRANT");
+  }
+  throw new ValidationError("RECALLGRAPH_STORE", `must be "sqlite" or "qdrant", got "${kind}"`);
+}
