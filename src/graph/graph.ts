@@ -1,4 +1,4 @@
-import { END, START, StateGraph } from "@langchain/langgraph";
+import { END, START, StateGraph, type BaseCheckpointSaver } from "@langchain/langgraph";
 import { RetrievalConfigSchema } from "./configuration.js";
 import { dependencyAccessor, type DependencySource } from "./dependencies.js";
 import { routeAfterPlan, routeAfterReflect } from "./routing.js";
@@ -16,7 +16,7 @@ import { finalizeNode } from "../nodes/finalize.js";
  *                         ^                                            |
  *                         +------------- gap queries -----------------+
  */
-export function createRetrievalGraph(source: DependencySource) {
+export function createRetrievalGraph(source: DependencySource, options: { checkpointer?: BaseCheckpointSaver } = {}) {
   const dependencies = dependencyAccessor(source);
   return new StateGraph(RetrievalState, RetrievalConfigSchema)
     .addNode("plan", planNode(dependencies))
@@ -35,7 +35,7 @@ export function createRetrievalGraph(source: DependencySource) {
     .addEdge("merge", "reflect")
     .addConditionalEdges("reflect", routeAfterReflect, ["semantic", "lexical", "symbolic", "finalize"])
     .addEdge("finalize", END)
-    .compile({ name: "recallgraph" });
+    .compile({ name: "recallgraph", ...(options.checkpointer ? { checkpointer: options.checkpointer } : {}) });
 }
 
 export type RetrievalGraph = ReturnType<typeof createRetrievalGraph>;

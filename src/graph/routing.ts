@@ -6,7 +6,7 @@ import type { RetrievalStateValue, ViewTask } from "./state.js";
 /** The views of one round, fanned out in parallel with `Send`, each with its own task. */
 function viewSends(state: RetrievalStateValue, config: RunnableConfig | undefined, queries: string[]): Send[] {
   const { views } = resolveConfiguration(config);
-  if (!state.plan || !state.settings) return [];
+  if (!state.queryPlan || !state.settings) return [];
   return views
     .filter((view) => state.round === 0 || view !== "symbolic") // the plan's conditions do not change between rounds
     .map((view) => {
@@ -16,7 +16,7 @@ function viewSends(state: RetrievalStateValue, config: RunnableConfig | undefine
         question: state.question,
         namespaces: state.namespaces,
         queries,
-        plan: state.plan!,
+        plan: state.queryPlan!,
         settings: state.settings!,
       };
       return new Send(view, task);
@@ -25,13 +25,15 @@ function viewSends(state: RetrievalStateValue, config: RunnableConfig | undefine
 
 /** After planning: search with the plan's sub-queries. */
 export function routeAfterPlan(state: RetrievalStateValue, config?: RunnableConfig): Send[] {
-  return viewSends(state, config, state.plan?.subQueries ?? [state.question]);
+  return viewSends(state, config, state.queryPlan?.subQueries ?? [state.question]);
 }
 
 /** After reflection: another round for the gap queries, or finalize. */
 export function routeAfterReflect(state: RetrievalStateValue, config?: RunnableConfig): Send[] | "finalize" {
   const coverage = state.coverage;
+  const { maxReflectionRounds } = resolveConfiguration(config);
   if (!coverage || coverage.complete || coverage.gapQueries.length === 0) return "finalize";
+  if (state.round > maxReflectionRounds) return "finalize"; // the cap holds whatever the judge said
   const sends = viewSends(state, config, coverage.gapQueries);
   return sends.length ? sends : "finalize";
 }

@@ -118,7 +118,7 @@ export const RetrievalState = Annotation.Root({
   /** Input: reference time (ISO 8601) that relative time expressions resolve against; default the clock. */
   now: Annotation<string | undefined>,
 
-  plan: Annotation<Plan | undefined>,
+  queryPlan: Annotation<Plan | undefined>,
   /** Top-k and thresholds in force for this run (configuration widened by the namespaces' own settings). */
   settings: Annotation<EffectiveSettings | undefined>,
   round: Annotation<number>({ reducer: (_current, update) => update, default: () => 0 }),

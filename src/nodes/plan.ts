@@ -4,7 +4,7 @@ import { parseOrThrow } from "../errors.js";
 import { callStructured } from "../llm/structured.js";
 import { PlanOutputSchema, type PlanOutput } from "../llm/schemas.js";
 import { PLAN_SYSTEM, planUserPrompt } from "../llm/prompts/plan.js";
-import { namesMentioned, planWithRules } from "../llm/rules/plan-rules.js";
+import { namesMentioned, planWithRules, sameQuery } from "../llm/rules/plan-rules.js";
 import type { Vocabulary } from "../stores/port.js";
 import { findTimeWindow } from "../time/window.js";
 import { resolveConfiguration, type RetrievalConfig } from "../graph/configuration.js";
@@ -59,7 +59,7 @@ export function planNode(dependencies: () => Promise<GraphDependencies>) {
         question: input.question,
         namespaces,
         now: now.toISOString(),
-        plan,
+        queryPlan: plan,
         settings: widestSettings(settingsConfig, stored),
         round: 0,
         coverage: undefined,
@@ -86,10 +86,10 @@ function planFromModel(
   context: { vocabulary: Vocabulary; now: Date; timeZone: string },
   config: RetrievalConfig,
 ): Plan {
-  const subQueries = [question, ...output.subQueries.filter((q) => q.trim().toLowerCase() !== question.trim().toLowerCase())].slice(
-    0,
-    config.maxSubQueries,
-  );
+  const subQueries = [question];
+  for (const query of output.subQueries) {
+    if (subQueries.length < config.maxSubQueries && !subQueries.some((kept) => sameQuery(kept, query))) subQueries.push(query);
+  }
   const known = (names: string[], vocabulary: string[]) => {
     const matched = namesMentioned(names.join(" ; "), vocabulary);
     return matched.length ? matched : names;

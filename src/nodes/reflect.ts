@@ -18,7 +18,7 @@ export function reflectNode(dependencies: () => Promise<GraphDependencies>) {
   return async (state: RetrievalStateValue, config?: RunnableConfig) =>
     timed("reflect", async () => {
       const settings = resolveConfiguration(config);
-      const plan = state.plan;
+      const plan = state.queryPlan;
       const finalK = state.settings?.finalK ?? settings.finalK;
       const top = state.fused
         .slice(0, finalK)
@@ -29,7 +29,7 @@ export function reflectNode(dependencies: () => Promise<GraphDependencies>) {
       const { model } = await dependencies();
       if (atCap || !model) {
         const coverage = judgeWithRules(plan, top, settings.maxGapQueries);
-        if (!settings.reflection) return { coverage: { ...coverage, judge: "off" as const } };
+        if (!settings.reflection) return { coverage: { ...coverage, complete: true, gapQueries: [], judge: "off" as const } };
         return advance(state.round, atCap ? { ...coverage, gapQueries: [] } : coverage, [], []);
       }
 

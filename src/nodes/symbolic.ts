@@ -1,4 +1,6 @@
 import type { GraphDependencies } from "../graph/dependencies.js";
+import { describeError, log } from "../log.js";
+import type { Embedder } from "../text/embedder.js";
 import type { MemoryFilter } from "../stores/port.js";
 import { isEmptyFilter } from "../stores/port.js";
 import type { Plan, ViewTask } from "../graph/state.js";
@@ -15,12 +17,23 @@ export function symbolicNode(dependencies: () => Promise<GraphDependencies>) {
       const filter = filterOf(task.plan);
       if (isEmptyFilter(filter)) return [];
       const { store, embedder } = await dependencies();
-      const vector = embedder.trustworthyFor(task.question) ? await embedder.embeddings.embedQuery(task.question) : undefined;
+      const vector = await questionVector(embedder, task.question);
       const label = describeFilter(filter);
       return acrossNamespaces(task, [label], (namespace) =>
         store.filteredSearch(namespace, filter, { k: task.settings.symbolicTopK, ...(vector ? { vector } : {}) }),
       );
     });
+}
+
+/** The question's vector for ranking matches, or undefined (newest first) when the embedder cannot give one. */
+async function questionVector(embedder: Embedder, question: string): Promise<number[] | undefined> {
+  if (!embedder.trustworthyFor(question)) return undefined;
+  try {
+    return await embedder.embeddings.embedQuery(question);
+  } catch (error) {
+    log.warn("symbolic_rank_without_vector", { error: describeError(error) });
+    return undefined;
+  }
 }
 
 export function filterOf(plan: Plan): MemoryFilter {

@@ -10,8 +10,12 @@ export interface FusionOptions {
 
 /**
  * Fuses ranked lists into one, de-duplicated by hit key, each hit with its provenance.
- * - rrf: score = sum over lists of weight(view) / (k + rank). Ranks only: raw scores of different
- *   views are never added together, since cosine and BM25 live on unrelated scales.
+ * - rrf: Reciprocal Rank Fusion over the views, score = sum over views of weight(view) / (k + rank),
+ *   where a view's rank for a hit is its best rank in any of that view's lists (sub-queries, gap
+ *   rounds). Each view votes once per hit: more sub-queries widen a view's recall but do not
+ *   multiply its say, so a weak view cannot outvote a strong one by running more queries.
+ *   Ranks only: raw scores of different views are never added, since cosine and BM25 live on
+ *   unrelated scales.
  * - union: the original retriever's merge, first-seen order over rounds, then views, then queries;
  *   the score is 1 / position so that it still sorts.
  */
@@ -19,27 +23,28 @@ export function fuseRankedLists(lists: readonly ViewHitList[], options: FusionOp
   const ordered = [...lists].sort(
     (a, b) => a.round - b.round || VIEW_NAMES.indexOf(a.view) - VIEW_NAMES.indexOf(b.view),
   );
-  const byKey = new Map<string, { score: number; firstSeen: number; provenance: Provenance }>();
-  let seen = 0;
+  const byKey = new Map<string, { firstSeen: number; bestRank: Map<ViewName, number>; provenance: Provenance }>();
   for (const list of ordered) {
-    const weight = options.weights[list.view];
     list.hits.forEach((hit, index) => {
       const rank = index + 1;
       let fused = byKey.get(hit.key);
       if (!fused) {
-        fused = { score: 0, firstSeen: seen++, provenance: { views: [], subQueries: [], ranks: [], fusedScore: 0 } };
+        fused = { firstSeen: byKey.size, bestRank: new Map(), provenance: { views: [], subQueries: [], ranks: [], fusedScore: 0 } };
         byKey.set(hit.key, fused);
       }
-      if (options.method === "rrf") fused.score += weight / (options.rrfK + rank);
+      fused.bestRank.set(list.view, Math.min(rank, fused.bestRank.get(list.view) ?? Infinity));
       const provenance = fused.provenance;
       if (!provenance.views.includes(list.view)) provenance.views.push(list.view);
       if (!provenance.subQueries.includes(list.query)) provenance.subQueries.push(list.query);
       provenance.ranks.push({ view: list.view, query: list.query, round: list.round, rank, score: hit.score });
     });
   }
-  const fused = [...byKey.entries()].map(([key, value]) => {
-    const score = options.method === "rrf" ? value.score : 1 / (value.firstSeen + 1);
-    return { key, score, firstSeen: value.firstSeen, provenance: { ...value.provenance, fusedScore: score } };
+  const fused = [...byKey.entries()].map(([key, { firstSeen, bestRank, provenance }]) => {
+    const score =
+      options.method === "rrf"
+        ? [...bestRank].reduce((sum, [view, rank]) => sum + options.weights[view] / (options.rrfK + rank), 0)
+        : 1 / (firstSeen + 1);
+    return { key, score, firstSeen, provenance: { ...provenance, fusedScore: score } };
   });
   fused.sort((a, b) => b.score - a.score || a.firstSeen - b.firstSeen);
   return fused.map(({ key, score, provenance }) => ({ key, score, provenance }));

@@ -48,9 +48,15 @@ export function subQueriesOf(question: string, max: number): string[] {
   const queries = [question.trim()];
   for (const clause of clauses) {
     if (queries.length >= max) break;
-    if (!queries.some((q) => q.toLowerCase() === clause.toLowerCase())) queries.push(clause);
+    if (!queries.some((query) => sameQuery(query, clause))) queries.push(clause);
   }
   return queries;
+}
+
+/** Two queries that differ only in case, spacing or punctuation are one query. */
+export function sameQuery(a: string, b: string): boolean {
+  const normal = (text: string) => text.toLowerCase().replace(/[\p{P}\s]+/gu, " ").trim();
+  return normal(a) === normal(b);
 }
 
 /**

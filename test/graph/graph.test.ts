@@ -1,0 +1,105 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { MemorySaver } from "@langchain/langgraph";
+import { createRetrievalGraph } from "../../src/graph/graph.js";
+import { outputOf } from "../../src/retrieve.js";
+import type { RetrievalStateValue } from "../../src/graph/state.js";
+import type { RecallGraph } from "../../src/recallgraph.js";
+import { teamMemory } from "../support/graph-fixture.js";
+import { NOW } from "../support/team-memory.js";
+
+const QUESTION = "Who did Alice talk to about product XYZ-100 in Shanghai last week?";
+
+describe("retrieval graph with the rule-based planner (no model)", () => {
+  let memory: RecallGraph;
+  before(async () => {
+    memory = await teamMemory();
+  });
+  after(() => memory.close());
+
+  it("plans names, places, codes and a calendar-exact week, and puts the meeting first", async () => {
+    const output = await memory.retrieve({ question: QUESTION, namespace: "team", now: NOW });
+    assert.equal(output.plan?.planner, "rules");
+    assert.deepEqual(output.plan?.persons, ["Alice"]);
+    assert.deepEqual(output.plan?.entities, ["XYZ-100"]);
+    assert.deepEqual(output.plan?.locations, ["Shanghai"]);
+    assert.deepEqual(output.plan?.timeWindow, {
+      startMs: Date.parse("2026-11-09T00:00:00Z"),
+      endMs: Date.parse("2026-11-16T00:00:00Z"),
+    });
+    assert.equal(output.results[0]?.id, "shanghai-meeting");
+    assert.deepEqual(output.results[0]?.provenance.views.sort(), ["lexical", "semantic", "symbolic"]);
+    assert.equal(output.account.llmCalls, 0);
+  });
+
+  it("never returns another namespace's memories", async () => {
+    const team = await memory.retrieve({ question: QUESTION, namespace: "team", now: NOW });
+    assert.ok(team.results.every((result) => result.namespace === "team"));
+    assert.ok(!team.results.some((result) => result.text.includes("rival")));
+    const rivals = await memory.retrieve({ question: "What did Dave fix?", namespace: "rivals", now: NOW });
+    assert.deepEqual(
+      rivals.results.map((result) => [result.namespace, result.id]),
+      [["rivals", "shanghai-meeting"]],
+    );
+  });
+
+  it("finds an exact error code without confusing it with a similar one", async () => {
+    const output = await memory.retrieve({ question: "What happened with ERR_1024?", namespace: "team", now: NOW });
+    assert.equal(output.results[0]?.id, "err-1024");
+    const rankOf = (id: string) => output.results.findIndex((result) => result.id === id);
+    assert.ok(rankOf("err-2048") === -1 || rankOf("err-2048") > rankOf("err-1024"));
+  });
+
+  it("answers a Chinese question from a Chinese memory", async () => {
+    const output = await memory.retrieve({ question: "报销标准是多少？", namespace: "team", now: NOW });
+    assert.equal(output.results[0]?.id, "expense-policy");
+  });
+
+  it("streams every node in the diagram's order", async () => {
+    const seen: string[] = [];
+    const stream = await memory.graph.stream(
+      { question: QUESTION, namespaces: ["team"], now: NOW },
+      { streamMode: "updates", configurable: { reflection: false } },
+    );
+    for await (const update of stream) seen.push(...Object.keys(update));
+    assert.equal(seen[0], "plan");
+    assert.deepEqual(seen.slice(1, 4).sort(), ["lexical", "semantic", "symbolic"]);
+    assert.deepEqual(seen.slice(4), ["merge", "reflect", "finalize"]);
+  });
+
+  it("starts every run afresh on a reused thread", async () => {
+    const compiled = createRetrievalGraph(
+      { store: memory.store, embedder: memory.embedder },
+      { checkpointer: new MemorySaver() },
+    );
+    await compiled.invoke({ question: QUESTION, namespaces: ["team"], now: NOW }, { configurable: { thread_id: "t" } });
+    const second = (await compiled.invoke(
+      { question: "What happened with ERR_1024?", namespaces: ["team"], now: NOW },
+      { configurable: { thread_id: "t" } },
+    )) as RetrievalStateValue;
+    assert.ok(second.viewHits.length > 0);
+    assert.ok(second.viewHits.every((list) => !list.query.includes("Shanghai")), "no list from the first run survives");
+    assert.equal(outputOf(second).results[0]?.id, "err-1024");
+  });
+
+  it("with union fusion keeps the first-seen order of the views", async () => {
+    const output = await memory.retrieve(
+      { question: QUESTION, namespace: "team", now: NOW },
+      { preset: "union", reflection: false },
+    );
+    const scores = output.results.map((result) => result.score);
+    assert.deepEqual(scores, [...scores].sort((a, b) => b - a));
+    assert.equal(output.results[0]?.provenance.ranks[0]?.view, "semantic");
+  });
+
+  it("rejects bad input with a typed error naming the field", async () => {
+    await assert.rejects(
+      memory.retrieve({ question: "   ", namespace: "team" }),
+      (error: Error & { field?: string }) => error.name === "ValidationError" && /question/.test(error.field ?? ""),
+    );
+    await assert.rejects(
+      memory.retrieve({ question: "hello", namespace: "" }),
+      (error: Error) => error.name === "ValidationError" && /namespace/.test(error.message),
+    );
+  });
+});
