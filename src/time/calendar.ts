@@ -109,7 +109,8 @@ export function offsetMinutesAt(ms: number, timeZone: string): number {
 
 /**
  * The instant at which the zone's clock reads `wall`. A repeated reading (DST fall-back) maps to the earlier
- * instant; a skipped one (spring-forward gap, even at midnight) to the first instant after the gap.
+ * instant; a skipped one (spring-forward gap) moves forward by the gap's length, as Temporal's "compatible"
+ * does, so a midnight that does not exist (Santiago) starts the day at the first instant after the gap.
  */
 export function instantOf(wall: WallTime, timeZone: string): number {
   const asUtc = wallAsUtcMs(wall);
