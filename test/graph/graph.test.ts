@@ -55,6 +55,29 @@ describe("retrieval graph with the rule-based planner (no model)", () => {
     assert.equal(output.results[0]?.id, "expense-policy");
   });
 
+  it("resolves a Chinese time expression to the calendar week and filters by it", async () => {
+    const output = await memory.retrieve({ question: "上周在上海开会的差旅怎么报销？", namespace: "team", now: NOW });
+    assert.equal(output.plan?.timeExpression, "上周");
+    assert.deepEqual(output.plan?.timeWindow, {
+      startMs: Date.parse("2026-11-09T00:00:00Z"),
+      endMs: Date.parse("2026-11-16T00:00:00Z"),
+    });
+    assert.deepEqual(output.plan?.locations, ["上海"]);
+    assert.equal(output.results[0]?.id, "expense-policy");
+    assert.ok(output.results[0]?.provenance.views.includes("symbolic"));
+  });
+
+  it("resolves windows in the configured time zone", async () => {
+    const output = await memory.retrieve(
+      { question: "What did Alice do last week?", namespace: "team", now: NOW },
+      { timeZone: "Asia/Shanghai", reflection: false },
+    );
+    assert.deepEqual(output.plan?.timeWindow, {
+      startMs: Date.parse("2026-11-08T16:00:00Z"),
+      endMs: Date.parse("2026-11-15T16:00:00Z"),
+    });
+  });
+
   it("streams every node in the diagram's order", async () => {
     const seen: string[] = [];
     const stream = await memory.graph.stream(
