@@ -5,23 +5,28 @@ import { keywords } from "../text/tokenizer.js";
 import { resolveRelativeDates } from "../time/index.js";
 import { participantsOf, type Dialogue, type DialogueTurn } from "./dialogue.js";
 import { stableId } from "./ids.js";
-import { codeFamilies, findNames } from "./names.js";
+import { codeFamilies, findNames, withoutFillers } from "./names.js";
 
 /**
  * How an entry carries its conversational context. A turn like "Yes, it was amazing!" cannot be
- * found by its own words; the question it answers usually holds them. Context comes only from
- * neighbouring turns of the same session and never changes who said what.
+ * found by its own words; the question it answers (the turn before) and the reaction to it (the
+ * turn after) usually hold them. Context comes only from neighbouring turns of the same session and
+ * never changes who said what. The default is the symmetric window a priori: one turn each side.
+ *
+ * Measured on LoCoMo categories 1-4 with a BM25 index over text + tags (a lexical-only proxy, no
+ * planner): no context 0.635 recall@10; 1 before 0.700; 1 before + 1 after 0.721; 2 before 0.729;
+ * 2 before + 1 after 0.738; 3 before 0.722; context in the text instead of keywords 0.685 (1 before).
  */
 export const ContextOptionsSchema = z.object({
   /** Turns before this one whose words are added (0 = none). Default 1: the turn it replies to. */
   contextTurns: z.number().int().min(0).max(10).default(1),
-  /** Turns after this one whose words are added. Default 0: a reply rarely restates what it answers. */
-  contextTurnsAfter: z.number().int().min(0).max(10).default(0),
+  /** Turns after this one whose words are added. Default 1: the reply, which often names what this turn is about. */
+  contextTurnsAfter: z.number().int().min(0).max(10).default(1),
   /**
    * Where the context goes. "keywords" (default): the neighbours' content words join the entry's
    * keywords, so the lexical view finds the entry while `text` stays exactly what was said.
-   * "text": a quoted "(replying to X: ...)" line is added to the text, so the dense view and a
-   * reader see it too, at the cost of longer entries.
+   * "text": quoted "(replying to X: ...)" / "(answered by X: ...)" lines are added to the text, so the
+   * dense view and a reader see them too, at the cost of longer entries.
    */
   contextPlacement: z.enum(["keywords", "text"]).default("keywords"),
   /** Most context characters quoted per neighbouring turn when placed in text. */
@@ -74,7 +79,7 @@ export function buildRuleMemories(dialogue: Dialogue, options: RuleBuilderOption
         const relation = neighbour < index ? "replying to" : "answered by";
         text += `\n(${relation} ${other.speaker}: "${clip(otherText, settings.contextChars)}")`;
       } else {
-        contextWords.push(...keywords(otherText));
+        contextWords.push(...withoutFillers(keywords(otherText)));
       }
     }
 
@@ -82,7 +87,7 @@ export function buildRuleMemories(dialogue: Dialogue, options: RuleBuilderOption
     const memory: MemoryInput = {
       id: turnEntryId(settings.namespace, turn.turnId),
       text,
-      keywords: capList([...keywords([said, turn.imageCaption ?? ""].join("\n")), ...codeFamilies(names.entities), ...contextWords], 64),
+      keywords: capList([...withoutFillers(keywords([said, turn.imageCaption ?? ""].join("\n"))), ...codeFamilies(names.entities), ...contextWords], 64),
       timestamp: turn.time,
       persons: capList([turn.speaker, ...names.persons], 32),
       entities: capList(names.entities, 32),

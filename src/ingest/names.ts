@@ -41,7 +41,7 @@ const QUANTITY =
 const CAPITALISED_RUN = /(?<![\p{L}\p{N}'’])[A-Z][\p{Ll}]+(?:['’]s)?(?:\s+(?:of\s+the\s+|of\s+|de\s+)?[A-Z][\p{Ll}]+(?:['’]s)?)*/gu;
 /** "in/at/to/from/near <Place>": the clearest English place pattern. */
 const PLACE_AFTER_PREPOSITION =
-  /\b(?:in|at|to|from|near|visit|visited|visiting|moved to|trip to)\s+((?:[A-Z][\p{Ll}]+)(?:\s+[A-Z][\p{Ll}]+){0,2})/gu;
+  /\b(?:in|at|from|near|visit|visited|visiting|(?:go|goes|going|went|gone|moved|move|moving|trip|flew|fly|flying|drove|travel(?:l)?ed|travel(?:l)?ing|back|road trip|vacation|holiday)\s+to)\s+((?:[A-Z][\p{Ll}]+)(?:\s+[A-Z][\p{Ll}]+){0,2})(?![\p{L}\p{N}])/gu;
 /** Well-known Chinese place names, found where no word boundaries exist. */
 const CHINESE_PLACES = [
   "北京", "上海", "广州", "深圳", "杭州", "南京", "成都", "重庆", "武汉", "西安", "天津", "苏州", "厦门", "青岛",
@@ -132,6 +132,21 @@ export function findLocation(text: string, isPerson: (name: string) => boolean =
     if (index >= 0 && (!best || index < best.index)) best = { place, index };
   }
   return best?.place;
+}
+
+/**
+ * Interjections and fillers ("Hey", "Wow", "Thanks", "gonna"): content words to a tokenizer, noise as
+ * keywords of a chat turn, where nearly every entry would carry them.
+ */
+const FILLER_WORDS = new Set([
+  "hey", "hi", "hello", "wow", "thanks", "thank", "yeah", "yep", "yup", "yes", "no", "nope", "ok", "okay", "oh", "ah",
+  "aw", "aww", "haha", "hahaha", "lol", "omg", "gonna", "wanna", "gotta", "kinda", "sorta", "so", "really", "congrats",
+  "bye", "cheers", "hmm", "um", "uh", "btw",
+]);
+
+/** Keywords without interjections and fillers. */
+export function withoutFillers(words: readonly string[]): string[] {
+  return words.filter((word) => !FILLER_WORDS.has(word.toLowerCase()));
 }
 
 function isNotName(word: string): boolean {

@@ -69,11 +69,14 @@ describe("rule memory builder", () => {
     assert.notEqual(turnEntryId("other", "D1:1"), turnEntryId("ns", "D1:1"));
   });
 
-  it("adds the previous turn's words as keywords by default, keeping the text faithful", () => {
+  it("adds the neighbouring turns' words as keywords by default, keeping the text faithful", () => {
     const reply = byTurn.get("D1:2");
     assert.ok(reply?.keywords?.includes("pottery"), JSON.stringify(reply?.keywords));
-    const none = buildRuleMemories(dialogue, { namespace: "ns", contextTurns: 0 }).find((m) => m.source?.turnIds?.[0] === "D1:2");
-    assert.ok(!none?.keywords?.includes("pottery"));
+    assert.ok(reply?.keywords?.includes("support"), "one turn after by default");
+    assert.ok(!reply?.keywords?.includes("Hey"), "fillers are not keywords");
+    assert.equal(reply?.text, "Melanie said: Yes, it was amazing!");
+    const none = buildRuleMemories(dialogue, { namespace: "ns", contextTurns: 0, contextTurnsAfter: 0 }).find((m) => m.source?.turnIds?.[0] === "D1:2");
+    assert.deepEqual(none?.keywords, ["amazing"]);
   });
 
   it("can place the context in the text, and never crosses a session", () => {
