@@ -60,7 +60,8 @@ const PIECE_PATTERN = new RegExp(
 );
 /** "wait...what", "yes--no": repeated dots or hyphens separate words rather than join an identifier. */
 const RUN_SEPARATOR = /\.{2,}|-{2,}/;
-const EDGE_PUNCTUATION = /^[_.@'\u2019-]+|[_.@'\u2019-]+$/g;
+// Leading combining marks are orphans (a mark after a space or punctuation): trimmed like punctuation.
+const EDGE_PUNCTUATION = /^[_.@'\u2019\p{M}-]+|[_.@'\u2019-]+$/gu;
 const APOSTROPHES = /['\u2019]/g;
 const HAS_APOSTROPHE = /['\u2019]/;
 /** A digit, `_`, `@` or an inner `.` marks an identifier or a number: kept whole and unstemmed. */
@@ -68,6 +69,7 @@ const IDENTIFIER_MARK = /[\p{N}_@.]/u;
 const ASCII_WORD = /^[a-z]+$/;
 const NON_ASCII = /[^\x00-\x7f]/;
 const LATIN_WORD = /^[\p{Script=Latin}\p{M}'-]+$/u;
+const HAS_LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
 const COMBINING_MARKS = /\p{M}+/gu;
 const HIRAGANA_ONLY = /^\p{Script=Hiragana}+$/u;
 /** Thousands separators: "1,000" is the number 1000, not the tokens 1 and 000. */
@@ -133,7 +135,7 @@ function plainTerm(word: string): string | undefined {
   let folded = word;
   // Fold Latin diacritics (naïve -> naive, résumé -> resume). Only Latin: marks carry meaning elsewhere.
   if (NON_ASCII.test(folded) && LATIN_WORD.test(folded)) folded = folded.normalize("NFD").replace(COMBINING_MARKS, "");
-  if (ENGLISH_STOPWORDS.has(folded)) return undefined;
+  if (!HAS_LETTER_OR_DIGIT.test(folded) || ENGLISH_STOPWORDS.has(folded)) return undefined;
   if (ASCII_WORD.test(folded)) return cachedStem(folded);
   return limitLength(folded);
 }

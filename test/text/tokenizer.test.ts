@@ -109,6 +109,33 @@ describe("tokenize: hostile input", () => {
     }
   });
 
+  it("gives only plain, non-empty tokens for random text in many scripts (seeded fuzz)", () => {
+    let seed = 12345;
+    const random = (): number => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed / 2 ** 32;
+    };
+    // ASCII with all punctuation, Latin-1, combining marks, Cyrillic, Thai, CJK punctuation and
+    // ideographs, kana, Hangul, full-width forms, emoji.
+    const ranges: Array<[number, number]> = [
+      [0x20, 0x7e], [0xa0, 0xff], [0x300, 0x36f], [0x400, 0x4ff], [0xe00, 0xe7f], [0x3000, 0x303f],
+      [0x3040, 0x30ff], [0x4e00, 0x4fff], [0xac00, 0xac40], [0xff01, 0xff5e], [0x1f600, 0x1f64f],
+    ];
+    for (let round = 0; round < 300; round++) {
+      let text = "";
+      const length = 1 + Math.floor(random() * 40);
+      for (let i = 0; i < length; i++) {
+        const [low, high] = ranges[Math.floor(random() * ranges.length)] ?? [0x20, 0x7e];
+        text += String.fromCodePoint(low + Math.floor(random() * (high - low + 1)));
+      }
+      for (const token of tokenize(text)) {
+        assert.match(token, TOKEN_PATTERN, `token ${JSON.stringify(token)} of ${JSON.stringify(text)}`);
+        assert.ok(!/^[_.@-]|[_.@-]$/.test(token), `token ${JSON.stringify(token)} starts or ends with punctuation`);
+      }
+      for (const keyword of keywords(text)) assert.ok(keyword.trim().length > 0);
+    }
+  });
+
   it("turns FTS5 operators into ordinary lower-case terms", () => {
     assert.deepEqual(tokenize('"quoted" * NEAR OR -excluded'), ["quot", "near", "exclud"]);
     assert.deepEqual(tokenize(""), []);
