@@ -76,8 +76,18 @@ interface Operation {
   pattern: RegExp;
   literalSegments: number;
   operationId: string;
-  validateBody?: ValidateFunction;
-  validateResponse?: ValidateFunction;
+  /** Compiled on first use: compiling all ~80 operations up front takes seconds. */
+  validateBody: () => ValidateFunction | undefined;
+  validateResponse: () => ValidateFunction | undefined;
+}
+
+function lazyCompile(ajv: Ajv, schema: Json | undefined, options: { translateNullable: boolean }): () => ValidateFunction | undefined {
+  let compiled: ValidateFunction | undefined;
+  return () => {
+    if (schema === undefined) return undefined;
+    compiled ??= ajv.compile(translateSchema(schema, options) as JsonObject);
+    return compiled;
+  };
 }
 
 export interface MatchedOperation {
@@ -132,8 +142,8 @@ export class QdrantSpec {
           pattern: new RegExp(`^${template.replace(/\{([^}]+)\}/g, (_, name: string) => `(?<${name}>[^/]+)`)}$`),
           literalSegments: segments.filter((segment) => !segment.startsWith("{")).length,
           operationId: operation.operationId,
-          ...(bodySchema ? { validateBody: ajv.compile(translateSchema(bodySchema, options) as JsonObject) } : {}),
-          ...(responseSchema ? { validateResponse: ajv.compile(translateSchema(responseSchema, options) as JsonObject) } : {}),
+          validateBody: lazyCompile(ajv, bodySchema, options),
+          validateResponse: lazyCompile(ajv, responseSchema, options),
         });
       }
     }
@@ -159,16 +169,16 @@ export class QdrantSpec {
 
   /** Errors of a request body against the operation's requestBody schema; [] when valid. */
   checkRequestBody(operationId: string, body: unknown): string[] {
-    const operation = this.find(operationId);
-    if (!operation.validateBody) return body === undefined ? [] : [`${operationId} takes no request body`];
-    return operation.validateBody(body) ? [] : describeErrors(operation.validateBody);
+    const validate = this.find(operationId).validateBody();
+    if (!validate) return body === undefined ? [] : [`${operationId} takes no request body`];
+    return validate(body) ? [] : describeErrors(validate);
   }
 
   /** Errors of a 200 response body against the spec; [] when valid. */
   checkResponseBody(operationId: string, body: unknown): string[] {
-    const operation = this.find(operationId);
-    if (!operation.validateResponse) return [];
-    return operation.validateResponse(body) ? [] : describeErrors(operation.validateResponse);
+    const validate = this.find(operationId).validateResponse();
+    if (!validate) return [];
+    return validate(body) ? [] : describeErrors(validate);
   }
 
   private find(operationId: string): Operation {
