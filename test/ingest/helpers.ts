@@ -1,6 +1,7 @@
-import { Embeddings } from "@langchain/core/embeddings";
 import type { MemoryEntry } from "../../src/memory/entry.js";
+import { openSqliteStore } from "../../src/stores/sqlite.js";
 import type { Embedder } from "../../src/text/embedder.js";
+import { createHashEmbedder } from "../../src/text/embedders/index.js";
 import type { MemoryRecord, MemoryStore, NamespaceSettings, ScoredEntry, Vocabulary } from "../../src/stores/port.js";
 
 /**
@@ -10,7 +11,7 @@ import type { MemoryRecord, MemoryStore, NamespaceSettings, ScoredEntry, Vocabul
  */
 export class RecordingStore implements MemoryStore {
   readonly kind = "sqlite" as const;
-  readonly embedding = { model: "test-fake", dimension: 4 };
+  readonly embedding = testEmbedder.spec;
   readonly entries = new Map<string, Map<string, MemoryEntry>>();
   upserts = 0;
 
@@ -80,27 +81,10 @@ export class RecordingStore implements MemoryStore {
   async close(): Promise<void> {}
 }
 
-/** A 4-d deterministic embedder: tests of the write side need vectors, not good ones. */
-class CharCodeEmbeddings extends Embeddings {
-  constructor() {
-    super({});
-  }
-  async embedDocuments(texts: string[]): Promise<number[][]> {
-    return texts.map((text) => this.vector(text));
-  }
-  async embedQuery(text: string): Promise<number[]> {
-    return this.vector(text);
-  }
-  private vector(text: string): number[] {
-    const v = [0, 0, 0, 0];
-    for (let i = 0; i < text.length; i += 1) v[i % 4] = (v[i % 4] ?? 0) + text.charCodeAt(i);
-    const norm = Math.hypot(...v) || 1;
-    return v.map((x) => x / norm);
-  }
-}
+/** The fast deterministic embedder: the write side needs vectors, not good ones. */
+export const testEmbedder: Embedder = createHashEmbedder({ dimension: 64 });
 
-export const testEmbedder: Embedder = {
-  embeddings: new CharCodeEmbeddings(),
-  spec: { model: "test-fake", dimension: 4 },
-  trustworthyFor: () => true,
-};
+/** A real sqlite store in memory, built for `testEmbedder`. */
+export function openTestSqliteStore(): Promise<MemoryStore> {
+  return openSqliteStore({ path: ":memory:", embedding: testEmbedder.spec });
+}
