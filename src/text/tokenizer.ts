@@ -60,8 +60,8 @@ const PIECE_PATTERN = new RegExp(
 );
 /** "wait...what", "yes--no": repeated dots or hyphens separate words rather than join an identifier. */
 const RUN_SEPARATOR = /\.{2,}|-{2,}/;
-// Leading combining marks are orphans (a mark after a space or punctuation): trimmed like punctuation.
-const EDGE_PUNCTUATION = /^[_.@'\u2019\p{M}-]+|[_.@'\u2019-]+$/gu;
+const EDGE_CHARACTERS = new Set(["_", ".", "@", "'", "\u2019", "-"]);
+const COMBINING_MARK = /^\p{M}$/u;
 const APOSTROPHES = /['\u2019]/g;
 const HAS_APOSTROPHE = /['\u2019]/;
 /** A digit, `_`, `@` or an inner `.` marks an identifier or a number: kept whole and unstemmed. */
@@ -95,6 +95,26 @@ function cachedStem(word: string): string {
     stemCache.set(word, stem);
   }
   return stem;
+}
+
+/**
+ * Strips `_ . @ ' -` from both ends, and combining marks from the start (a mark after a space or
+ * punctuation is an orphan). A loop, not a regex: it runs on every word and is the hot path.
+ */
+function trimEdges(word: string): string {
+  let start = 0;
+  let end = word.length;
+  while (start < end) {
+    const char = word.charAt(start);
+    if (EDGE_CHARACTERS.has(char) || (char >= "\u0300" && COMBINING_MARK.test(char))) start++;
+    else break;
+  }
+  while (end > start && EDGE_CHARACTERS.has(word.charAt(end - 1))) end--;
+  return start === 0 && end === word.length ? word : word.slice(start, end);
+}
+
+function removeApostrophes(word: string): string {
+  return HAS_APOSTROPHE.test(word) ? word.replace(APOSTROPHES, "") : word;
 }
 
 function limitLength(token: string): string {
@@ -142,11 +162,11 @@ function plainTerm(word: string): string | undefined {
 
 function wordTokens(raw: string, out: string[]): void {
   for (const part of raw.split(RUN_SEPARATOR)) {
-    const trimmed = part.replace(EDGE_PUNCTUATION, "");
+    const trimmed = trimEdges(part);
     if (!trimmed) continue;
     const stripped = stripContraction(trimmed.toLowerCase());
     if (stripped === undefined) continue;
-    const word = stripped.replace(APOSTROPHES, "").replace(EDGE_PUNCTUATION, "");
+    const word = trimEdges(removeApostrophes(stripped));
     if (!word) continue;
     if (IDENTIFIER_MARK.test(word)) {
       out.push(limitLength(word));
@@ -287,14 +307,14 @@ export function keywords(text: string): string[] {
     for (const part of piece.split(RUN_SEPARATOR)) {
       const atSentenceStart = first && startsSentence(normalized, index);
       first = false;
-      const trimmed = part.replace(EDGE_PUNCTUATION, "");
+      const trimmed = trimEdges(part);
       const stripped = trimmed ? stripContraction(trimmed) : undefined;
-      const surface = stripped?.replace(EDGE_PUNCTUATION, "");
+      const surface = stripped === undefined ? undefined : trimEdges(stripped);
       if (!surface || codePointLength(surface) < 2) continue;
       const lower = surface.toLowerCase();
       if (surface.charAt(0) === surface.charAt(0).toLowerCase()) usedInLowerCase.add(lower);
       const isIdentifier = IDENTIFIER_MARK.test(lower);
-      if (!isIdentifier && lower.split("-").every((sub) => !sub || plainTerm(sub.replace(APOSTROPHES, "")) === undefined)) continue;
+      if (!isIdentifier && lower.split("-").every((sub) => !sub || plainTerm(removeApostrophes(sub)) === undefined)) continue;
       candidates.push({ surface, startsSentence: atSentenceStart });
     }
   });
