@@ -24,7 +24,7 @@ export const SqliteStoreConfigSchema = z.strictObject({
 
 export const QdrantStoreConfigSchema = z.strictObject({
   kind: z.literal("qdrant"),
-  url: z.url({ error: "url must be an http(s) URL" }),
+  url: z.url({ protocol: /^https?$/, error: "url must be an http(s) URL" }),
   apiKey: z.string().min(1).optional(),
   collection: z.string().min(1).optional(),
 });

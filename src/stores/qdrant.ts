@@ -13,15 +13,19 @@
  * memories per namespace and returns no entry.
  *
  * Honest caveats:
- * - Atomicity: a batch is one upsert request with `wait: true`. Qdrant applies one request's points to
- *   its write-ahead log together, but it has no multi-point transactions: a crash or a failing replica
- *   mid-request can leave part of a batch applied (the points themselves are never half-written: a
- *   point's vectors and payload are written as one). Re-running the same upsert repairs it (ids are
- *   deterministic). Validation still rejects a bad batch before any request is sent.
+ * - Atomicity: a batch is one upsert request with `wait: true`, acknowledged only once applied. Qdrant
+ *   has no multi-point transactions, though: it applies a large request in chunks (readers can see part
+ *   of a batch for a moment), and in a sharded collection each shard applies its share on its own, so
+ *   a failing shard or replica can leave part of a batch written while the call reports a StoreError.
+ *   A single point is never half-written (its vectors and payload go together), the write-ahead log
+ *   replays an acknowledged request after a crash, and re-running the same upsert repairs a partial one
+ *   (point ids are deterministic). Validation rejects a bad batch before any request is sent.
  * - `delete` and `clearNamespace` count and then delete (two requests): a concurrent writer can make
  *   the returned count differ from what was removed.
  * - IDF comes from Qdrant's statistics over the whole collection (all namespaces), not per namespace,
  *   so lexical scores differ from sqlite's; rankings within a namespace are what the port promises.
+ * - Dense search is Qdrant's HNSW (approximate on large namespaces; Qdrant switches to exact scans
+ *   for small filtered sets), where sqlite's is exact.
  */
 import { QdrantClient, type Schemas } from "@qdrant/js-client-rest";
 import { z } from "zod";
@@ -76,7 +80,7 @@ import {
 } from "./validation.js";
 
 export const QdrantStoreOptionsSchema = z.strictObject({
-  url: z.url({ error: "url must be an http(s) URL" }),
+  url: z.url({ protocol: /^https?$/, error: "url must be an http(s) URL" }),
   apiKey: z.string().min(1).optional(),
   collection: z
     .string()
@@ -90,7 +94,7 @@ export type QdrantStoreOptions = z.input<typeof QdrantStoreOptionsSchema>;
 
 /** Page size of internal scrolls (document lookups, id lookups). */
 const SCROLL_PAGE = 256;
-/** Most values a vocabulary or stats facet returns per field. */
+/** Most values a vocabulary or stats facet returns per field (facets rank by count: beyond it, the rarest are left out). */
 const FACET_LIMIT = 10_000;
 /** Upper bound of over-fetching when hits need a client-side location check. */
 const MAX_CANDIDATES = 10_000;
@@ -106,7 +110,7 @@ export async function openQdrantStore(options: QdrantStoreOptions): Promise<Qdra
     url: config.url,
     ...(config.apiKey ? { apiKey: config.apiKey } : {}),
     timeout: config.timeoutMs,
-    // The server line is 1.18; the client's version probe is an extra request that fails offline.
+    // The design pins client and server to the 1.18 line; the client's check is one more request per open.
     checkCompatibility: false,
   });
   await ensureCollection(client, config.collection, config.embedding);

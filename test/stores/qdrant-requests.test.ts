@@ -152,6 +152,7 @@ describe("Qdrant adapter request shapes (SpecCheckingQdrantStub, not a real Qdra
         return true;
       });
       await assert.rejects(openQdrantStore({ url: stub.url, collection: "bad/name", embedding: EMBEDDING }), ValidationError);
+      await assert.rejects(openQdrantStore({ url: "ftp://127.0.0.1:6333", embedding: EMBEDDING }), ValidationError);
     });
   });
 
