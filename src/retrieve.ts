@@ -4,7 +4,7 @@ import { parseOrThrow } from "./errors.js";
 import { NamespaceSchema } from "./memory/entry.js";
 import type { RetrievalConfigInput } from "./graph/configuration.js";
 import type { RetrievalGraph } from "./graph/graph.js";
-import type { Coverage, Degradation, Plan, RetrievalResult, RetrievalStateValue } from "./graph/state.js";
+import { RetrievalInputSchema, type Coverage, type Degradation, type Plan, type RetrievalResult, type RetrievalStateValue } from "./graph/state.js";
 import type { LlmCallRecord } from "./llm/structured.js";
 
 /** A question as callers ask it. */
@@ -45,14 +45,13 @@ export async function retrieve(
 ): Promise<RetrievalOutput> {
   const parsed = parseOrThrow(RetrieveRequestSchema, request, "request");
   const now = parsed.now instanceof Date ? parsed.now.toISOString() : parsed.now;
-  const state = (await graph.invoke(
-    {
-      question: parsed.question,
-      namespaces: Array.isArray(parsed.namespace) ? parsed.namespace : [parsed.namespace],
-      now,
-    },
-    { ...config, configurable },
-  )) as RetrievalStateValue;
+  // Validated here too (the graph checks its input as well) so callers get a ValidationError, not a raw ZodError.
+  const input = parseOrThrow(
+    RetrievalInputSchema,
+    { question: parsed.question, namespaces: Array.isArray(parsed.namespace) ? parsed.namespace : [parsed.namespace], now },
+    "request",
+  );
+  const state = (await graph.invoke(input, { ...config, configurable })) as RetrievalStateValue;
   return outputOf(state);
 }
 
@@ -60,7 +59,7 @@ export async function retrieve(
 export function outputOf(state: RetrievalStateValue): RetrievalOutput {
   return {
     results: state.results,
-    plan: state.plan,
+    plan: state.queryPlan,
     coverage: state.coverage,
     rounds: state.round,
     degraded: state.degraded,

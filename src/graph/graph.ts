@@ -2,7 +2,7 @@ import { END, START, StateGraph, type BaseCheckpointSaver } from "@langchain/lan
 import { RetrievalConfigSchema } from "./configuration.js";
 import { dependencyAccessor, type DependencySource } from "./dependencies.js";
 import { routeAfterPlan, routeAfterReflect } from "./routing.js";
-import { RetrievalState } from "./state.js";
+import { RetrievalInputSchema, RetrievalState } from "./state.js";
 import { planNode } from "../nodes/plan.js";
 import { semanticNode } from "../nodes/semantic.js";
 import { lexicalNode } from "../nodes/lexical.js";
@@ -18,7 +18,7 @@ import { finalizeNode } from "../nodes/finalize.js";
  */
 export function createRetrievalGraph(source: DependencySource, options: { checkpointer?: BaseCheckpointSaver } = {}) {
   const dependencies = dependencyAccessor(source);
-  return new StateGraph(RetrievalState, RetrievalConfigSchema)
+  return new StateGraph(RetrievalState, { input: RetrievalInputSchema, context: RetrievalConfigSchema })
     .addNode("plan", planNode(dependencies))
     .addNode("semantic", semanticNode(dependencies))
     .addNode("lexical", lexicalNode(dependencies))
