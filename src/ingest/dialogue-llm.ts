@@ -90,6 +90,7 @@ export async function buildLlmMemories(
     buildRuleMemories(dialogue, { ...settings, namespace: settings.namespace }).map((memory) => [memory.source?.turnIds?.[0] ?? "", memory]),
   );
 
+  const resolvedText = new Map(dialogue.turns.map((turn) => [turn.turnId, resolveTurnText(turn, settings.timeZone)]));
   const result: LlmBuildResult = { memories: [], windows: starts.length, fallbackWindows: 0, coveredByRules: 0, calls: [] };
   let previous: MemoryInput[] = [];
   let coveredUpTo = 0;
@@ -112,7 +113,7 @@ export async function buildLlmMemories(
             turnId: turn.turnId,
             speaker: turn.speaker,
             when: readableTime(turn.time, settings.timeZone),
-            text: resolveTurnText(turn, settings.timeZone),
+            text: resolvedText.get(turn.turnId) ?? turn.text,
             ...(turn.imageCaption ? { imageCaption: turn.imageCaption } : {}),
             contextOnly: !newTurns.includes(turn),
           })),

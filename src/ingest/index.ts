@@ -89,10 +89,18 @@ export async function ingestFile(path: string, options: IngestFileOptions): Prom
   } else if (format === "jsonl") {
     const ns = namespace ?? DEFAULT_NAMESPACE;
     const inputs = withStableIds(ns, parseJsonl(await readText(path))).map(fillMissingFields);
-    const written = await writeMemories(options.store, options.embedder, ns, inputs, { onProgress: progress(ns).bind(null, "write"), ...now });
+    const written = await writeMemories(options.store, options.embedder, ns, inputs, {
+      onProgress: (done, total) => progress(ns)("write", done, total),
+      ...now,
+    });
     namespaces[ns] = written.length;
   } else {
-    const dialogues = format === "locomo" ? selectConversations(parseLocomo(parseJson(await readText(path))), namespace, options.conversations) : [{ namespace: namespace ?? DEFAULT_NAMESPACE, dialogue: parseDialogueFile(parseJson(await readText(path))) }];
+    // Every conversation is parsed and validated before the first one is written.
+    const json = parseJson(await readText(path));
+    const dialogues =
+      format === "locomo"
+        ? selectConversations(parseLocomo(json), namespace, options.conversations)
+        : [{ namespace: namespace ?? DEFAULT_NAMESPACE, dialogue: parseDialogueFile(json) }];
     for (const { namespace: ns, dialogue } of dialogues) {
       const result = await ingestDialogue(options.store, options.embedder, ns, dialogue, {
         ...(options.model ? { model: options.model } : {}),
