@@ -33,6 +33,8 @@ export interface Found {
   yearImplied?: boolean;
   /** Made by one of our rules rather than by chrono's own parsers. */
   byRule?: boolean;
+  /** A period anchored on a date ("the week before X"): it owns the words around that date. */
+  anchored?: boolean;
 }
 
 type Precision = "instant" | "day" | "month" | "year";
@@ -113,6 +115,11 @@ function bounds(
 function isNoise(result: ParsedResult, text: string): boolean {
   const matched = result.text.trim();
   if (result.tags().has("casualReference/now")) return true; // "now" is the reference itself, not a window to search
+  if (/weekend/i.test(matched)) return true; // chrono reads it as one Saturday; our rules own weekends
+  if (/^for\s/i.test(matched)) return true; // "for a few weeks", "for half an hour": durations, not dates
+  // "opening night", "a morning jog": a time of day with no date is only today's when it says so.
+  const components = ["year", "month", "day", "weekday", "hour"] as const;
+  if (!components.some((component) => result.start.isCertain(component)) && !/^(?:this|tonight|today)/i.test(matched)) return true;
   if (WEEKDAY_ONLY_EN.test(matched)) return true; // our weekday rule owns these ("sat", "wed" are words)
   if (/周天/u.test(matched) || (/^(?:[上下这本]个?)?(?:周|星期|礼拜)[一二三四五六日天1-7]$/u.test(matched))) return true;
   if (!result.start.isCertain("day") && !result.start.isCertain("month") && !result.start.isCertain("weekday") && BARE_CLOCK.test(matched)) return true;

@@ -1,25 +1,25 @@
 /**
  * Assembles found windows with the words around them, in this order:
- * 1. anchored weeks: "the week of X", "the week before/after X", X前一周, X那周;
+ * 1. anchored periods (anchors.ts): "the week of X", "the weekend before X", X前一周, X那周;
  * 2. explicit ranges: "between X and Y", "from X to Y", "X - Y", X到Y, X至Y, X和Y之间;
  * 3. open ranges: "since X" / X以来 (start of X to now), "after X" / X之后 (from the end of X, no end),
  *    "before X" / X之前 (up to the start of X, no start), "until X" / 直到X为止 (up to the end of X).
  */
-import { addDays, daySpan, instantOf, midnight, wallTimeAt, weekSpan, type CivilDate } from "./calendar.js";
+import { daySpan, instantOf, wallTimeAt, type CivilDate } from "./calendar.js";
+import { anchorPeriods } from "./anchors.js";
 import type { Found } from "./chrono-results.js";
-import { weekendOfWeek } from "./periods.js";
 import { textAfter, textBefore, type Reference } from "./rule-result.js";
 
 type OpenKind = "since" | "after" | "before" | "until";
 
-const EN_ANCHOR = /(?:^|[^\p{L}])((?:the\s+)?(week|weekend)\s+(of|before|after)\s+)$/iu;
-const ZH_ANCHOR_SHIFT = /^(?:的|之)?(前|后)(?:的)?一个?(?:周|星期|礼拜)/u;
-const ZH_ANCHOR_WEEK = /^(?:的|所在的)?那一?个?(周末|周|星期|礼拜)/u;
 const EN_RANGE_GAP = /^\s*(?:-|–|—|to|until|till|through|thru|and)\s*$/iu;
 const ZH_RANGE_GAP = /^\s*(?:到|至|~|～|-|–|—)\s*$/u;
 const ZH_BETWEEN_GAP = /^\s*(?:和|与|跟)\s*$/u;
 const EN_OPEN_PREFIX =
-  /(?:^|[^\p{L}])((ever\s+since|since|after|later\s+than|before|prior\s+to|earlier\s+than|until|till|up\s+to|from|starting(?:\s+(?:from|in|on))?|as\s+of)\s+)$/iu;
+  /(?:^|[^\p{L}])((ever\s+since|since|after|later\s+than|before|prior\s+to|earlier\s+than|until|till|up\s+to|by|starting(?:\s+(?:from|in|on))?|as\s+of)\s+)$/iu;
+// "from X" alone is too often a place or a source ("moved from 4 years ago"); "from X on(wards)" is a start.
+const EN_FROM_PREFIX = /(?:^|[^\p{L}])(from\s+)$/iu;
+const EN_ONWARDS_SUFFIX = /^\s+(?:on|onwards?)(?![\p{L}])/iu;
 const ZH_OPEN_PREFIX = /(自从|自|从|直到)\s*$/u;
 const ZH_OPEN_SUFFIX = /^\s*(以来|至今|之前|以前|前(?![往进面天途景台后夕年])|之后|以后|后(?![来面悔果天]))/u;
 // 起/开始/为止 close a range only with their opener: in 三个月前开始学画画 开始 is the verb "started".
@@ -28,41 +28,6 @@ const ZH_OPENER_SUFFIX = /^\s*(起|开始|到现在|到今天|为止)/u;
 function dateAt(ms: number, reference: Reference): CivilDate {
   const wall = wallTimeAt(ms, reference.timeZone);
   return { year: wall.year, month: wall.month, day: wall.day };
-}
-
-function msOf(date: CivilDate, reference: Reference): number {
-  return instantOf(midnight(date), reference.timeZone);
-}
-
-function anchorWeeks(text: string, found: Found[], reference: Reference): Found[] {
-  return found.map((item) => {
-    if (item.startMs === undefined || item.endMs === undefined) return item;
-    const firstDay = dateAt(item.startMs, reference);
-    const english = EN_ANCHOR.exec(textBefore(text, item.index));
-    if (english) {
-      const [, prefix = "", unit = "", relation = ""] = english;
-      const located = { index: item.index - prefix.length, length: item.length + prefix.length };
-      const kind = relation.toLowerCase();
-      if (kind === "of") {
-        const span = unit.toLowerCase() === "weekend" ? weekendOfWeek(firstDay, 0) : weekSpan(firstDay);
-        return { ...located, startMs: msOf(span.start, reference), endMs: msOf(span.end, reference), granularity: unit.toLowerCase() === "weekend" ? "range" : "week" };
-      }
-      const first = kind === "before" ? addDays(firstDay, -7) : dateAt(item.endMs, reference);
-      return { ...located, startMs: msOf(first, reference), endMs: msOf(addDays(first, 7), reference), granularity: "range" };
-    }
-    const after = textAfter(text, item.index + item.length);
-    const shifted = ZH_ANCHOR_SHIFT.exec(after);
-    if (shifted) {
-      const first = shifted[1] === "前" ? addDays(firstDay, -7) : dateAt(item.endMs, reference);
-      return { index: item.index, length: item.length + shifted[0].length, startMs: msOf(first, reference), endMs: msOf(addDays(first, 7), reference), granularity: "range" };
-    }
-    const week = ZH_ANCHOR_WEEK.exec(after);
-    if (week) {
-      const span = week[1] === "周末" ? weekendOfWeek(firstDay, 0) : weekSpan(firstDay);
-      return { index: item.index, length: item.length + week[0].length, startMs: msOf(span.start, reference), endMs: msOf(span.end, reference), granularity: week[1] === "周末" ? "range" : "week" };
-    }
-    return item;
-  });
 }
 
 /** A year later, for the end of "between December 20 and January 5" whose end year was only implied. */
@@ -127,9 +92,10 @@ function joinRanges(text: string, found: Found[], reference: Reference): Found[]
 
 function openKindOf(word: string): OpenKind {
   const normalised = word.toLowerCase().replace(/\s+/g, " ");
-  if (/^(ever since|since|from|starting.*|as of|自从|自|从|以来|起|开始|至今|到现在|到今天)$/u.test(normalised)) return "since";
+  if (/^(ever since|since|from|starting.*|自从|自|从|以来|起|开始|至今|到现在|到今天)$/u.test(normalised)) return "since";
   if (/^(after|later than|之后|以后|后)$/u.test(normalised)) return "after";
-  if (/^(until|till|up to|直到|为止)$/u.test(normalised)) return "until";
+  // "as of December 2023" asks for the state at that time: everything up to its end.
+  if (/^(until|till|up to|as of|by|直到|为止)$/u.test(normalised)) return "until";
   return "before";
 }
 
@@ -157,9 +123,15 @@ function openRanges(text: string, found: Found[], reference: Reference): Found[]
     let kind: OpenKind | undefined;
     let start = item.index;
     let end = item.index + item.length;
+    const fromPrefix = englishPrefix ? null : EN_FROM_PREFIX.exec(before);
+    const onwards = fromPrefix ? EN_ONWARDS_SUFFIX.exec(after) : null;
     if (englishPrefix) {
       kind = openKindOf(englishPrefix[2] ?? "");
       start -= englishPrefix[1]?.length ?? 0;
+    } else if (fromPrefix && onwards) {
+      kind = "since";
+      start -= fromPrefix[1]?.length ?? 0;
+      end += onwards[0].length;
     } else if (chinesePrefix || chineseSuffix) {
       // 从三月起 / 自去年以来: the suffix decides when both are there, except 为止 which closes 直到.
       const suffixWord = chineseSuffix?.[1];
@@ -202,6 +174,6 @@ function attachTimes(text: string, found: Found[], reference: Reference): Found[
 
 /** Times onto days, anchored weeks, then explicit ranges, then open ranges. */
 export function assembleWindows(text: string, found: Found[], reference: Reference): Found[] {
-  const anchored = anchorWeeks(text, attachTimes(text, found, reference), reference);
+  const anchored = anchorPeriods(text, attachTimes(text, found, reference), reference);
   return openRanges(text, joinRanges(text, anchored, reference), reference);
 }
