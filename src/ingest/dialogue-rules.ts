@@ -105,15 +105,28 @@ export function buildRuleMemories(dialogue: Dialogue, options: RuleBuilderOption
 export function resolveTurnText(turn: DialogueTurn, timeZone = "UTC"): string {
   const text = turn.text.trim();
   if (!text) return "";
-  return resolveRelativeDates(text, { now: new Date(turn.time), timeZone }, /\p{Script=Han}/u.test(text) ? "zh" : "en");
+  return resolveRelativeDates(text, { now: new Date(turn.time), timeZone }, isMostlyChinese(text) ? "zh" : "en");
 }
 
-/** "<Speaker> said: <text> [shared an image: <caption>]". */
+/**
+ * "<Speaker> said: <text> [shared an image: <caption>]"; in Chinese ("<Speaker>说：<text>") when the
+ * turn is mostly Chinese, so the frame does not mix languages inside one sentence.
+ */
 export function restate(speaker: string, said: string, imageCaption?: string): string {
+  const chinese = isMostlyChinese(said);
   const parts: string[] = [];
-  if (said) parts.push(`${speaker} said: ${said}`);
-  if (imageCaption) parts.push(said ? `[shared an image: ${imageCaption}]` : `${speaker} shared an image: ${imageCaption}`);
-  return parts.join(" ");
+  if (said) parts.push(chinese ? `${speaker}说：${said}` : `${speaker} said: ${said}`);
+  if (imageCaption) {
+    if (chinese) parts.push(`［分享了一张图片：${imageCaption}］`);
+    else parts.push(said ? `[shared an image: ${imageCaption}]` : `${speaker} shared an image: ${imageCaption}`);
+  }
+  return parts.join(chinese ? "" : " ");
+}
+
+function isMostlyChinese(text: string): boolean {
+  const han = text.match(/\p{Script=Han}/gu)?.length ?? 0;
+  const latin = text.match(/[A-Za-z]/g)?.length ?? 0;
+  return han > 0 && han >= latin;
 }
 
 /** Indexes of up to `before` preceding and `after` following turns, never crossing into another session. */

@@ -106,7 +106,11 @@ export function findNames(text: string, participants: readonly string[] = []): F
 
   for (const match of text.matchAll(CODE)) entities.add(match[0]);
   for (const match of text.matchAll(ACRONYM)) if (!NOT_NAMES.has(match[0].toLowerCase())) entities.add(match[0]);
-  for (const match of text.matchAll(QUANTITY)) entities.add(match[0].replace(/\s+/g, " ").trim());
+  for (const match of text.matchAll(QUANTITY)) {
+    const quantity = match[0].replace(/\s+/g, " ").trim();
+    // "2026年" is a year, not an amount.
+    if (!/^\d{4}\s?年$/.test(quantity)) entities.add(quantity);
+  }
 
   const location = findLocation(text, (word) => participantFor(word) !== undefined || persons.has(word));
   const result: FoundNames = { persons: persons.values(), entities: entities.values().filter((name) => !persons.has(name)) };

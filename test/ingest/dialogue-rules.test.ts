@@ -48,6 +48,18 @@ describe("rule memory builder", () => {
     assert.doesNotMatch(text, /yesterday/);
   });
 
+  it("restates Chinese turns in Chinese, with 上周 made absolute", () => {
+    const chinese = parseDialogue({
+      turns: [{ turnId: "c1", speaker: "王磊", text: "上周在上海开会，讨论了报销标准。", time: "2026-03-16T09:00:00Z", imageCaption: "会议室的照片" }],
+    });
+    const [memory] = buildRuleMemories(chinese, { namespace: "ns" });
+    assert.match(memory?.text ?? "", /^王磊说：.*2026年3月9日.*在上海开会，讨论了报销标准。［分享了一张图片：会议室的照片］$/);
+    assert.doesNotMatch(memory?.text ?? "", /上周/);
+    assert.equal(memory?.location, "上海");
+    assert.ok(memory?.keywords?.includes("报销"));
+    assert.deepEqual(memory?.entities, []);
+  });
+
   it("appends the image caption", () => {
     assert.equal(byTurn.get("D1:4")?.text, "Melanie said: Here is what I painted. [shared an image: a photo of a sunset over a lake]");
     assert.ok(byTurn.get("D1:4")?.keywords?.includes("sunset"));
