@@ -16,7 +16,7 @@ const EN_RANGE_GAP = /^\s*(?:-|–|—|to|until|till|through|thru|and)\s*$/iu;
 const ZH_RANGE_GAP = /^\s*(?:到|至|~|～|-|–|—)\s*$/u;
 const ZH_BETWEEN_GAP = /^\s*(?:和|与|跟)\s*$/u;
 const EN_OPEN_PREFIX =
-  /(?:^|[^\p{L}])((ever\s+since|since|after|later\s+than|before|prior\s+to|earlier\s+than|until|till|up\s+to|by|starting(?:\s+(?:from|in|on))?|as\s+of)\s+)$/iu;
+  /(?:^|[^\p{L}])((ever\s+since|since|after|later\s+than|before|prior\s+to|earlier\s+than|until|till|up\s+to|by|starting\s+(?:from|in|on)|as\s+of)\s+)$/iu;
 // "from X" alone is too often a place or a source ("moved from 4 years ago"); "from X on(wards)" is a start.
 const EN_FROM_PREFIX = /(?:^|[^\p{L}])(from\s+)$/iu;
 const EN_ONWARDS_SUFFIX = /^\s+(?:on|onwards?)(?![\p{L}])/iu;

@@ -10,10 +10,13 @@ import { LocaleSchema, type Locale, type LocatedTimeWindow, type TimeContext } f
 import { referenceOf, windowsFor } from "./window.js";
 import { textBefore, type Reference } from "./rule-result.js";
 
-const EN_RELATIVE = /(?<![\p{L}])(?:yesterday|today|tonight|tomorrow|ago|last|this|next|past|previous|coming|current|later|from\s+now|recent)(?![\p{L}])/iu;
+const EN_RELATIVE = /(?<![\p{L}])(?:yesterday|today|tonight|tomorrow|ago|last|this|next|past|previous|coming|current|later|back|from\s+now|recent)(?![\p{L}])/iu;
 const ZH_RELATIVE = /[昨今明]天|前天|后天|[上下本这]个?(?:周|星期|礼拜|月)|去年|今年|明年|前年|后年|最近|过去|近[一二两三四五六七八九十几\d]|这[几两]|[天日周期拜月年][之以]?[前后]|上个|下个|这个|今[春夏秋冬]/u;
 // A preposition right before the expression keeps its place, and the replacement is then a bare noun phrase.
 const EN_PREPOSITION_BEFORE = /(?:^|[^\p{L}])(?:in|on|at|during|over|since|before|after|until|till|by|from|to|of|for|through|within|around)\s+$/iu;
+const EN_NOUN_AFTER = /^(?:['’]s(?![\p{L}])|\s+(?:was|is|were|has|had|will|would|seemed|felt)(?![\p{L}]))/iu;
+// "around 3 years ago": the hedge stays in front of the absolute date.
+const EN_HEDGE = /^(?:around|about|approximately|roughly|almost|nearly)\s+/iu;
 const EN_MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
 const EN_WEEKDAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"];
 const ZH_WEEKDAYS = ["一", "二", "三", "四", "五", "六", "日"];
@@ -152,10 +155,21 @@ function replacementFor(text: string, window: LocatedTimeWindow, reference: Refe
   const bounds = boundsOf(window, reference);
   if (!bounds) return undefined;
   const language = locale ?? (/\p{Script=Han}/u.test(window.expression) ? "zh" : "en");
-  if (language === "zh") return chinesePhrase(window, bounds);
+  if (language === "zh") {
+    if (/几/u.test(window.expression) && /前$/u.test(window.expression)) return `${zhDate(reference.today)}的${window.expression}`;
+    return chinesePhrase(window, bounds);
+  }
+  // "a few weeks ago" has no exact date: anchor the vague count on the reference day instead of inventing one.
+  const vague = /^(.*?(?:few|couple|several).*?)\s+(?:ago|back)$/iu.exec(window.expression);
+  if (vague) return `${vague[1]} before ${enDate(reference.today)}`;
   const phrases = englishPhrases(window, bounds);
   if (!phrases) return undefined;
-  const phrase = EN_PREPOSITION_BEFORE.test(textBefore(text, window.index)) ? phrases[1] : phrases[0];
+  // "Last Sunday was awesome", "tomorrow's opening": the expression is a noun there, not an adverbial.
+  const asNoun =
+    EN_PREPOSITION_BEFORE.test(textBefore(text, window.index)) ||
+    EN_NOUN_AFTER.test(text.slice(window.index + window.length, window.index + window.length + 16));
+  const hedge = EN_HEDGE.exec(window.expression)?.[0] ?? "";
+  const phrase = hedge ? `${hedge}${phrases[1]}` : asNoun ? phrases[1] : phrases[0];
   const startsSentence = /(?:^|[.!?]\s+)$/u.test(textBefore(text, window.index));
   return startsSentence && /^\p{Lu}/u.test(window.expression) ? phrase.charAt(0).toUpperCase() + phrase.slice(1) : phrase;
 }

@@ -65,9 +65,9 @@ function rollingRanges(reference: Reference): Parser {
   });
 }
 
-/** "3 days ago" (that day), "2 weeks ago" (that ISO week), "a few months ago" (that month), "2 years ago". */
+/** "3 days ago" (that day), "2 weeks ago" (that ISO week), "a few months ago" (that month), "2 years back". */
 function unitsAgo(reference: Reference): Parser {
-  return rule(String.raw`(${ENGLISH_COUNT})\s+(days?|weeks?|months?|years?)\s+ago`, (context, match) => {
+  return rule(String.raw`(${ENGLISH_COUNT})\s+(days?|weeks?|months?|years?)\s+(?:ago|back)`, (context, match) => {
     const count = parseEnglishCount(match[1] ?? "");
     if (count === undefined || count > 5000) return null;
     const unit = unitOf(match[2] ?? "day");

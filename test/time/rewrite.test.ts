@@ -61,7 +61,14 @@ describe("resolveRelativeDates, options", () => {
     assert.equal(resolveRelativeDates("我昨天去了", context, "en"), "我on 7 May 2023去了");
   });
   it("rewrites several expressions in one sentence", () => {
-    assert.equal(resolveRelativeDates("Yesterday was busy, and last week too.", context), "On 7 May 2023 was busy, and in the week of 1–7 May 2023 too.");
+    assert.equal(resolveRelativeDates("Yesterday I ran, and last week I swam.", context), "On 7 May 2023 I ran, and in the week of 1–7 May 2023 I swam.");
+  });
+  it("keeps a noun a noun, a hedge a hedge, and a vague count vague", () => {
+    assert.equal(resolveRelativeDates("Last Sunday was awesome", context), "Sunday, 7 May 2023 was awesome");
+    assert.equal(resolveRelativeDates("Tomorrow's opening will be fun", context), "9 May 2023's opening will be fun");
+    assert.equal(resolveRelativeDates("I first watched it around 3 years ago", context), "I first watched it around 2020");
+    assert.equal(resolveRelativeDates("A few weeks ago I had a dream", context), "A few weeks before 8 May 2023 I had a dream");
+    assert.equal(resolveRelativeDates("几天前我去了", context), "2023年5月8日的几天前我去了");
   });
   it("refuses an unknown locale or zone with a ValidationError", () => {
     assert.throws(() => resolveRelativeDates("yesterday", context, "fr" as "en"), (error: unknown) => error instanceof ValidationError && error.field === "locale");
