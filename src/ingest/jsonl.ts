@@ -1,5 +1,5 @@
 import { ValidationError } from "../errors.js";
-import { MemoryInputSchema, type MemoryInput } from "../memory/entry.js";
+import { MemoryInputSchema, normalizeEntry, type MemoryInput } from "../memory/entry.js";
 import { keywords } from "../text/tokenizer.js";
 import { stableId } from "./ids.js";
 import { codeFamilies, findNames } from "./names.js";
@@ -38,6 +38,14 @@ export function parseJsonl(content: string): JsonlMemory[] {
       const issue = parsed.error.issues[0];
       const field = (issue?.path ?? []).map(String).join(".");
       throw lineError(line, field, issue?.message ?? "invalid value");
+    }
+    // The writer's own checks beyond the schema (e.g. a timestamp out of range), run now so the error names the line.
+    try {
+      normalizeEntry("jsonl", parsed.data, { now: 0 });
+    } catch (error) {
+      if (!(error instanceof ValidationError)) throw error;
+      const message = error.field && error.message.startsWith(`${error.field}: `) ? error.message.slice(error.field.length + 2) : error.message;
+      throw lineError(line, error.field, message);
     }
     const id = parsed.data.id;
     if (id !== undefined) {

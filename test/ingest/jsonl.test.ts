@@ -18,6 +18,7 @@ describe("JSON Lines memories", () => {
       ['{"text": "ok", "colour": "red"}', /^line 1: .*colour/],
       ['{"text": "ok"}\n{"text": "unterminated', /^line 2: not valid JSON/],
       ['["text"]', /^line 1: expected a JSON object/],
+      ['{"text": "ok"}\n{"text": "far future", "timestamp": 9e15}', /^line 2: timestamp: timestamp is out of range$/],
       ['{"id": "a", "text": "x"}\n{"id": "a", "text": "y"}', /^line 2: id: duplicate id "a" \(first used on line 1\)$/],
     ];
     for (const [content, message] of cases) {
