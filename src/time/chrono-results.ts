@@ -113,11 +113,14 @@ function bounds(
 }
 
 function isNoise(result: ParsedResult, text: string): boolean {
-  const matched = result.text.trim();
+  const matched = result.text.trim().replace(/[,.;:!?]+$/u, "");
   if (result.tags().has("casualReference/now")) return true; // "now" is the reference itself, not a window to search
   if (/weekend/i.test(matched)) return true; // chrono reads it as one Saturday; our rules own weekends
   if (/^for\s/i.test(matched)) return true; // "for a few weeks", "for half an hour": durations, not dates
   if (/^this\s+(?:an?|\d+|few|couple|several)\s/i.test(matched)) return true; // "doing this a few years back"
+  if (/^after\s+(?:an?|\d+|few|couple|several|one|two|three)\b/i.test(matched)) return true; // "after 3 years of marriage"
+  if (/^this\s+day$/i.test(matched)) return true; // "to this day" means "still"
+  if (!/^[\p{L}\p{N}]/u.test(matched)) return true; // "- 25 minutes"
   // "opening night", "a morning jog": a time of day with no date is only today's when it says so.
   const components = ["year", "month", "day", "weekday", "hour"] as const;
   if (!components.some((component) => result.start.isCertain(component)) && !/^(?:this|tonight|today)/i.test(matched)) return true;

@@ -117,13 +117,14 @@ function years(reference: Reference): Parser {
   );
 }
 
-/** 这个夏天, 上个冬天, 今夏: seasons relative to the current one. */
+/** 这个夏天, 上个冬天, 今夏, 今年冬季: seasons relative to the current one (never 这个春节, the Spring Festival). */
 function seasons(reference: Reference): Parser {
-  return rule(`(这个|上个|下个|今)(春|夏|秋|冬)(?:天|季)?`, (context, match) => {
-    const [text, prefix, seasonChar] = match;
-    if (prefix === "今" && !/[天季]$/u.test(text ?? "") && seasonChar !== "夏" && seasonChar !== "冬") return null;
+  return rule(`(?:(这个|上个|下个)(春|夏|秋|冬)(?:天|季)|(今)(春|夏|秋|冬)(?:天|季)?)(?!节)`, (context, match) => {
+    const [text, longPrefix, longSeason, shortPrefix, shortSeason] = match;
+    const prefix = longPrefix ?? shortPrefix;
     const choice = prefix === "上个" ? "last" : prefix === "下个" ? "next" : "this";
-    return ruleResult(context, match.index ?? 0, text ?? "", seasonRelative(reference.today, SEASON_BY_CHAR[seasonChar ?? ""] ?? "summer", choice), "season");
+    const season = SEASON_BY_CHAR[longSeason ?? shortSeason ?? ""] ?? "summer";
+    return ruleResult(context, match.index ?? 0, text ?? "", seasonRelative(reference.today, season, choice), "season");
   });
 }
 

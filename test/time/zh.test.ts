@@ -47,6 +47,8 @@ const cases: WindowCase[] = [
   { text: "去年夏天我们去了海边", start: "2022-05-31T16:00:00.000Z", end: "2022-08-31T16:00:00.000Z", granularity: "season", expression: "去年夏天" },
   { text: "2022年的秋季", start: "2022-08-31T16:00:00.000Z", end: "2022-11-30T16:00:00.000Z", granularity: "season" },
   { text: "去年冬天", start: "2022-11-30T16:00:00.000Z", end: "2023-02-28T16:00:00.000Z", granularity: "season" },
+  { text: "今夏", start: "2023-05-31T16:00:00.000Z", end: "2023-08-31T16:00:00.000Z", granularity: "season" },
+  { text: "上个冬天", start: "2022-11-30T16:00:00.000Z", end: "2023-02-28T16:00:00.000Z", granularity: "season" },
   // years
   { text: "去年", start: "2021-12-31T16:00:00.000Z", end: "2022-12-31T16:00:00.000Z", granularity: "year" },
   { text: "今年", start: "2022-12-31T16:00:00.000Z", end: "2023-12-31T16:00:00.000Z", granularity: "year" },
@@ -88,6 +90,7 @@ describe("Chinese text with no time expression", () => {
     "看一下周报",
     "他马上月底要交报告",
     "我三个孩子都很好",
+    "这个春节回家吗",
   ];
   for (const text of none) it(JSON.stringify(text), () => assert.equal(findTimeWindow(text, context), undefined));
 });
