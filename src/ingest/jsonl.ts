@@ -98,9 +98,11 @@ function lineError(line: number, field: string, message: string): ValidationErro
 /** JSON with object keys sorted, so key order in the file does not change an entry's identity. */
 function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, inner: unknown) => {
-    if (inner && typeof inner === "object" && !Array.isArray(inner)) {
-      return Object.fromEntries(Object.entries(inner as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b)));
-    }
+    if (isPlainObject(inner)) return Object.fromEntries(Object.entries(inner).sort(([a], [b]) => a.localeCompare(b)));
     return inner;
   });
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
