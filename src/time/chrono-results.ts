@@ -156,7 +156,8 @@ function toFound(result: ParsedResult, reference: Reference): Found | undefined 
       byRule: true,
     };
   }
-  const located = { index: result.index, length: result.text.length };
+  // chrono keeps a trailing comma ("March,") in some results; the expression ends at its last word.
+  const located = { index: result.index, length: result.text.replace(/[\s,.;:!?，。；：！？、]+$/u, "").length };
   if (result.end) {
     // "from May to July 2022": a known end year settles an unknown start year; otherwise the start settles the end.
     const start =

@@ -48,10 +48,17 @@ type SchemaShape = z.infer<typeof TimeWindowSchema>;
 const interfaceMatchesSchema: [SchemaShape] extends [TimeWindow] ? ([TimeWindow] extends [SchemaShape] ? true : false) : false = true;
 void interfaceMatchesSchema;
 
+/** The instants ISO 8601 writes without an expanded year: 0001-01-01 to 9999-12-31. */
+export const MIN_MS = -62_135_596_800_000;
+export const MAX_MS = 253_402_300_799_999;
+
 export const TimeContextSchema = z.strictObject({
   now: z.union([
-    z.date().refine((date) => Number.isFinite(date.getTime()), "now must be a valid date"),
-    z.number().finite("now must be a finite epoch-ms number").min(-8.64e15).max(8.64e15),
+    z
+      .date()
+      .refine((date) => Number.isFinite(date.getTime()), "now must be a valid date")
+      .refine((date) => date.getTime() >= MIN_MS && date.getTime() <= MAX_MS, "now must be in the years 1-9999"),
+    z.number().finite("now must be a finite epoch-ms number").min(MIN_MS, "now must be in the years 1-9999").max(MAX_MS, "now must be in the years 1-9999"),
   ]),
   timeZone: z.string().min(1, "timeZone must not be empty").max(64).optional(),
 });

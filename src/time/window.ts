@@ -7,7 +7,7 @@ import { assertTimeZone, wallTimeAt } from "./calendar.js";
 import { findBaseWindows } from "./chrono-results.js";
 import { assembleWindows } from "./combine.js";
 import type { Reference } from "./rule-result.js";
-import { TimeContextSchema, type LocatedTimeWindow, type TimeContext, type TimeWindow } from "./types.js";
+import { MAX_MS, MIN_MS, TimeContextSchema, type LocatedTimeWindow, type TimeContext, type TimeWindow } from "./types.js";
 
 /** Validates the context (ValidationError naming `now` or `timeZone`) and reads the reference wall clock. */
 export function referenceOf(context: TimeContext): Reference {
@@ -34,7 +34,8 @@ export function windowsFor(text: string, reference: Reference): LocatedTimeWindo
     // chrono on hostile input must degrade to "no time expression", never to an error in a request.
     return [];
   }
-  return found.map((item) => {
+  const representable = (ms: number | undefined): boolean => ms === undefined || (ms >= MIN_MS && ms <= MAX_MS + 1);
+  return found.filter((item) => representable(item.startMs) && representable(item.endMs)).map((item) => {
     const window: LocatedTimeWindow = {
       expression: text.slice(item.index, item.index + item.length),
       granularity: item.granularity,

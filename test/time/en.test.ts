@@ -142,6 +142,13 @@ describe("findTimeExpressions", () => {
     for (const window of found) assert.equal(text.slice(window.index, window.index + window.length), window.expression);
   });
 
+  it("ends an expression at its last word, not at chrono's trailing comma", () => {
+    assert.deepEqual(
+      findTimeExpressions("Since March, I paint.", context).map((window) => window.expression),
+      ["Since March"],
+    );
+  });
+
   it("returns the first expression from findTimeWindow", () => {
     assert.equal(findTimeWindow("yesterday, or last week?", context)?.expression, "yesterday");
   });

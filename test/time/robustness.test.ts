@@ -63,6 +63,12 @@ describe("the context is validated", () => {
   it("names now for an invalid date", () => rejects({ now: new Date("not a date") }, "now"));
   it("names now for a non-finite number", () => rejects({ now: Number.NaN }, "now"));
   it("names now when missing", () => rejects({}, "now"));
+  it("names now outside the years ISO 8601 writes plainly", () => rejects({ now: 8.64e15 }, "now"));
+  it("keeps every window representable at the edges of that range", () => {
+    for (const now of [253_402_300_799_999, -62_135_596_800_000]) {
+      for (const window of findTimeExpressions("last year, yesterday, next year, 上周, 明年", { now, timeZone: "Asia/Shanghai" })) TimeWindowSchema.parse(window);
+    }
+  });
   it("accepts epoch ms and Date alike", () => {
     assert.deepEqual(findTimeWindow("yesterday", { now: context.now }), findTimeWindow("yesterday", { now: new Date(context.now) }));
   });
