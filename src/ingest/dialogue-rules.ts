@@ -105,7 +105,8 @@ export function buildRuleMemories(dialogue: Dialogue, options: RuleBuilderOption
 export function resolveTurnText(turn: DialogueTurn, timeZone = "UTC"): string {
   const text = turn.text.trim();
   if (!text) return "";
-  return resolveRelativeDates(text, { now: new Date(turn.time), timeZone }, isMostlyChinese(text) ? "zh" : "en");
+  // No forced locale: each expression is restated in its own language, so mixed text stays readable.
+  return resolveRelativeDates(text, { now: new Date(turn.time), timeZone });
 }
 
 /**
