@@ -36,6 +36,7 @@ function rowCounts(path: string): Record<string, number> {
     const count = (sql: string): number => (db.prepare(sql).pluck().get() as number) ?? 0;
     return {
       entries: count("SELECT count(*) FROM entries"),
+      bodies: count("SELECT count(*) FROM entry_bodies"),
       names: count("SELECT count(*) FROM entry_names"),
       // Shadow tables: the FTS5 doc-size rows and the vec0 rowid map hold one row per indexed entry.
       terms: count("SELECT count(*) FROM entry_terms_docsize"),
@@ -121,7 +122,7 @@ describe("sqlite adapter specifics", () => {
     assert.deepEqual((await store.vocabulary("ns")).persons, ["Olga"]);
     // The store stays usable: the same batch without the poisoned name goes through whole.
     await store.upsert("ns", batch.slice(0, 2));
-    assert.deepEqual(rowCounts(path), { entries: 2, names: 2, terms: 2, vectors: 2 });
+    assert.deepEqual(rowCounts(path), { entries: 2, bodies: 2, names: 2, terms: 2, vectors: 2 });
     await store.close();
   });
 
@@ -134,11 +135,11 @@ describe("sqlite adapter specifics", () => {
         record("ns", { id: "b", text: `round ${round} beta`, persons: ["P3"] }, [0, 1, round, 0]),
       ]);
     }
-    assert.deepEqual(rowCounts(path), { entries: 2, names: 5, terms: 2, vectors: 2 });
+    assert.deepEqual(rowCounts(path), { entries: 2, bodies: 2, names: 5, terms: 2, vectors: 2 });
     await store.delete("ns", ["a"]);
-    assert.deepEqual(rowCounts(path), { entries: 1, names: 1, terms: 1, vectors: 1 });
+    assert.deepEqual(rowCounts(path), { entries: 1, bodies: 1, names: 1, terms: 1, vectors: 1 });
     await store.clearNamespace("ns");
-    assert.deepEqual(rowCounts(path), { entries: 0, names: 0, terms: 0, vectors: 0 });
+    assert.deepEqual(rowCounts(path), { entries: 0, bodies: 0, names: 0, terms: 0, vectors: 0 });
     await store.close();
   });
 

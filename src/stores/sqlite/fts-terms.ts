@@ -10,6 +10,7 @@
  * hex of its UTF-8 bytes: `§` is a token character to FTS5 and never part of a valid token, so the
  * mapping stays one-to-one and no token can be split or merged.
  */
+import { createHash } from "node:crypto";
 import { TOKEN_PATTERN, tokenize } from "../../text/tokenizer.js";
 import { lexicalFields, type LexicalFields } from "../lexical-document.js";
 import type { MemoryEntry } from "../../memory/entry.js";
@@ -34,12 +35,27 @@ function toTerms(text: string): string {
 }
 
 /**
- * An FTS5 MATCH expression for a user's query: its distinct tokens, each one quoted as a string
- * (so `near`, `or`, `not` stay terms), joined with OR. Undefined when the query has no token.
- * The user's text itself never reaches FTS5: only tokens do, and they contain no `"`.
+ * The term naming a namespace in the `namespace_term` column: `§ns` plus the SHA-256 of the name, so
+ * any namespace (any length, any characters) is one fixed-size term that no token can equal.
+ * Results are still checked against `entries.namespace`: a hash collision could only hide rows.
  */
-export function ftsMatchExpression(query: string): string | undefined {
+export function namespaceTerm(namespace: string): string {
+  return `${ESCAPE_MARK}ns${createHash("sha256").update(namespace, "utf8").digest("hex")}`;
+}
+
+/**
+ * An FTS5 MATCH expression for a user's query in one namespace: the namespace term AND any of the
+ * query's distinct tokens in the text or tag columns. Each token is quoted as a string (so `near`,
+ * `or`, `not` stay terms). Undefined when the query has no token. The user's text itself never
+ * reaches FTS5: only tokens do, and they contain no `"`.
+ */
+export function ftsMatchExpression(namespace: string, query: string): string | undefined {
   const terms = [...new Set(tokenize(query).map(ftsTerm))];
   if (!terms.length) return undefined;
-  return terms.map((term) => `"${term.replaceAll('"', '""')}"`).join(" OR ");
+  const anyTerm = terms.map(quote).join(" OR ");
+  return `namespace_term : ${quote(namespaceTerm(namespace))} AND {text_terms tag_terms} : (${anyTerm})`;
+}
+
+function quote(term: string): string {
+  return `"${term.replaceAll('"', '""')}"`;
 }

@@ -3,11 +3,12 @@
  * creating or migrating the schema, and checking the embedding spec recorded in `meta`.
  *
  * Tables (all rows of an entry share its `entries.rowid`):
- * - `entries`: the record of truth, one row per (namespace, id) with the whole entry as JSON, plus the
- *   columns that filters and document lookups need (timestamp, document id and version).
+ * - `entries`: one narrow row per (namespace, id) with the columns filters and document lookups need
+ *   (timestamp, document id and version); `entry_bodies`: the whole entry as JSON, the record of truth.
  * - `entry_names`: one row per person, entity and location of an entry, lower-cased, for the
  *   symbolic filters and the vocabulary (an index, not a JSON scan, so 100k entries stay fast).
- * - `entry_terms` (FTS5, contentless): the project's own tokens of the text and of the tags, for BM25.
+ * - `entry_terms` (FTS5, contentless): the project's own tokens of the text and of the tags, and a
+ *   term naming the namespace, for BM25.
  * - `entry_vectors` (sqlite-vec vec0): the dense vector, unit-normalised, partitioned by namespace.
  * - `namespace_settings`, `meta`.
  */
@@ -42,6 +43,7 @@ const BUSY_TIMEOUT_MS = 5_000;
 
 function schemaV1(dimension: number): string {
   return `
+    -- Narrow on purpose: filters and joins walk this table; the entry itself lives in entry_bodies.
     CREATE TABLE entries (
       rowid INTEGER PRIMARY KEY,
       namespace TEXT NOT NULL,
@@ -49,11 +51,16 @@ function schemaV1(dimension: number): string {
       timestamp_ms INTEGER NOT NULL,
       document_id TEXT,
       document_version INTEGER,
-      entry_json TEXT NOT NULL,
       UNIQUE (namespace, id)
     );
     CREATE INDEX entries_by_time ON entries (namespace, timestamp_ms);
     CREATE INDEX entries_by_document ON entries (namespace, document_id, document_version) WHERE document_id IS NOT NULL;
+
+    -- The whole entry as JSON, read only for the k rows a call returns.
+    CREATE TABLE entry_bodies (
+      rowid INTEGER PRIMARY KEY,
+      entry_json TEXT NOT NULL
+    );
 
     CREATE TABLE entry_names (
       namespace TEXT NOT NULL,
@@ -65,11 +72,12 @@ function schemaV1(dimension: number): string {
     ) WITHOUT ROWID;
     CREATE INDEX entry_names_by_entry ON entry_names (entry_rowid);
 
-    -- Contentless: the tokens are derived from entries.entry_json, storing them twice buys nothing.
+    -- Contentless: the tokens are derived from entry_bodies, storing them twice buys nothing.
     -- The ascii tokenizer splits only on ASCII characters other than letters, digits and _ . @ -, and
     -- folds only ASCII case: every token of src/text/tokenizer.ts passes through as exactly one term.
+    -- namespace_term holds one term naming the namespace, so FTS5 itself restricts a search to it.
     CREATE VIRTUAL TABLE entry_terms USING fts5 (
-      text_terms, tag_terms,
+      namespace_term, text_terms, tag_terms,
       tokenize = "ascii tokenchars '_.@-'",
       content = '', contentless_delete = 1
     );

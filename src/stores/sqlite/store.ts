@@ -43,7 +43,7 @@ import {
   validateVector,
 } from "../validation.js";
 import { filterSql, foldName } from "./filter-sql.js";
-import { ftsColumns, ftsMatchExpression } from "./fts-terms.js";
+import { ftsColumns, ftsMatchExpression, namespaceTerm } from "./fts-terms.js";
 import { BM25_TAGS_WEIGHT, BM25_TEXT_WEIGHT, openDatabase, type SqliteDatabase } from "./schema.js";
 import { cosineFromUnitL2, unitVectorBlob } from "./vectors.js";
 
@@ -55,10 +55,12 @@ export const SqliteStoreOptionsSchema = z.strictObject({
 export type SqliteStoreOptions = z.input<typeof SqliteStoreOptionsSchema>;
 
 /**
- * Filtered dense search computes exact distances for up to this many filter matches one by one;
- * above it, it post-filters a widening KNN over the whole namespace (cheaper when the filter is broad).
+ * Filtered dense search measures the filter's matches one by one (a point lookup each) while they are
+ * few, and otherwise post-filters a KNN over the namespace. Measured at 100k 512-d rows: a point
+ * lookup costs about 1/10 of what one row costs a full KNN pass, so one by one wins below ~1/10 of the namespace.
  */
-const DIRECT_DISTANCE_LIMIT = 2048;
+const DIRECT_DISTANCE_SHARE = 1 / 10;
+const DIRECT_DISTANCE_MIN = 512;
 /** vec0's own ceiling on k. */
 const VEC0_MAX_K = 4096;
 
@@ -126,10 +128,11 @@ export class SqliteMemoryStore implements MemoryStore {
       );
       if (!prepared.length) return;
       const s = this.statements;
+      const nsTerm = namespaceTerm(ns);
       this.db
         .transaction(() => {
           for (const { entry, vectorBlob, terms, names } of prepared) {
-            const row = [entry.timestampMs, entry.source?.documentId ?? null, entry.source?.version ?? null, JSON.stringify(entry)] as const;
+            const row = [entry.timestampMs, entry.source?.documentId ?? null, entry.source?.version ?? null] as const;
             const existing = s.rowidOf.get(ns, entry.id);
             let rowid: number;
             if (existing) {
@@ -139,7 +142,8 @@ export class SqliteMemoryStore implements MemoryStore {
             } else {
               rowid = Number(s.insertEntry.run(ns, entry.id, ...row).lastInsertRowid);
             }
-            s.insertTerms.run(rowid, terms.text, terms.tags);
+            s.upsertBody.run(rowid, JSON.stringify(entry));
+            s.insertTerms.run(rowid, nsTerm, terms.text, terms.tags);
             s.insertVector.run(BigInt(rowid), ns, vectorBlob);
             for (const name of names) s.insertName.run(ns, name.kind, name.nameLower, rowid, name.name);
           }
@@ -160,6 +164,7 @@ export class SqliteMemoryStore implements MemoryStore {
             const existing = s.rowidOf.get(ns, id);
             if (!existing) continue;
             this.deleteIndexRows(existing.rowid);
+            s.deleteBody.run(existing.rowid);
             s.deleteEntry.run(existing.rowid);
             removed += 1;
           }
@@ -180,6 +185,7 @@ export class SqliteMemoryStore implements MemoryStore {
           for (const rowid of rowids) {
             s.deleteTerms.run(rowid);
             s.deleteVector.run(BigInt(rowid));
+            s.deleteBody.run(rowid);
           }
           s.deleteNamespaceNames.run(ns);
           s.deleteNamespaceEntries.run(ns);
@@ -223,13 +229,18 @@ export class SqliteMemoryStore implements MemoryStore {
       const text = validateQuery(query);
       const k = validateK(options?.k);
       const filter = options.filter === undefined ? undefined : validateFilter(options.filter);
-      const match = ftsMatchExpression(text);
+      const match = ftsMatchExpression(ns, text);
       if (match === undefined) return [];
-      const { where, params } = filterSql(ns, isEmptyFilter(filter) ? undefined : filter);
-      // bm25() is lower-is-better; the port wants higher-is-better. Entry JSON is fetched after the LIMIT, for k rows only.
+      // bm25() is lower-is-better; the port wants higher-is-better. The namespace column weighs nothing.
+      const score = `-bm25(entry_terms, 0, ${BM25_TEXT_WEIGHT}, ${BM25_TAGS_WEIGHT})`;
+      if (isEmptyFilter(filter)) {
+        // The MATCH expression already holds the namespace term: no join until the k winners are loaded.
+        return this.scored("lexicalSearch", ns, this.statements.lexical.all(match, k));
+      }
+      const { where, params } = filterSql(ns, filter);
       const rows = this.db
         .prepare<unknown[], ScoreRow>(
-          `SELECT e.rowid AS rowid, -bm25(entry_terms, ${BM25_TEXT_WEIGHT}, ${BM25_TAGS_WEIGHT}) AS score
+          `SELECT e.rowid AS rowid, ${score} AS score
              FROM entry_terms JOIN entries AS e ON e.rowid = entry_terms.rowid
             WHERE entry_terms MATCH ? AND ${where}
             ORDER BY score DESC, e.rowid
@@ -254,7 +265,7 @@ export class SqliteMemoryStore implements MemoryStore {
       }
       const { where, params } = filterSql(ns, conditions);
       const rows = this.db
-        .prepare<unknown[], RowidRow>(`SELECT e.rowid AS rowid FROM entries AS e WHERE ${where} ORDER BY e.timestamp_ms DESC, e.id LIMIT ?`)
+        .prepare<unknown[], RowidRow>(`SELECT e.rowid AS rowid FROM entries AS e WHERE ${where} ORDER BY e.timestamp_ms DESC, e.rowid DESC LIMIT ?`)
         .all(...params, k);
       // Newest first carries the ranking; every hit satisfies the filter equally.
       return this.scored("filteredSearch", ns, rows.map((row) => ({ rowid: row.rowid, score: 1 })));
@@ -369,9 +380,12 @@ export class SqliteMemoryStore implements MemoryStore {
    */
   private nearestAmong(namespace: string, query: Buffer, k: number, candidates: readonly number[]): DistanceRow[] {
     if (!candidates.length) return [];
-    if (candidates.length > DIRECT_DISTANCE_LIMIT) {
+    const namespaceSize = candidates.length > DIRECT_DISTANCE_MIN ? this.statements.namespaceSize.get(namespace) ?? 0 : 0;
+    if (candidates.length > Math.max(DIRECT_DISTANCE_MIN, namespaceSize * DIRECT_DISTANCE_SHARE)) {
       const wanted = new Set(candidates);
-      for (let width = Math.min(VEC0_MAX_K, k * 8); ; width = Math.min(VEC0_MAX_K, width * 4)) {
+      // Expect k matches among the nearest k / share; ask for twice that so one pass nearly always suffices.
+      const expectedWidth = Math.ceil((2 * k * namespaceSize) / candidates.length);
+      for (let width = Math.min(VEC0_MAX_K, Math.max(k * 4, expectedWidth)); ; width = Math.min(VEC0_MAX_K, width * 4)) {
         const nearest = this.nearestInNamespace(namespace, query, width);
         const passing = nearest.filter((hit) => wanted.has(hit.rowid));
         if (passing.length >= k || nearest.length < width) return passing.slice(0, k);
@@ -390,7 +404,7 @@ export class SqliteMemoryStore implements MemoryStore {
   /** Loads the entries of ranked rowids, keeping order and scores. */
   private scored(operation: string, namespace: string, ranked: readonly ScoreRow[]): ScoredEntry[] {
     if (!ranked.length) return [];
-    const rows = this.statements.entriesByRowids.all(namespace, JSON.stringify(ranked.map((hit) => hit.rowid)));
+    const rows = this.statements.bodiesByRowids.all(namespace, JSON.stringify(ranked.map((hit) => hit.rowid)));
     const byRowid = new Map(rows.map((row) => [row.rowid, row.entry_json]));
     return ranked.flatMap((hit) => {
       const json = byRowid.get(hit.rowid);
@@ -427,14 +441,18 @@ function indexedNames(entry: MemoryEntry): PreparedRecord["names"] {
 function prepareStatements(db: SqliteDatabase) {
   return {
     rowidOf: db.prepare<[string, string], RowidRow>("SELECT rowid FROM entries WHERE namespace = ? AND id = ?"),
-    insertEntry: db.prepare<[string, string, number, string | null, number | null, string]>(
-      "INSERT INTO entries (namespace, id, timestamp_ms, document_id, document_version, entry_json) VALUES (?, ?, ?, ?, ?, ?)",
+    insertEntry: db.prepare<[string, string, number, string | null, number | null]>(
+      "INSERT INTO entries (namespace, id, timestamp_ms, document_id, document_version) VALUES (?, ?, ?, ?, ?)",
     ),
-    updateEntry: db.prepare<[number, string | null, number | null, string, number]>(
-      "UPDATE entries SET timestamp_ms = ?, document_id = ?, document_version = ?, entry_json = ? WHERE rowid = ?",
+    updateEntry: db.prepare<[number, string | null, number | null, number]>(
+      "UPDATE entries SET timestamp_ms = ?, document_id = ?, document_version = ? WHERE rowid = ?",
     ),
     deleteEntry: db.prepare<[number]>("DELETE FROM entries WHERE rowid = ?"),
-    insertTerms: db.prepare<[number, string, string]>("INSERT INTO entry_terms (rowid, text_terms, tag_terms) VALUES (?, ?, ?)"),
+    upsertBody: db.prepare<[number, string]>("INSERT OR REPLACE INTO entry_bodies (rowid, entry_json) VALUES (?, ?)"),
+    deleteBody: db.prepare<[number]>("DELETE FROM entry_bodies WHERE rowid = ?"),
+    insertTerms: db.prepare<[number, string, string, string]>(
+      "INSERT INTO entry_terms (rowid, namespace_term, text_terms, tag_terms) VALUES (?, ?, ?, ?)",
+    ),
     deleteTerms: db.prepare<[number]>("DELETE FROM entry_terms WHERE rowid = ?"),
     insertVector: db.prepare<[bigint, string, Buffer]>("INSERT INTO entry_vectors (rowid, namespace, embedding) VALUES (?, ?, ?)"),
     deleteVector: db.prepare<[bigint]>("DELETE FROM entry_vectors WHERE rowid = ?"),
@@ -446,10 +464,18 @@ function prepareStatements(db: SqliteDatabase) {
     deleteNamespaceNames: db.prepare<[string]>("DELETE FROM entry_names WHERE namespace = ?"),
     deleteNamespaceEntries: db.prepare<[string]>("DELETE FROM entries WHERE namespace = ?"),
     entriesByIds: db.prepare<[string, string], EntryJsonRow & { id: string }>(
-      "SELECT rowid, id, entry_json FROM entries WHERE namespace = ? AND id IN (SELECT value FROM json_each(?))",
+      `SELECT e.rowid AS rowid, e.id AS id, b.entry_json AS entry_json FROM entries AS e JOIN entry_bodies AS b ON b.rowid = e.rowid
+        WHERE e.namespace = ? AND e.id IN (SELECT value FROM json_each(?))`,
     ),
-    entriesByRowids: db.prepare<[string, string], EntryJsonRow>(
-      "SELECT rowid, entry_json FROM entries WHERE namespace = ? AND rowid IN (SELECT value FROM json_each(?))",
+    // The namespace condition re-checks every hit of every index against the record of truth.
+    bodiesByRowids: db.prepare<[string, string], EntryJsonRow>(
+      `SELECT e.rowid AS rowid, b.entry_json AS entry_json FROM entries AS e JOIN entry_bodies AS b ON b.rowid = e.rowid
+        WHERE e.namespace = ? AND e.rowid IN (SELECT value FROM json_each(?))`,
+    ),
+    namespaceSize: db.prepare<[string], number>("SELECT count(*) FROM entries WHERE namespace = ?").pluck(),
+    lexical: db.prepare<[string, number], ScoreRow>(
+      `SELECT rowid, -bm25(entry_terms, 0, ${BM25_TEXT_WEIGHT}, ${BM25_TAGS_WEIGHT}) AS score FROM entry_terms
+        WHERE entry_terms MATCH ? ORDER BY score DESC, rowid LIMIT ?`,
     ),
     knn: db.prepare<[Buffer, number, string], DistanceRow>(
       "SELECT rowid, distance FROM entry_vectors WHERE embedding MATCH ? AND k = ? AND namespace = ? ORDER BY distance",
