@@ -1,0 +1,72 @@
+import { Option, type Command } from "commander";
+import { z } from "zod";
+import type { IngestFormat } from "../../ingest/index.js";
+import { NamespaceSchema } from "../../memory/entry.js";
+import { readGlobalOptions } from "../global-options.js";
+import { collect, parseOptionValues } from "../option-values.js";
+import { formatSeconds, printJson, printLines, table } from "../output.js";
+
+// Listed here so `--help` does not load the ingest code; the check below keeps it complete.
+const FORMATS = ["locomo", "jsonl", "docs", "dialogue"] as const satisfies readonly IngestFormat[];
+type NothingMissing<Missing extends never> = Missing;
+export type EveryFormatListed = NothingMissing<Exclude<IngestFormat, (typeof FORMATS)[number]>>;
+
+const IngestOptionsSchema = z.object({
+  namespace: NamespaceSchema.optional(),
+  format: z.enum(FORMATS).optional(),
+  conversation: z.array(z.string().trim().min(1, "must not be empty")).optional(),
+});
+
+export function register(program: Command): void {
+  program
+    .command("ingest")
+    .description("write memories from a file (LoCoMo, JSON Lines, dialogue JSON) or a folder of documents")
+    .argument("<file>", "the file to read (a folder with --format docs)")
+    .option("-n, --namespace <ns>", 'namespace to write to (default: "default"; LoCoMo uses each sample_id)')
+    .addOption(new Option("-f, --format <format>", "input format (default: detected from the name and content)").choices(FORMATS))
+    .option("--conversation <id>", "LoCoMo: ingest only this sample_id (repeatable)", collect)
+    .addHelpText(
+      "after",
+      `
+Re-ingesting the same file replaces its memories, it never duplicates them. A file with any invalid
+line or field is refused whole: nothing is written.
+
+Examples:
+  recallgraph ingest notes.jsonl --namespace team
+  recallgraph ingest locomo10.json --conversation conv-26
+  recallgraph ingest docs/ --format docs --namespace kb`,
+    )
+    .action(async (file: string, rawOptions: unknown, command: Command) => {
+      const globals = readGlobalOptions(command);
+      const options = parseOptionValues(IngestOptionsSchema, rawOptions);
+      const [{ openForWriting }, { ingestFile }, { ingestProgressDisplay }] = await Promise.all([
+        import("../open.js"),
+        import("../../ingest/index.js"),
+        import("../progress.js"),
+      ]);
+      const dependencies = await openForWriting(globals);
+      const progress = ingestProgressDisplay(!globals.json && process.stderr.isTTY === true);
+      const summary = await ingestFile(file, {
+        store: dependencies.store,
+        embedder: dependencies.embedder,
+        ...(dependencies.model ? { model: dependencies.model } : {}),
+        ...(options.format ? { format: options.format } : {}),
+        ...(options.namespace !== undefined ? { namespace: options.namespace } : {}),
+        ...(options.conversation ? { conversations: options.conversation } : {}),
+        onProgress: (update) => progress.update(update),
+      }).finally(async () => {
+        progress.stop();
+        await dependencies.store.close();
+      });
+
+      if (globals.json) {
+        printJson(summary);
+        return;
+      }
+      const rows = Object.entries(summary.namespaces).map(([namespace, entries]) => [`  ${namespace}`, String(entries)]);
+      printLines([
+        `Wrote ${summary.entries} ${summary.entries === 1 ? "entry" : "entries"} in ${formatSeconds(summary.seconds)} to ${dependencies.location.label} (embedder ${dependencies.embedder.spec.model})`,
+        ...table(rows, [false, true]),
+      ]);
+    });
+}

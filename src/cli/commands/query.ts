@@ -1,0 +1,86 @@
+import { Option, type Command } from "commander";
+import { z } from "zod";
+import { ValidationError } from "../../errors.js";
+import { PRESET_NAMES, type RetrievalConfigInput } from "../../graph/configuration.js";
+import { NamespaceSchema, parseIsoTimestamp } from "../../memory/entry.js";
+import { readGlobalOptions } from "../global-options.js";
+import { collect, parseOptionValues, positiveIntegerText } from "../option-values.js";
+import { printJson, printLines, printNote } from "../output.js";
+
+/** `--now` as people type it: a date (midnight UTC) or a date-time, with or without an offset (none means UTC). */
+export const ReferenceTimeSchema = z
+  .string()
+  .refine((text) => parseIsoTimestamp(text) !== undefined, "must be an ISO 8601 date or date-time, e.g. 2026-03-16 or 2026-03-16T09:00:00Z")
+  .transform((text) => new Date(parseIsoTimestamp(text) ?? Number.NaN));
+
+const QueryOptionsSchema = z.object({
+  namespace: z.array(NamespaceSchema, { error: "required; repeat it to search several namespaces" }).min(1, "required; repeat it to search several namespaces"),
+  now: ReferenceTimeSchema.optional(),
+  k: positiveIntegerText(1000).optional(),
+  plan: z.boolean(),
+  reflect: z.boolean(),
+  preset: z.enum(PRESET_NAMES).optional(),
+});
+
+export function register(program: Command): void {
+  program
+    .command("query")
+    .description("ask a question; print the memories that answer it and how they were found")
+    .argument("<question>", "the question, in quotes")
+    .option("-n, --namespace <ns>", "whose memories (required; repeat for several namespaces)", collect)
+    .option("--now <iso>", 'reference time for "last week", "yesterday", 上周 ... (default: the clock)')
+    .option("-k, --k <n>", "how many results (default: 10)")
+    .option("--no-plan", "search the question as asked: no planning into sub-queries, names and time")
+    .option("--no-reflect", "no reflection: do not search again for what the results miss")
+    .addOption(new Option("--preset <name>", "a named retrieval recipe (default: full)").choices(PRESET_NAMES))
+    .addHelpText(
+      "after",
+      `
+Examples:
+  recallgraph query "What does ERR_2048 mean?" --namespace team
+  recallgraph query "Who did Alice meet last week?" -n team --now 2026-03-16T09:00:00Z
+  recallgraph query "When did Melanie run a charity race?" -n conv-26 --k 5 --json`,
+    )
+    .action(async (question: string, rawOptions: unknown, command: Command) => {
+      const globals = readGlobalOptions(command);
+      const options = parseOptionValues(QueryOptionsSchema, rawOptions);
+      if (!question.trim()) throw new ValidationError("question", "must not be empty");
+      const [{ openForReading }, { retrieve }, { createRetrievalGraph }, render] = await Promise.all([
+        import("../open.js"),
+        import("../../retrieve.js"),
+        import("../../graph/graph.js"),
+        import("../render.js"),
+      ]);
+      const dependencies = await openForReading(globals);
+      const output = await (async () => {
+        const counts = (await dependencies.store.stats()).namespaces;
+        const empty = options.namespace.filter((namespace) => !counts[namespace]);
+        if (empty.length > 0) {
+          const known = Object.keys(counts);
+          printNote(`note: no memories in namespace ${empty.map((n) => `"${n}"`).join(", ")} (${known.length ? `this store has: ${known.join(", ")}` : "the store is empty"})`);
+        }
+        const configurable: RetrievalConfigInput = {
+          ...(options.preset ? { preset: options.preset } : {}),
+          ...(options.k !== undefined ? { finalK: options.k } : {}),
+          // Only switches turned off are passed: an explicit `true` would override a preset's own choice.
+          ...(options.plan ? {} : { planning: false }),
+          ...(options.reflect ? {} : { reflection: false }),
+        };
+        return retrieve(createRetrievalGraph(dependencies), { question, namespace: options.namespace, ...(options.now ? { now: options.now } : {}) }, configurable);
+      })().finally(() => dependencies.store.close());
+
+      if (globals.json) {
+        printJson(render.outputJson(output));
+        return;
+      }
+      const lines = [render.planLine(output.plan), ""];
+      if (output.results.length === 0) lines.push("  no memories found");
+      else lines.push(...render.resultLines(output.results, { showNamespace: options.namespace.length > 1 }));
+      lines.push("", render.summaryLine(output));
+      if (globals.verbose) {
+        const nodes = Object.entries(output.account.nodeMs).map(([node, ms]) => `${node} ${Math.round(ms)} ms`);
+        lines.push(`time per node: ${nodes.join(" · ")}`);
+      }
+      printLines(lines);
+    });
+}

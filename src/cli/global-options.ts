@@ -1,0 +1,52 @@
+import { Option, type Command } from "commander";
+import { z } from "zod";
+import type { StoreConfig } from "../stores/index.js";
+import type { EmbedderProvider } from "../text/embedders/index.js";
+import { parseOptionValues } from "./option-values.js";
+
+// Listed here rather than imported so that loading the CLI does not load the stores and embedders;
+// the `satisfies` clauses and the exhaustiveness checks below keep the lists in step with the library.
+export const STORE_KINDS = ["sqlite", "qdrant"] as const satisfies readonly StoreConfig["kind"][];
+export const EMBEDDER_CHOICES = ["use-lite", "openai", "hash"] as const satisfies readonly EmbedderProvider[];
+/** Compiles only when nothing is left out: a store kind or embedder the lists above forgot. */
+type NothingMissing<Missing extends never> = Missing;
+export type EveryStoreKindListed = NothingMissing<Exclude<StoreConfig["kind"], (typeof STORE_KINDS)[number]>>;
+export type EveryEmbedderListed = NothingMissing<Exclude<EmbedderProvider, (typeof EMBEDDER_CHOICES)[number]>>;
+
+/** Options every command accepts. Unset store and embedder choices fall back to the environment. */
+export const GlobalOptionsSchema = z.object({
+  db: z.string().trim().min(1, "must not be empty").optional(),
+  store: z.enum(STORE_KINDS).optional(),
+  embedder: z.enum(EMBEDDER_CHOICES).optional(),
+  json: z.boolean().default(false),
+  verbose: z.boolean().default(false),
+});
+export type GlobalOptions = z.output<typeof GlobalOptionsSchema>;
+
+export function addGlobalOptions(program: Command): Command {
+  return program
+    .option("--db <path>", "sqlite file or :memory: (default $RECALLGRAPH_DB, else ./.recallgraph/memory.db)")
+    .addOption(new Option("--store <kind>", "store backend (default $RECALLGRAPH_STORE, else sqlite)").choices(STORE_KINDS))
+    .addOption(
+      new Option("--embedder <name>", "dense embedder (default $RECALLGRAPH_EMBEDDER, else use-lite)").choices(EMBEDDER_CHOICES),
+    )
+    .option("--json", "print machine-readable JSON on stdout")
+    .option("--verbose", "log more, and print stack traces on errors");
+}
+
+/** The global options as seen from a subcommand's action. */
+export function readGlobalOptions(command: Command): GlobalOptions {
+  return parseOptionValues(GlobalOptionsSchema, command.optsWithGlobals());
+}
+
+/**
+ * The environment the library's own `storeConfigFromEnv` / `embedderConfigFromEnv` read, with the
+ * command-line choices written over it: flags win over variables, variables over defaults.
+ */
+export function environmentWith(globals: GlobalOptions, base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...base };
+  if (globals.db !== undefined) env.RECALLGRAPH_DB = globals.db;
+  if (globals.store !== undefined) env.RECALLGRAPH_STORE = globals.store;
+  if (globals.embedder !== undefined) env.RECALLGRAPH_EMBEDDER = globals.embedder;
+  return env;
+}

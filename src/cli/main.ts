@@ -1,0 +1,17 @@
+/**
+ * The `recallgraph` command line (run through bin/recallgraph.js or `node --import tsx src/cli/main.ts`).
+ * Each command lives in its own file under commands/ and exports `register(program)`; adding one is
+ * one line in the list below.
+ */
+import type { CommandModule } from "./command.js";
+import { runCli } from "./program.js";
+
+const commands: CommandModule[] = await Promise.all([
+  import("./commands/ingest.js"),
+  import("./commands/query.js"),
+  import("./commands/delete.js"),
+  import("./commands/stats.js"),
+  import("./commands/demo.js"),
+]);
+
+process.exitCode = await runCli(process.argv, commands);

@@ -1,0 +1,86 @@
+/**
+ * Opening the store, embedder and model the global options (or the environment) name.
+ * Loaded lazily by the commands that need it: it pulls in the whole library.
+ */
+import { existsSync } from "node:fs";
+import { EmbedderMismatchError, parseOrThrow, RecallGraphError, ValidationError } from "../errors.js";
+import type { GraphDependencies } from "../graph/dependencies.js";
+import { openDependencies } from "../recallgraph.js";
+import { openStore, storeConfigFromEnv, type StoreConfig } from "../stores/index.js";
+import { EmbeddingSpecSchema, type EmbeddingSpec, type MemoryStore } from "../stores/port.js";
+import { HASH_DEFAULT_DIMENSION } from "../text/embedders/hashing.js";
+import { createEmbedder, embedderConfigFromEnv, HASH_EMBEDDER_MODEL, USE_LITE_SPEC } from "../text/embedders/index.js";
+import { environmentWith, type GlobalOptions } from "./global-options.js";
+
+export interface StoreLocation {
+  config: StoreConfig;
+  /** Where the memories live, for people: the sqlite path or the Qdrant URL and collection. */
+  label: string;
+}
+
+export function storeLocation(globals: GlobalOptions): StoreLocation {
+  const config = storeConfigFromEnv(environmentWith(globals));
+  const label = config.kind === "sqlite" ? config.path : `${config.url} (collection ${config.collection ?? "recallgraph"})`;
+  return { config, label };
+}
+
+export type OpenedDependencies = GraphDependencies & { location: StoreLocation };
+
+/** Store, embedder and (when the environment configures one) chat model, creating the store when absent. */
+export async function openForWriting(globals: GlobalOptions): Promise<OpenedDependencies> {
+  const location = storeLocation(globals);
+  const env = environmentWith(globals);
+  try {
+    const dependencies = await openDependencies({ store: location.config, embedder: embedderConfigFromEnv(env), env });
+    return { ...dependencies, location };
+  } catch (error) {
+    throw withEmbedderHint(error);
+  }
+}
+
+/** Like openForWriting, but a sqlite file that does not exist is an error rather than a new empty store. */
+export async function openForReading(globals: GlobalOptions): Promise<OpenedDependencies> {
+  requireExistingStore(storeLocation(globals));
+  return openForWriting(globals);
+}
+
+/**
+ * Opens an existing store with the embedder that built it, whatever the options say: counting and
+ * deleting entries never embeds anything, so a mismatch would only get in the way.
+ */
+export async function openStoreAsBuilt(globals: GlobalOptions): Promise<{ store: MemoryStore; location: StoreLocation }> {
+  const location = storeLocation(globals);
+  requireExistingStore(location);
+  const configured = createEmbedder(embedderConfigFromEnv(environmentWith(globals))).spec;
+  try {
+    return { store: await openStore(location.config, configured), location };
+  } catch (error) {
+    if (!(error instanceof EmbedderMismatchError)) throw error;
+    const stored = parseOrThrow(EmbeddingSpecSchema, error.context.stored, "store.embedding");
+    return { store: await openStore(location.config, stored), location };
+  }
+}
+
+function requireExistingStore(location: StoreLocation): void {
+  const { config } = location;
+  if (config.kind === "sqlite" && config.path !== ":memory:" && !existsSync(config.path)) {
+    throw new ValidationError("", `no memory store at ${config.path} (write memories with \`recallgraph ingest <file>\`, or point --db at a store)`);
+  }
+}
+
+/** An embedder mismatch, completed with the flag that opens the store as it was built. */
+function withEmbedderHint(error: unknown): unknown {
+  if (!(error instanceof EmbedderMismatchError)) return error;
+  const stored = EmbeddingSpecSchema.safeParse(error.context.stored);
+  if (!stored.success) return error;
+  return new RecallGraphError("embedder_mismatch", `${error.message} (for this store: ${embedderFlagsFor(stored.data)})`, error.context, { cause: error });
+}
+
+/** The command-line setting that recreates the embedder a store records. */
+function embedderFlagsFor(spec: EmbeddingSpec): string {
+  if (spec.model === USE_LITE_SPEC.model) return "--embedder use-lite";
+  if (spec.model === HASH_EMBEDDER_MODEL) {
+    return spec.dimension === HASH_DEFAULT_DIMENSION ? "--embedder hash" : `--embedder hash with RECALLGRAPH_EMBEDDING_DIMENSIONS=${spec.dimension}`;
+  }
+  return `--embedder openai with RECALLGRAPH_EMBEDDING_MODEL=${spec.model} RECALLGRAPH_EMBEDDING_DIMENSIONS=${spec.dimension}`;
+}

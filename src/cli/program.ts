@@ -1,0 +1,37 @@
+import { Command } from "commander";
+import type { CommandModule } from "./command.js";
+import { EXIT_INTERNAL_ERROR, EXIT_OK, exitCodeOf, reportError, type ExitCode } from "./exit.js";
+import { addGlobalOptions } from "./global-options.js";
+
+/** The `recallgraph` program with its global options and the given commands. */
+export function createProgram(commands: readonly CommandModule[]): Command {
+  const program = new Command("recallgraph")
+    .description("A planned, three-view, reflective memory retriever for LLM agents")
+    .showSuggestionAfterError(true)
+    .configureHelp({ showGlobalOptions: true, sortSubcommands: false })
+    // Errors reach runCli as exceptions (exit codes are decided in one place), never as process.exit.
+    .exitOverride();
+  addGlobalOptions(program);
+  for (const command of commands) command.register(program);
+  return program;
+}
+
+/** Runs the command line and returns the exit code: 0 done, 1 user error, 2 internal error. */
+export async function runCli(argv: readonly string[], commands: readonly CommandModule[]): Promise<ExitCode> {
+  const verbose = argv.includes("--verbose");
+  // Library logs are JSON lines on stderr; on a command line only errors are worth them unless asked.
+  process.env.RECALLGRAPH_LOG_LEVEL ??= verbose ? "info" : "error";
+  // `recallgraph query ... | head` closes stdout early: that is not a failure. Any other write error is.
+  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") return;
+    process.stderr.write(`error: cannot write the output: ${error.message}\n`);
+    process.exitCode = EXIT_INTERNAL_ERROR;
+  });
+  try {
+    await createProgram(commands).parseAsync(argv);
+    return EXIT_OK;
+  } catch (error) {
+    reportError(error, { verbose }, (text) => process.stderr.write(text));
+    return exitCodeOf(error);
+  }
+}

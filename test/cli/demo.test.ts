@@ -1,0 +1,52 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { runCli, temporaryFolder } from "./helpers.js";
+
+/** The demo as a new user runs it: default embedder (USE-lite, offline), no configuration at all. */
+describe("recallgraph demo", () => {
+  let folder = { path: "", remove: async () => {} };
+  before(async () => {
+    folder = await temporaryFolder();
+  });
+  after(() => folder.remove());
+
+  it("answers its questions from the sample memory, offline, in well under a minute", async () => {
+    const started = performance.now();
+    const run = await runCli(["demo"], folder.path);
+    const seconds = (performance.now() - started) / 1000;
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.stderr, "");
+    assert.ok(seconds < 60, `took ${seconds.toFixed(1)} s`);
+
+    // One block per question, from its "[n/6]" header to the next.
+    const blocks = run.stdout.split(/\n(?=\[\d+\/\d+\] )/).slice(1);
+    assert.equal(blocks.length, 6);
+    const block = (kind: string) => {
+      const found = blocks.find((text) => text.startsWith(`[`) && text.split("\n")[0]?.includes(`] ${kind}: `));
+      assert.ok(found, `a "${kind}" question`);
+      return found;
+    };
+
+    // Last week (9-15 March 2026): Alice met Wang Lei in Shanghai on 10 March, first, and found by the time filter.
+    const lastWeek = block("time-scoped");
+    assert.match(lastWeek, /plan \(rules\): time "last week" = 2026-03-09 00:00 → 2026-03-16 00:00 UTC/);
+    assert.match(lastWeek, /^ {2}✓ 1 {2}2026-03-10 06:30 {2}demo-17 {2}.*symbolic #\d/m);
+    assert.match(lastWeek, /Alice Chen met Wang Lei in the Shanghai office on 10 March 2026/);
+
+    // The Chinese question finds the Chinese travel-expense policy first.
+    const chinese = block("Chinese");
+    assert.match(chinese, /^ {2}✓ 1 {2}2026-03-06 10:05 {2}demo-15 /m);
+    assert.match(chinese, /公司新的差旅报销标准/);
+
+    // The exact code finds its own entry, not the other error code's.
+    const code = block("exact code");
+    assert.match(code, /^ {2}✓ 1 {2}\S+ \S+ {2}demo-13 /m);
+
+    // 上周 is the same calendar week: the order confirmed at the Shanghai meeting.
+    const chineseLastWeek = block("Chinese, time-scoped");
+    assert.match(chineseLastWeek, /time "上周" = 2026-03-09 00:00 → 2026-03-16 00:00 UTC/);
+    assert.match(chineseLastWeek, /✓ [12] {2}\S+ \S+ {2}demo-19 /);
+
+    assert.match(run.stdout, /\n6 of 6 questions have an answering memory in their top 5; /);
+  });
+});

@@ -1,0 +1,60 @@
+/** Running the `recallgraph` command the way a user does: a child process, in a folder of its own. */
+import { spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+export const BIN = path.join(ROOT, "bin/recallgraph.js");
+export const LOCOMO_PATH = path.resolve(ROOT, "../shared/data/locomo/locomo10.json");
+
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * The environment without the variables that would point the CLI at a server, a model or another
+ * store: the tests run offline and decide everything with flags.
+ */
+function offlineEnvironment(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (!/^(RECALLGRAPH_|OPENAI_|QDRANT_)/.test(name)) env[name] = value;
+  }
+  return env;
+}
+
+/** Runs `recallgraph ...args` in `cwd` and collects its exit code and output. */
+export function runCli(args: readonly string[], cwd: string): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd, env: offlineEnvironment(), stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** Runs a command that must succeed and parses its `--json` output. */
+export async function runJson(args: readonly string[], cwd: string): Promise<unknown> {
+  const run = await runCli([...args, "--json"], cwd);
+  if (run.code !== 0) throw new Error(`recallgraph ${args.join(" ")} exited ${run.code}: ${run.stderr}`);
+  return JSON.parse(run.stdout);
+}
+
+export async function temporaryFolder(): Promise<{ path: string; remove: () => Promise<void> }> {
+  const folder = await mkdtemp(path.join(tmpdir(), "recallgraph-cli-"));
+  return { path: folder, remove: () => rm(folder, { recursive: true, force: true }) };
+}
+
+/** A failed run's stderr is one line, with no stack trace. */
+export function oneLineError(run: CliRun): string {
+  const lines = run.stderr.trimEnd().split("\n");
+  if (lines.length !== 1) throw new Error(`expected one line on stderr, got ${lines.length}:\n${run.stderr}`);
+  return lines[0] ?? "";
+}
