@@ -38,6 +38,7 @@ function rowCounts(path: string): Record<string, number> {
       entries: count("SELECT count(*) FROM entries"),
       bodies: count("SELECT count(*) FROM entry_bodies"),
       names: count("SELECT count(*) FROM entry_names"),
+      vocabulary: count("SELECT count(*) FROM namespace_names"),
       // Shadow tables: the FTS5 doc-size rows and the vec0 rowid map hold one row per indexed entry.
       terms: count("SELECT count(*) FROM entry_terms_docsize"),
       vectors: count("SELECT count(*) FROM entry_vectors_rowids"),
@@ -122,7 +123,7 @@ describe("sqlite adapter specifics", () => {
     assert.deepEqual((await store.vocabulary("ns")).persons, ["Olga"]);
     // The store stays usable: the same batch without the poisoned name goes through whole.
     await store.upsert("ns", batch.slice(0, 2));
-    assert.deepEqual(rowCounts(path), { entries: 2, bodies: 2, names: 2, terms: 2, vectors: 2 });
+    assert.deepEqual(rowCounts(path), { entries: 2, bodies: 2, names: 2, vocabulary: 2, terms: 2, vectors: 2 });
     await store.close();
   });
 
@@ -135,11 +136,11 @@ describe("sqlite adapter specifics", () => {
         record("ns", { id: "b", text: `round ${round} beta`, persons: ["P3"] }, [0, 1, round, 0]),
       ]);
     }
-    assert.deepEqual(rowCounts(path), { entries: 2, bodies: 2, names: 5, terms: 2, vectors: 2 });
+    assert.deepEqual(rowCounts(path), { entries: 2, bodies: 2, names: 5, vocabulary: 5, terms: 2, vectors: 2 });
     await store.delete("ns", ["a"]);
-    assert.deepEqual(rowCounts(path), { entries: 1, bodies: 1, names: 1, terms: 1, vectors: 1 });
+    assert.deepEqual(rowCounts(path), { entries: 1, bodies: 1, names: 1, vocabulary: 1, terms: 1, vectors: 1 });
     await store.clearNamespace("ns");
-    assert.deepEqual(rowCounts(path), { entries: 0, bodies: 0, names: 0, terms: 0, vectors: 0 });
+    assert.deepEqual(rowCounts(path), { entries: 0, bodies: 0, names: 0, vocabulary: 0, terms: 0, vectors: 0 });
     await store.close();
   });
 
@@ -178,6 +179,41 @@ describe("sqlite adapter specifics", () => {
       assert.deepEqual(hits.map((hit) => hit.entry.id), ["r500", "r501", "r502", "r503", "r504"]);
       const far = await store.filteredSearch("ns", { persons: ["other"] }, { k: 3, vector: [0, 1, 0, 0] });
       assert.deepEqual(far.map((hit) => hit.entry.id), ["r499", "r498", "r497"]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("filtered dense search stays exact when the matches lie beyond vec0's 4096-row KNN window", async () => {
+    const store = await openSqliteStore({ path: ":memory:", embedding: SPEC });
+    try {
+      // 4200 non-matches all nearer the query than 600 matches (more than 1/12 of the namespace).
+      const records: MemoryRecord[] = [];
+      for (let i = 0; i < 4800; i += 1) {
+        const matches = i >= 4200;
+        const angle = (i / 4800) * (Math.PI / 2);
+        records.push(record("ns", { id: `r${i}`, text: `row ${i}`, persons: [matches ? "Far" : "Near"] }, [Math.cos(angle), Math.sin(angle), 0, 0]));
+      }
+      await store.upsert("ns", records);
+      const hits = await store.denseSearch("ns", [1, 0, 0, 0], { k: 3, filter: { persons: ["far"] } });
+      assert.deepEqual(hits.map((hit) => hit.entry.id), ["r4200", "r4201", "r4202"]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("vocabulary counts names across entries: a name stays while any entry carries it", async () => {
+    const store = await openSqliteStore({ path: ":memory:", embedding: SPEC });
+    try {
+      await store.upsert("ns", [
+        record("ns", { id: "1", text: "one", persons: ["Ann"], location: "Oslo" }, [1, 0, 0, 0]),
+        record("ns", { id: "2", text: "two", persons: ["ann", "Ben"], location: "oslo" }, [0, 1, 0, 0]),
+      ]);
+      assert.deepEqual(await store.vocabulary("ns"), { persons: ["Ann", "Ben"], entities: [], locations: ["Oslo"] });
+      await store.delete("ns", ["1"]);
+      assert.deepEqual((await store.vocabulary("ns")).persons.map((name) => name.toLowerCase()), ["ann", "ben"]);
+      await store.upsert("ns", [record("ns", { id: "2", text: "two", persons: ["Ben"] }, [0, 1, 0, 0])]);
+      assert.deepEqual(await store.vocabulary("ns"), { persons: ["Ben"], entities: [], locations: [] });
     } finally {
       await store.close();
     }

@@ -33,8 +33,12 @@ export function filterSql(namespace: string, filter: MemoryFilter | undefined): 
   anyName("entity", filter?.entities);
   if (filter?.location) {
     // A literal substring: not trimmed (the needle is the caller's text), and instr has no wildcards.
-    conditions.push("e.rowid IN (SELECT entry_rowid FROM entry_names WHERE namespace = ? AND kind = 'location' AND instr(name_lower, ?) > 0)");
-    params.push(namespace, filter.location.toLowerCase());
+    // The substring test runs over the namespace's distinct locations, then the index finds their entries.
+    conditions.push(
+      `e.rowid IN (SELECT entry_rowid FROM entry_names WHERE namespace = ? AND kind = 'location' AND name_lower IN
+         (SELECT name_lower FROM namespace_names WHERE namespace = ? AND kind = 'location' AND instr(name_lower, ?) > 0))`,
+    );
+    params.push(namespace, namespace, filter.location.toLowerCase());
   }
   const { startMs, endMs } = filter?.timeRange ?? {};
   if (startMs !== undefined) {

@@ -6,7 +6,8 @@
  * - `entries`: one narrow row per (namespace, id) with the columns filters and document lookups need
  *   (timestamp, document id and version); `entry_bodies`: the whole entry as JSON, the record of truth.
  * - `entry_names`: one row per person, entity and location of an entry, lower-cased, for the
- *   symbolic filters and the vocabulary (an index, not a JSON scan, so 100k entries stay fast).
+ *   symbolic filters (an index, not a JSON scan, so 100k entries stay fast); `namespace_names`: the
+ *   distinct names per namespace with their entry counts (the vocabulary), kept by triggers.
  * - `entry_terms` (FTS5, contentless): the project's own tokens of the text and of the tags, and a
  *   term naming the namespace, for BM25.
  * - `entry_vectors` (sqlite-vec vec0): the dense vector, unit-normalised, partitioned by namespace.
@@ -71,6 +72,28 @@ function schemaV1(dimension: number): string {
       PRIMARY KEY (namespace, kind, name_lower, entry_rowid)
     ) WITHOUT ROWID;
     CREATE INDEX entry_names_by_entry ON entry_names (entry_rowid);
+
+    -- The distinct names of each namespace with how many entries carry them, kept by triggers so no
+    -- write path can forget it: the vocabulary and the location substring scan read tens of rows, not 100k.
+    CREATE TABLE namespace_names (
+      namespace TEXT NOT NULL,
+      kind TEXT NOT NULL,
+      name_lower TEXT NOT NULL,
+      name TEXT NOT NULL,
+      entry_count INTEGER NOT NULL,
+      PRIMARY KEY (namespace, kind, name_lower)
+    ) WITHOUT ROWID;
+    CREATE TRIGGER entry_names_counted AFTER INSERT ON entry_names BEGIN
+      INSERT INTO namespace_names (namespace, kind, name_lower, name, entry_count)
+      VALUES (NEW.namespace, NEW.kind, NEW.name_lower, NEW.name, 1)
+      ON CONFLICT (namespace, kind, name_lower) DO UPDATE SET entry_count = entry_count + 1;
+    END;
+    CREATE TRIGGER entry_names_uncounted AFTER DELETE ON entry_names BEGIN
+      UPDATE namespace_names SET entry_count = entry_count - 1
+       WHERE namespace = OLD.namespace AND kind = OLD.kind AND name_lower = OLD.name_lower;
+      DELETE FROM namespace_names
+       WHERE namespace = OLD.namespace AND kind = OLD.kind AND name_lower = OLD.name_lower AND entry_count <= 0;
+    END;
 
     -- Contentless: the tokens are derived from entry_bodies, storing them twice buys nothing.
     -- The ascii tokenizer splits only on ASCII characters other than letters, digits and _ . @ -, and

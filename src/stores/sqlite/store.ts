@@ -15,6 +15,7 @@
  *   linearly with the namespace's size (bench/store.ts measures it).
  * - better-sqlite3 is synchronous: calls run on the caller's thread, one at a time.
  */
+import type Database from "better-sqlite3";
 import { z } from "zod";
 import { parseOrThrow, RecallGraphError, StoreError } from "../../errors.js";
 import { MemoryEntrySchema, type MemoryEntry } from "../../memory/entry.js";
@@ -56,10 +57,10 @@ export type SqliteStoreOptions = z.input<typeof SqliteStoreOptionsSchema>;
 
 /**
  * Filtered dense search measures the filter's matches one by one (a point lookup each) while they are
- * few, and otherwise post-filters a KNN over the namespace. Measured at 100k 512-d rows: a point
- * lookup costs about 1/10 of what one row costs a full KNN pass, so one by one wins below ~1/10 of the namespace.
+ * few, and otherwise post-filters a KNN over the namespace. Measured at 100k 512-d rows: a point lookup
+ * costs about 11 times what one row costs in a KNN pass, so one by one wins below ~1/11 of the namespace.
  */
-const DIRECT_DISTANCE_SHARE = 1 / 10;
+const DIRECT_DISTANCE_SHARE = 1 / 12;
 const DIRECT_DISTANCE_MIN = 512;
 /** vec0's own ceiling on k. */
 const VEC0_MAX_K = 4096;
@@ -104,6 +105,8 @@ export class SqliteMemoryStore implements MemoryStore {
   readonly kind = "sqlite" as const;
   private closed = false;
   private readonly statements: ReturnType<typeof prepareStatements>;
+  /** Statements built from filters, by SQL text: a filter has few shapes, each is prepared once. */
+  private readonly filterStatements = new Map<string, Database.Statement<unknown[], unknown>>();
 
   /** Use openSqliteStore. */
   constructor(
@@ -218,7 +221,7 @@ export class SqliteMemoryStore implements MemoryStore {
       const filter = options.filter === undefined ? undefined : validateFilter(options.filter);
       const nearest = isEmptyFilter(filter)
         ? this.nearestInNamespace(ns, query, k)
-        : this.nearestAmong(ns, query, k, this.matchingRowids(ns, filter));
+        : this.nearestMatching(ns, query, k, filter);
       return this.scored("denseSearch", ns, nearest.map((hit) => ({ rowid: hit.rowid, score: cosineFromUnitL2(hit.distance) })));
     });
   }
@@ -238,15 +241,13 @@ export class SqliteMemoryStore implements MemoryStore {
         return this.scored("lexicalSearch", ns, this.statements.lexical.all(match, k));
       }
       const { where, params } = filterSql(ns, filter);
-      const rows = this.db
-        .prepare<unknown[], ScoreRow>(
-          `SELECT e.rowid AS rowid, ${score} AS score
-             FROM entry_terms JOIN entries AS e ON e.rowid = entry_terms.rowid
-            WHERE entry_terms MATCH ? AND ${where}
-            ORDER BY score DESC, e.rowid
-            LIMIT ?`,
-        )
-        .all(match, ...params, k);
+      const rows = this.filterStatement<ScoreRow>(
+        `SELECT e.rowid AS rowid, ${score} AS score
+           FROM entry_terms JOIN entries AS e ON e.rowid = entry_terms.rowid
+          WHERE entry_terms MATCH ? AND ${where}
+          ORDER BY score DESC, e.rowid
+          LIMIT ?`,
+      ).all(match, ...params, k);
       return this.scored("lexicalSearch", ns, rows);
     });
   }
@@ -260,13 +261,13 @@ export class SqliteMemoryStore implements MemoryStore {
         options.vector === undefined ? undefined : unitVectorBlob(validateVector(options.vector, this.embedding.dimension, "vector"), "vector");
       if (isEmptyFilter(conditions)) return [];
       if (query) {
-        const nearest = this.nearestAmong(ns, query, k, this.matchingRowids(ns, conditions));
+        const nearest = this.nearestMatching(ns, query, k, conditions);
         return this.scored("filteredSearch", ns, nearest.map((hit) => ({ rowid: hit.rowid, score: cosineFromUnitL2(hit.distance) })));
       }
       const { where, params } = filterSql(ns, conditions);
-      const rows = this.db
-        .prepare<unknown[], RowidRow>(`SELECT e.rowid AS rowid FROM entries AS e WHERE ${where} ORDER BY e.timestamp_ms DESC, e.rowid DESC LIMIT ?`)
-        .all(...params, k);
+      const rows = this.filterStatement<RowidRow>(
+        `SELECT e.rowid AS rowid FROM entries AS e WHERE ${where} ORDER BY e.timestamp_ms DESC, e.rowid DESC LIMIT ?`,
+      ).all(...params, k);
       // Newest first carries the ranking; every hit satisfies the filter equally.
       return this.scored("filteredSearch", ns, rows.map((row) => ({ rowid: row.rowid, score: 1 })));
     });
@@ -362,10 +363,14 @@ export class SqliteMemoryStore implements MemoryStore {
     s.deleteNames.run(rowid);
   }
 
-  /** Rowids of the namespace's entries that satisfy the (non-empty) filter. */
-  private matchingRowids(namespace: string, filter: MemoryFilter | undefined): number[] {
-    const { where, params } = filterSql(namespace, filter);
-    return this.db.prepare<unknown[], number>(`SELECT e.rowid FROM entries AS e WHERE ${where}`).pluck().all(...params);
+  private filterStatement<Row>(sql: string): Database.Statement<unknown[], Row> {
+    let statement = this.filterStatements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare<unknown[], unknown>(sql);
+      this.filterStatements.set(sql, statement);
+    }
+    // Rows are shaped by the SQL text, which this class writes: the caller names the shape it selected.
+    return statement as Database.Statement<unknown[], Row>;
   }
 
   /** Exact k nearest vectors of the namespace (vec0 KNN inside the namespace's partition). */
@@ -374,27 +379,34 @@ export class SqliteMemoryStore implements MemoryStore {
   }
 
   /**
-   * Exact k nearest among the given rowids of the namespace. Few candidates: their distances one by one.
-   * Many: a KNN over the namespace, post-filtered, widened until k candidates are in it, which is exact
-   * (every candidate outside the top k' is farther than every one inside it).
+   * Exact k nearest among the namespace's entries that satisfy `filter`. Few matches: their distances
+   * one by one (a point lookup each). Many: a KNN over the namespace, the hits checked against the
+   * filter in SQL, widened until k pass; that is exact, since every match outside the nearest `width`
+   * is farther than every one inside. Matches are counted first, never all loaded into memory.
    */
-  private nearestAmong(namespace: string, query: Buffer, k: number, candidates: readonly number[]): DistanceRow[] {
-    if (!candidates.length) return [];
-    const namespaceSize = candidates.length > DIRECT_DISTANCE_MIN ? this.statements.namespaceSize.get(namespace) ?? 0 : 0;
-    if (candidates.length > Math.max(DIRECT_DISTANCE_MIN, namespaceSize * DIRECT_DISTANCE_SHARE)) {
-      const wanted = new Set(candidates);
-      // Expect k matches among the nearest k / share; ask for twice that so one pass nearly always suffices.
-      const expectedWidth = Math.ceil((2 * k * namespaceSize) / candidates.length);
+  private nearestMatching(namespace: string, query: Buffer, k: number, filter: MemoryFilter | undefined): DistanceRow[] {
+    const { where, params } = filterSql(namespace, filter);
+    const matches = this.filterStatement<{ count: number }>(`SELECT count(*) AS count FROM entries AS e WHERE ${where}`).get(...params)?.count ?? 0;
+    if (!matches) return [];
+    const namespaceSize = matches > DIRECT_DISTANCE_MIN ? (this.statements.namespaceSize.get(namespace) ?? 0) : 0;
+    if (matches > Math.max(DIRECT_DISTANCE_MIN, namespaceSize * DIRECT_DISTANCE_SHARE)) {
+      const passingAmong = this.filterStatement<RowidRow>(
+        `SELECT e.rowid AS rowid FROM entries AS e WHERE ${where} AND e.rowid IN (SELECT value FROM json_each(?))`,
+      );
+      // Expect k matches among the nearest k * size / matches; ask for twice that so one pass nearly always suffices.
+      const expectedWidth = Math.ceil((2 * k * namespaceSize) / matches);
       for (let width = Math.min(VEC0_MAX_K, Math.max(k * 4, expectedWidth)); ; width = Math.min(VEC0_MAX_K, width * 4)) {
         const nearest = this.nearestInNamespace(namespace, query, width);
-        const passing = nearest.filter((hit) => wanted.has(hit.rowid));
-        if (passing.length >= k || nearest.length < width) return passing.slice(0, k);
+        const passing = new Set(passingAmong.all(...params, JSON.stringify(nearest.map((hit) => hit.rowid))).map((row) => row.rowid));
+        const hits = nearest.filter((hit) => passing.has(hit.rowid));
+        if (hits.length >= k || nearest.length < width) return hits.slice(0, k);
         if (width === VEC0_MAX_K) break;
       }
-      // vec0 cannot look further than 4096: the filter's matches are far from the query, measure them all.
+      // vec0 looks no further than 4096 rows: the matches are far from the query, measure them all.
     }
+    const candidates = this.filterStatement<RowidRow>(`SELECT e.rowid AS rowid FROM entries AS e WHERE ${where}`).all(...params);
     const distances: DistanceRow[] = [];
-    for (const rowid of candidates) {
+    for (const { rowid } of candidates) {
       const distance = this.statements.distanceTo.get(query, BigInt(rowid));
       if (distance !== undefined) distances.push({ rowid, distance });
     }
@@ -482,7 +494,7 @@ function prepareStatements(db: SqliteDatabase) {
     ),
     distanceTo: db.prepare<[Buffer, bigint], number>("SELECT vec_distance_l2(embedding, ?) FROM entry_vectors WHERE rowid = ?").pluck(),
     vocabulary: db.prepare<[string], { kind: "person" | "entity" | "location"; name: string }>(
-      "SELECT kind, min(name) AS name FROM entry_names WHERE namespace = ? GROUP BY kind, name_lower ORDER BY kind, name_lower",
+      "SELECT kind, name FROM namespace_names WHERE namespace = ? ORDER BY kind, name_lower",
     ),
     // An entry without a version counts as version 1, the first (as in the Qdrant adapter).
     documentVersions: db.prepare<[string, string], { document_id: string; version: number }>(
