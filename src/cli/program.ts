@@ -1,4 +1,6 @@
+import { readFileSync } from "node:fs";
 import { Command } from "commander";
+import { z } from "zod";
 import type { CommandModule } from "./command.js";
 import { EXIT_INTERNAL_ERROR, EXIT_OK, exitCodeOf, reportError, type ExitCode } from "./exit.js";
 import { addGlobalOptions } from "./global-options.js";
@@ -7,6 +9,7 @@ import { addGlobalOptions } from "./global-options.js";
 export function createProgram(commands: readonly CommandModule[]): Command {
   const program = new Command("recallgraph")
     .description("A planned, three-view, reflective memory retriever for LLM agents")
+    .version(packageVersion(), "-V, --version")
     .showSuggestionAfterError(true)
     .configureHelp({ showGlobalOptions: true, sortSubcommands: false })
     // Errors reach runCli as exceptions (exit codes are decided in one place), never as process.exit.
@@ -34,4 +37,10 @@ export async function runCli(argv: readonly string[], commands: readonly Command
     reportError(error, { verbose }, (text) => process.stderr.write(text));
     return exitCodeOf(error);
   }
+}
+
+/** The version in package.json, read at startup (the CLI runs from the sources, there is no build to stamp it). */
+function packageVersion(): string {
+  const manifest = readFileSync(new URL("../../package.json", import.meta.url), "utf8");
+  return z.object({ version: z.string() }).parse(JSON.parse(manifest)).version;
 }

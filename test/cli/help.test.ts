@@ -17,6 +17,12 @@ describe("recallgraph --help and usage errors", () => {
     }
   });
 
+  it("--version prints the package version", async () => {
+    const run = await runCli(["--version"], folder.path);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /^\d+\.\d+\.\d+\n$/);
+  });
+
   const commandOptions: Record<string, string[]> = {
     ingest: ["<file>", "--namespace", "--format", "locomo", "jsonl", "docs"],
     query: ["<question>", "--namespace", "--now", "--k", "--no-plan", "--no-reflect", "--preset"],

@@ -131,7 +131,7 @@ USE-lite embedder unless --embedder says otherwise.`,
         printLines([
           "",
           `${withAnswer} of ${QUESTIONS.length} questions have an answering memory in their top ${RESULTS_PER_QUESTION}; ${formatSeconds(totalSeconds)} in all.`,
-          `Next: recallgraph ingest ${"<file>"} --namespace me, then recallgraph query "<question>" --namespace me`,
+          "Next: recallgraph ingest <file> --namespace me, then recallgraph query \"<question>\" --namespace me",
         ]);
       } finally {
         await recallgraph.close();

@@ -28,8 +28,8 @@ export function register(program: Command): void {
     .addHelpText(
       "after",
       `
-Re-ingesting the same file replaces its memories, it never duplicates them. A file with any invalid
-line or field is refused whole: nothing is written.
+Re-ingesting the same file replaces its memories, it never duplicates them.
+A file with any invalid line or field is refused whole: nothing is written.
 
 Examples:
   recallgraph ingest notes.jsonl --namespace team
