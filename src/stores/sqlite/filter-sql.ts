@@ -15,15 +15,17 @@ export function foldName(name: string): string {
  * Translates the port's filter: persons and entities any-of on whole lower-cased names, location a
  * case-insensitive substring (instr, so `%` and `_` are plain characters), time range [startMs, endMs).
  * Name conditions go through the `entry_names` index, never through the entry JSON.
- * The namespace condition is always the first one: no filter can widen the scope.
+ * The namespace condition is always present (and first): no filter can widen the scope.
  */
 export function filterSql(namespace: string, filter: MemoryFilter | undefined): FilterSql {
-  const conditions = ["e.namespace = ?"];
-  const params: (string | number)[] = [namespace];
+  const conditions: string[] = [];
+  const params: (string | number)[] = [];
+  let hasNameCondition = false;
   const anyName = (kind: "person" | "entity", names: readonly string[] | undefined): void => {
     if (!names?.length) return;
     // A list of blank names is still a condition (one nothing matches), never a dropped one.
     const folded = [...new Set(names.map(foldName).filter(Boolean))];
+    hasNameCondition = true;
     conditions.push(
       `e.rowid IN (SELECT entry_rowid FROM entry_names WHERE namespace = ? AND kind = '${kind}' AND name_lower IN (SELECT value FROM json_each(?)))`,
     );
@@ -34,6 +36,7 @@ export function filterSql(namespace: string, filter: MemoryFilter | undefined): 
   if (filter?.location) {
     // A literal substring: not trimmed (the needle is the caller's text), and instr has no wildcards.
     // The substring test runs over the namespace's distinct locations, then the index finds their entries.
+    hasNameCondition = true;
     conditions.push(
       `e.rowid IN (SELECT entry_rowid FROM entry_names WHERE namespace = ? AND kind = 'location' AND name_lower IN
          (SELECT name_lower FROM namespace_names WHERE namespace = ? AND kind = 'location' AND instr(name_lower, ?) > 0))`,
@@ -49,5 +52,9 @@ export function filterSql(namespace: string, filter: MemoryFilter | undefined): 
     conditions.push("e.timestamp_ms < ?");
     params.push(endMs);
   }
-  return { where: conditions.join(" AND "), params };
+  // With a name condition, `+` keeps SQLite from walking the namespace's index: the matching names'
+  // entries (exactly counted in namespace_names, usually few) drive the query instead, whatever the
+  // table statistics say. Without one, the (namespace, timestamp_ms) index serves the time range.
+  const namespaceCondition = hasNameCondition ? "+e.namespace = ?" : "e.namespace = ?";
+  return { where: [namespaceCondition, ...conditions].join(" AND "), params: [namespace, ...params] };
 }
