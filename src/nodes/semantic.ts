@@ -4,8 +4,8 @@ import { acrossNamespaces, runView } from "./view-output.js";
 
 /**
  * Semantic view: every query of the round embedded in one batched call, then dense search per
- * query and namespace, hits under the absolute similarity threshold dropped. Queries the embedder
- * cannot represent (CJK for an English-only model) are left to the other views.
+ * query and namespace, hits under the absolute similarity threshold dropped. Queries and entries the
+ * embedder cannot represent (CJK for an English-only model) are left to the other views.
  */
 export function semanticNode(dependencies: () => Promise<GraphDependencies>) {
   return async (task: ViewTask) =>
@@ -16,7 +16,8 @@ export function semanticNode(dependencies: () => Promise<GraphDependencies>) {
       const vectors = await embedder.embeddings.embedDocuments(queries);
       return acrossNamespaces(task, queries, async (namespace, _query, index) => {
         const hits = await store.denseSearch(namespace, vectors[index] ?? [], { k: task.settings.semanticTopK });
-        return hits.filter((hit) => hit.score >= task.settings.denseMinScore);
+        // An entry the embedder cannot represent has a meaningless score (USE-lite gives all CJK text one vector).
+        return hits.filter((hit) => hit.score >= task.settings.denseMinScore && embedder.trustworthyFor(hit.entry.text));
       });
     });
 }

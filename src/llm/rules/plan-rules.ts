@@ -18,8 +18,11 @@ export interface RulePlanContext {
 export function planWithRules(question: string, context: RulePlanContext): Plan {
   const window = findTimeWindow(question, { now: context.now, timeZone: context.timeZone });
   const persons = namesMentioned(question, context.vocabulary.persons);
-  const entities = namesMentioned(question, context.vocabulary.entities);
   const locations = namesMentioned(question, context.vocabulary.locations);
+  // A name already known as a person or place is not also an entity condition: the symbolic view
+  // ANDs its conditions, and one name required twice over would filter out the very memories it names.
+  const taken = new Set([...persons, ...locations].map((name) => name.toLowerCase()));
+  const entities = namesMentioned(question, context.vocabulary.entities).filter((name) => !taken.has(name.toLowerCase()));
   const timeWords = new Set(window ? contentWords(window.expression).map((w) => w.toLowerCase()) : []);
   const keywords = contentWords(question).filter((word) => !timeWords.has(word.toLowerCase()));
   const plan: Plan = {

