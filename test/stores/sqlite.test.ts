@@ -187,7 +187,7 @@ describe("sqlite adapter specifics", () => {
   it("filtered dense search stays exact when the matches lie beyond vec0's 4096-row KNN window", async () => {
     const store = await openSqliteStore({ path: ":memory:", embedding: SPEC });
     try {
-      // 4200 non-matches all nearer the query than 600 matches (more than 1/12 of the namespace).
+      // 4200 non-matches all nearer the query than 600 matches (more than 1/16 of the namespace).
       const records: MemoryRecord[] = [];
       for (let i = 0; i < 4800; i += 1) {
         const matches = i >= 4200;
