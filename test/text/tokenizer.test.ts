@@ -63,7 +63,7 @@ describe("tokenize: identifiers, codes and numbers", () => {
 
 describe("tokenize: Chinese and Japanese", () => {
   it("segments words and drops particles", () => {
-    assert.deepEqual(tokenize("报销的标准是多少"), ["报销", "标准", "多少"]);
+    assert.deepEqual(tokenize("报销的标准是多少"), ["报销", "标准"], "question words such as 多少 are stopwords");
   });
 
   it("lets 报销标准 find 报销的标准是多少", () => {
@@ -165,6 +165,6 @@ describe("keywords", () => {
   });
 
   it("gives CJK words of two or more characters", () => {
-    assert.deepEqual(keywords("报销的标准是多少"), ["报销", "标准", "多少"]);
+    assert.deepEqual(keywords("报销的标准是多少"), ["报销", "标准"]);
   });
 });
