@@ -12,6 +12,7 @@ const commands: CommandModule[] = await Promise.all([
   import("./commands/delete.js"),
   import("./commands/stats.js"),
   import("./commands/demo.js"),
+  import("./commands/eval.js"),
 ]);
 
 process.exitCode = await runCli(process.argv, commands);

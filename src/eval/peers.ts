@@ -1,0 +1,108 @@
+import type { Embeddings } from "@langchain/core/embeddings";
+import { InMemoryStore, type PutOperation } from "@langchain/langgraph";
+import MiniSearch from "minisearch";
+import { z } from "zod";
+import type { PresetName, RetrievalConfigInput } from "../graph/configuration.js";
+import type { RetrievalGraph } from "../graph/graph.js";
+import { retrieve } from "../retrieve.js";
+
+/** One question as every retriever is asked it. */
+export interface EvalAsk {
+  namespace: string;
+  question: string;
+  /** The conversation's reference time (ISO 8601), for relative expressions. */
+  now: string;
+}
+
+/** A retriever's ranked answer as turn ids per returned entry, and the LLM calls it made. */
+export interface RetrieverAnswer {
+  ranked: string[][];
+  llmCalls: number;
+}
+
+/** Anything the evaluation can ask: recallgraph in one of its modes, or a peer. */
+export interface EvalRetriever {
+  /** Row label, e.g. "recallgraph full" or "BM25 (minisearch)". */
+  name: string;
+  /** One line on what it is, printed under the table. */
+  description: string;
+  ask(ask: EvalAsk, k: number): Promise<RetrieverAnswer>;
+}
+
+/** An entry as the peers index it: the same text recallgraph stored, and its source turns. */
+export interface CorpusEntry {
+  id: string;
+  text: string;
+  turnIds: string[];
+}
+
+/** recallgraph with one of its presets (full, dense, lexical, ...), rules only unless the graph has a model. */
+export function recallgraphRetriever(graph: RetrievalGraph, mode: PresetName, overrides: RetrievalConfigInput = {}): EvalRetriever {
+  return {
+    name: `recallgraph ${mode}`,
+    description: `recallgraph, preset "${mode}"`,
+    async ask({ namespace, question, now }, k) {
+      const output = await retrieve(graph, { question, namespace, now }, { ...overrides, preset: mode, finalK: k });
+      return { ranked: output.results.map((result) => result.source?.turnIds ?? []), llmCalls: output.account.llmCalls };
+    },
+  };
+}
+
+const StoredValueSchema = z.object({ turnIds: z.array(z.string()) });
+
+/**
+ * LangGraph's own InMemoryStore with semantic search, the store a LangGraph user reaches for first.
+ * Its `embeddings` should serve the vectors recallgraph already computed (see CachedEmbeddings), so
+ * both search the same vectors and nothing is embedded twice.
+ */
+export async function inMemoryStorePeer(
+  embeddings: Embeddings,
+  dims: number,
+  corpus: ReadonlyMap<string, readonly CorpusEntry[]>,
+): Promise<EvalRetriever> {
+  const store = new InMemoryStore({ index: { embeddings, dims, fields: ["text"] } });
+  for (const [namespace, entries] of corpus) {
+    const operations: PutOperation[] = entries.map((entry) => ({
+      namespace: [storeLabel(namespace)],
+      key: entry.id,
+      value: { text: entry.text, turnIds: entry.turnIds },
+    }));
+    await store.batch(operations);
+  }
+  return {
+    name: "LangGraph InMemoryStore",
+    description: "LangGraph InMemoryStore.search, semantic (cosine over the same vectors recallgraph stored)",
+    async ask({ namespace, question }, k) {
+      const items = await store.search([storeLabel(namespace)], { query: question, limit: k });
+      return { ranked: items.map((item) => StoredValueSchema.parse(item.value).turnIds), llmCalls: 0 };
+    },
+  };
+}
+
+/** InMemoryStore namespace labels may not contain "." or ":". */
+function storeLabel(namespace: string): string {
+  return namespace.replace(/[.:]/g, "_");
+}
+
+/**
+ * A plain BM25 baseline from MiniSearch (a well-kept search library) with its default tokenizer and
+ * scoring, over each entry's text: what a user gets by putting the memories in a search library.
+ */
+export function bm25Peer(corpus: ReadonlyMap<string, readonly CorpusEntry[]>): EvalRetriever {
+  const indexes = new Map<string, MiniSearch<CorpusEntry>>();
+  for (const [namespace, entries] of corpus) {
+    const index = new MiniSearch<CorpusEntry>({ fields: ["text"], storeFields: ["turnIds"] });
+    index.addAll(entries);
+    indexes.set(namespace, index);
+  }
+  return {
+    name: "BM25 (minisearch)",
+    description: "MiniSearch 7 BM25 over the entry texts, library defaults (OR of the question's words)",
+    async ask({ namespace, question }, k) {
+      const index = indexes.get(namespace);
+      if (!index) return { ranked: [], llmCalls: 0 };
+      const hits = index.search(question).slice(0, k);
+      return { ranked: hits.map((hit) => StoredValueSchema.parse(hit).turnIds), llmCalls: 0 };
+    },
+  };
+}

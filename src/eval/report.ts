@@ -1,0 +1,167 @@
+import { CATEGORY_NAMES, HEADLINE_CATEGORIES } from "./locomo-questions.js";
+import { mean, percentile, summarize, type QuestionResult, type Summary } from "./metrics.js";
+import type { EvalRun, RetrieverRun } from "./run.js";
+
+type ByK = Record<string, number>;
+
+/** One retriever's row in the peers table (categories 1-4). */
+export interface PeerJson {
+  name: string;
+  recall: ByK;
+  hit: ByK;
+  mrr: number;
+  latencyMs: { p50: number; p95: number };
+}
+
+/** The machine output of `recallgraph eval --json`; recall, hit and MRR are over categories 1-4. */
+export interface EvalJson {
+  dataset: string;
+  questions: number;
+  skipped: number;
+  mode: string;
+  recall: ByK;
+  hit: ByK;
+  mrr: number;
+  byCategory: Record<string, { n: number; recall: ByK }>;
+  llmCallsPerQuery: { mean: number; p50: number };
+  latencyMs: { p50: number; p95: number };
+  turnsPerEntry: number;
+  /** Only with --peers: every retriever of the run, the requested mode first. */
+  peers?: PeerJson[];
+}
+
+export function evalJson(run: EvalRun): EvalJson {
+  const primary = primaryRun(run);
+  const headline = headlineSummary(primary.results, run.ks);
+  const byCategory: EvalJson["byCategory"] = {};
+  for (const category of categoriesOf(primary.results)) {
+    const summary = summarize(primary.results.filter((result) => result.category === category), run.ks);
+    byCategory[String(category)] = { n: summary.n, recall: byK(summary.recall, run.ks) };
+  }
+  const calls = primary.results.map((result) => result.llmCalls);
+  const json: EvalJson = {
+    dataset: run.dataset,
+    questions: run.questions.length,
+    skipped: run.skipped.length,
+    mode: run.mode,
+    recall: byK(headline.recall, run.ks),
+    hit: byK(headline.hit, run.ks),
+    mrr: round(headline.mrr, 4),
+    byCategory,
+    llmCallsPerQuery: { mean: round(mean(calls), 3), p50: percentile(calls, 50) },
+    latencyMs: latencyOf(primary.results),
+    turnsPerEntry: round(run.turnsPerEntry, 3),
+  };
+  if (run.retrievers.length > 1) json.peers = run.retrievers.map((retriever) => peerJson(retriever, run.ks));
+  return json;
+}
+
+function peerJson(retriever: RetrieverRun, ks: readonly number[]): PeerJson {
+  const summary = headlineSummary(retriever.results, ks);
+  return { name: retriever.name, recall: byK(summary.recall, ks), hit: byK(summary.hit, ks), mrr: round(summary.mrr, 4), latencyMs: latencyOf(retriever.results) };
+}
+
+/** The human report: headline, categories, peers (when run), cost and timings. */
+export function evalText(run: EvalRun): string {
+  const primary = primaryRun(run);
+  const ks = run.ks;
+  const lines: string[] = [];
+  const skippedNote = run.skipped.length ? ` (${run.skipped.length} skipped: missing or malformed evidence ids)` : "";
+  lines.push(
+    `LoCoMo evidence retrieval: ${run.dataset}, ${run.conversations.length} conversation(s), ${run.questions.length} questions scored${skippedNote}`,
+    `mode ${run.mode}, embedder ${run.embedder}, ${run.entries} entries (${round(run.turnsPerEntry, 2)} turns per entry), top ${ks[ks.length - 1]} retrieved per question`,
+    "",
+  );
+
+  const recallHeads = ks.map((k) => `recall@${k}`);
+  const categoryRows = categoriesOf(primary.results).map((category) => {
+    const summary = summarize(primary.results.filter((result) => result.category === category), ks);
+    return [`${category} ${CATEGORY_NAMES[category] ?? ""}`.trim(), String(summary.n), ...ks.map((k) => fixed(summary.recall[k])), fixed(summary.mrr)];
+  });
+  const headline = headlineSummary(primary.results, ks);
+  categoryRows.push([`1-4 (headline)`, String(headline.n), ...ks.map((k) => fixed(headline.recall[k])), fixed(headline.mrr)]);
+  lines.push(`${primary.name}, by category`, table(["category", "n", ...recallHeads, "MRR"], categoryRows), "");
+
+  if (run.retrievers.length > 1) {
+    const hitK = ks.includes(10) ? 10 : (ks[0] ?? 10);
+    const peerRows = run.retrievers.map((retriever) => {
+      const summary = headlineSummary(retriever.results, ks);
+      return [retriever.name, ...ks.map((k) => fixed(summary.recall[k])), fixed(summary.hit[hitK]), fixed(summary.mrr), ms(percentile(latencies(retriever.results), 50))];
+    });
+    lines.push(
+      "Same entries, same vectors: categories 1-4",
+      table(["retriever", ...recallHeads, `hit@${hitK}`, "MRR", "p50 ms"], peerRows),
+      "",
+    );
+    const categories = categoriesOf(primary.results);
+    const recallK = ks.includes(10) ? 10 : (ks[0] ?? 10);
+    const byCategoryRows = run.retrievers.map((retriever) => [
+      retriever.name,
+      ...categories.map((category) => fixed(summarize(retriever.results.filter((result) => result.category === category), ks).recall[recallK])),
+    ]);
+    lines.push(`recall@${recallK} by category`, table(["retriever", ...categories.map((category) => `${category} ${CATEGORY_NAMES[category] ?? ""}`.trim())], byCategoryRows), "");
+    lines.push(
+      "Each distinct text was embedded once; every retriever searched those same vectors (LangGraph's",
+      "InMemoryStore was given an Embeddings that serves the cached vectors). BM25 is MiniSearch with its defaults.",
+      "",
+    );
+  }
+
+  const calls = primary.results.map((result) => result.llmCalls);
+  const latency = latencyOf(primary.results);
+  const t = run.timings;
+  lines.push(
+    `LLM calls per question: mean ${round(mean(calls), 2)}, p50 ${percentile(calls, 50)}. Latency (${primary.name}): p50 ${latency.p50} ms, p95 ${latency.p95} ms, embedding-model time excluded.`,
+    `Time: embed ${t.textsEmbedded} texts ${round(t.modelSeconds, 1)} s (entries ${round(t.embedEntriesSeconds, 1)} s, questions ${round(t.embedQuestionsSeconds, 1)} s), ` +
+      `ingest ${round(t.ingestSeconds, 1)} s, ask ${Object.values(t.askSeconds).reduce((sum, s) => sum + s, 0).toFixed(1)} s, total ${round(t.totalSeconds, 1)} s.`,
+  );
+  return lines.join("\n");
+}
+
+function primaryRun(run: EvalRun): RetrieverRun {
+  const primary = run.retrievers.find((retriever) => retriever.primary) ?? run.retrievers[0];
+  if (!primary) throw new Error("an evaluation run without results");
+  return primary;
+}
+
+export function headlineSummary(results: readonly QuestionResult[], ks: readonly number[]): Summary {
+  return summarize(results.filter((result) => HEADLINE_CATEGORIES.includes(result.category)), ks);
+}
+
+function categoriesOf(results: readonly QuestionResult[]): number[] {
+  return [...new Set(results.map((result) => result.category))].sort((a, b) => a - b);
+}
+
+function latencies(results: readonly QuestionResult[]): number[] {
+  return results.map((result) => result.latencyMs);
+}
+
+function latencyOf(results: readonly QuestionResult[]): { p50: number; p95: number } {
+  const values = latencies(results);
+  return { p50: round(percentile(values, 50), 2), p95: round(percentile(values, 95), 2) };
+}
+
+function byK(values: Record<number, number>, ks: readonly number[]): ByK {
+  return Object.fromEntries(ks.map((k) => [String(k), round(values[k] ?? 0, 4)]));
+}
+
+function round(value: number, digits: number): number {
+  const scale = 10 ** digits;
+  return Math.round(value * scale) / scale;
+}
+
+function fixed(value: number | undefined): string {
+  return (value ?? 0).toFixed(3);
+}
+
+function ms(value: number): string {
+  return value.toFixed(1);
+}
+
+/** A plain text table: first column left-aligned, the rest right-aligned. */
+export function table(head: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
+  const widths = head.map((cell, column) => Math.max(cell.length, ...rows.map((row) => (row[column] ?? "").length)));
+  const line = (cells: readonly string[]) =>
+    cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join("  ").trimEnd();
+  return [line(head), widths.map((width) => "-".repeat(width)).join("  "), ...rows.map(line)].join("\n");
+}

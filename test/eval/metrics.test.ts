@@ -1,0 +1,138 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { evaluableQuestions } from "../../src/eval/locomo-questions.js";
+import { percentile, scoreRanking, summarize } from "../../src/eval/metrics.js";
+import { evalJson } from "../../src/eval/report.js";
+import type { EvalRun } from "../../src/eval/run.js";
+import { parseLocomo } from "../../src/ingest/locomo.js";
+
+describe("evidence metrics", () => {
+  it("recall@k is the share of evidence turns among the top k entries' turns", () => {
+    const ranked = [["D1:1"], ["D1:5"], ["D2:3"], ["D3:1"]];
+    const score = scoreRanking(ranked, ["D1:5", "D3:1"], [1, 2, 3, 4]);
+    assert.deepEqual(score.recall, { 1: 0, 2: 0.5, 3: 0.5, 4: 1 });
+    assert.deepEqual(score.hit, { 1: 0, 2: 1, 3: 1, 4: 1 });
+    assert.equal(score.reciprocalRank, 1 / 2);
+  });
+
+  it("one entry carrying several turn ids can find several evidence turns at once", () => {
+    const ranked = [["D4:1", "D4:2", "D4:3"], ["D9:9"]];
+    const score = scoreRanking(ranked, ["D4:2", "D4:3", "D9:9"], [1, 2]);
+    assert.equal(score.recall[1], 2 / 3);
+    assert.equal(score.recall[2], 1);
+    assert.equal(score.reciprocalRank, 1);
+  });
+
+  it("counts a repeated evidence id once, and a turn returned twice once", () => {
+    const score = scoreRanking([["D1:1"], ["D1:1", "D1:2"]], ["D1:1", "D1:1", "D7:7"], [2]);
+    assert.equal(score.recall[2], 1 / 2);
+  });
+
+  it("scores zero when nothing relevant comes back, and k beyond the list is the whole list", () => {
+    const score = scoreRanking([["D1:1"], ["D1:2"]], ["D5:5"], [5, 10]);
+    assert.deepEqual(score.recall, { 5: 0, 10: 0 });
+    assert.deepEqual(score.hit, { 5: 0, 10: 0 });
+    assert.equal(score.reciprocalRank, 0);
+    assert.equal(scoreRanking([], ["D5:5"], [5]).recall[5], 0);
+  });
+
+  it("refuses to score a question without evidence", () => {
+    assert.throws(() => scoreRanking([["D1:1"]], [], [5]), RangeError);
+  });
+
+  it("averages recall, hit and reciprocal rank", () => {
+    const a = scoreRanking([["D1:1"], ["D1:2"]], ["D1:2"], [1, 2]);
+    const b = scoreRanking([["D1:1"], ["D1:2"]], ["D1:1", "D3:3"], [1, 2]);
+    const summary = summarize([a, b], [1, 2]);
+    assert.equal(summary.n, 2);
+    assert.deepEqual(summary.recall, { 1: 0.25, 2: 0.75 });
+    assert.deepEqual(summary.hit, { 1: 0.5, 2: 1 });
+    assert.equal(summary.mrr, 0.75);
+    assert.deepEqual(summarize([], [1]), { n: 0, recall: { 1: 0 }, hit: { 1: 0 }, mrr: 0 });
+  });
+
+  it("percentiles interpolate between closest ranks", () => {
+    assert.equal(percentile([3, 1, 2, 4], 50), 2.5);
+    assert.equal(percentile([10], 95), 10);
+    assert.equal(percentile([1, 2, 3, 4, 5], 100), 5);
+    assert.equal(percentile([], 50), 0);
+  });
+});
+
+describe("LoCoMo questions", () => {
+  const sample = {
+    sample_id: "tiny",
+    conversation: {
+      speaker_a: "Ann",
+      speaker_b: "Bob",
+      session_1_date_time: "1:56 pm on 8 May, 2023",
+      session_1: [
+        { speaker: "Ann", dia_id: "D1:1", text: "I adopted a cat named Miso." },
+        { speaker: "Bob", dia_id: "D1:2", text: "Lovely! What colour is Miso?" },
+        { speaker: "Ann", dia_id: "D1:3", text: "Orange, with white paws." },
+      ],
+    },
+    qa: [
+      { question: "What is the cat's name?", evidence: ["D1:1"], category: 4 },
+      { question: "What colour is Miso?", evidence: ["D1:3", "D1:3"], category: 4 },
+      { question: "No evidence", evidence: [], category: 3 },
+      { question: "Two ids in one string", evidence: ["D1:1; D1:3"], category: 1 },
+      { question: "Extra colon", evidence: ["D:1:3"], category: 1 },
+      { question: "Zero-padded id that names no turn", evidence: ["D1:03"], category: 2 },
+      { question: "Partly broken", evidence: ["D1:1", "D"], category: 1 },
+    ],
+  };
+
+  it("keeps well-formed evidence (de-duplicated) and skips missing or malformed ids with a reason", () => {
+    const [conversation] = parseLocomo([sample]);
+    assert.ok(conversation);
+    const { questions, skipped } = evaluableQuestions(conversation);
+    assert.deepEqual(
+      questions.map((q) => [q.index, q.evidence]),
+      [
+        [0, ["D1:1"]],
+        [1, ["D1:3"]],
+      ],
+    );
+    assert.deepEqual(
+      skipped.map((q) => q.index),
+      [2, 3, 4, 5, 6],
+    );
+    assert.match(skipped[0]?.reason ?? "", /no evidence/);
+    assert.match(skipped[1]?.reason ?? "", /malformed/);
+    assert.match(skipped[3]?.reason ?? "", /not a turn/);
+  });
+});
+
+describe("eval JSON", () => {
+  it("reports categories 1-4 as the headline and every category apart", () => {
+    const result = (category: number, recall10: number) => ({
+      conversationId: "c",
+      index: 0,
+      category,
+      latencyMs: 10,
+      llmCalls: 0,
+      recall: { 10: recall10 },
+      hit: { 10: recall10 > 0 ? 1 : 0 },
+      reciprocalRank: recall10 > 0 ? 1 : 0,
+    });
+    const run: EvalRun = {
+      dataset: "x.json",
+      conversations: ["c"],
+      mode: "full",
+      ks: [10],
+      embedder: "hash-v1 (512-d)",
+      questions: [],
+      skipped: [],
+      entries: 3,
+      turnsPerEntry: 1,
+      retrievers: [{ name: "recallgraph full", description: "", primary: true, results: [result(1, 1), result(4, 0), result(5, 1)] }],
+      timings: { embedEntriesSeconds: 0, ingestSeconds: 0, embedQuestionsSeconds: 0, askSeconds: {}, totalSeconds: 0, textsEmbedded: 0, modelSeconds: 0 },
+    };
+    const json = evalJson(run);
+    assert.deepEqual(json.recall, { "10": 0.5 });
+    assert.deepEqual(Object.keys(json.byCategory), ["1", "4", "5"]);
+    assert.deepEqual(json.byCategory["5"], { n: 1, recall: { "10": 1 } });
+    assert.equal(json.peers, undefined);
+  });
+});
