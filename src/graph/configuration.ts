@@ -19,22 +19,34 @@ export const RetrievalConfigSchema = z.object({
   preset: z.enum(PRESET_NAMES).default("full").describe("Named recipe applied before the other fields"),
   views: z.array(ViewNameSchema).min(1).default([...VIEW_NAMES]).describe("Which views recall"),
   semanticTopK: z.number().int().min(1).max(1000).default(25).describe("Dense hits per sub-query"),
-  lexicalTopK: z.number().int().min(1).max(1000).default(5).describe("BM25 hits per query"),
+  lexicalTopK: z.number().int().min(1).max(1000).default(25).describe("BM25 hits per query"),
   symbolicTopK: z.number().int().min(1).max(1000).default(5).describe("Metadata/time-filter hits"),
   finalK: z.number().int().min(1).max(1000).default(10).describe("Results returned"),
   maxSubQueries: z.number().int().min(1).max(8).default(4).describe("Sub-queries per plan, the question included"),
   maxReflectionRounds: z.number().int().min(0).max(5).default(2).describe("Extra search rounds for gaps"),
   maxGapQueries: z.number().int().min(1).max(3).default(3).describe("Gap queries per reflection round"),
   fusion: z.enum(["rrf", "union"]).default("rrf").describe("rrf: Reciprocal Rank Fusion; union: first-seen order"),
-  rrfK: z.number().min(1).max(1000).default(60).describe("RRF constant k"),
+  rrfK: z.number().min(1).max(1000).default(20).describe("RRF constant k (smaller keeps a strong view's top order)"),
+  reflectionRoundWeight: z
+    .number()
+    .min(0)
+    .max(1)
+    .default(0.5)
+    .describe("RRF weight of a reflection round's lists relative to the round before (gap queries are weaker evidence than the question)"),
   viewWeights: z
     .object({
-      semantic: z.number().min(0).max(10).default(1),
+      semantic: z.number().min(0).max(10).default(0.3),
       lexical: z.number().min(0).max(10).default(1),
-      symbolic: z.number().min(0).max(10).default(1),
+      symbolic: z.number().min(0).max(10).default(0.3),
     })
-    .default({ semantic: 1, lexical: 1, symbolic: 1 })
-    .describe("Per-view RRF weights"),
+    .default({ semantic: 0.3, lexical: 1, symbolic: 0.3 })
+    .describe("Per-view RRF weights (the offline embedder is the weak view; raise semantic for a strong embedder)"),
+  timeWindowWeight: z
+    .number()
+    .min(0)
+    .max(10)
+    .default(1)
+    .describe("RRF weight of the symbolic view when the plan has a time window, the one condition no other view can check"),
   denseMinScore: z.number().min(-1).max(1).default(0).describe("Absolute cosine threshold for dense hits"),
   lexicalMinRelative: z.number().min(0).max(1).default(0).describe("Drop BM25 hits below best score x this"),
   planning: z.boolean().default(true).describe("Plan the question (LLM or rules)"),

@@ -28,5 +28,9 @@ export const RETRIEVAL_PRESETS = {
     rerank: true,
     denseMinScore: 0.3,
     lexicalMinRelative: 0.2,
+    // The published chain: plain RRF, k = 60, both views equal.
+    rrfK: 60,
+    viewWeights: { semantic: 1, lexical: 1, symbolic: 1 },
+    timeWindowWeight: 1,
   },
 } as const satisfies Record<PresetName, Omit<RetrievalConfigInput, "preset">>;

@@ -3,8 +3,8 @@ import type { ViewTask } from "../graph/state.js";
 import { acrossNamespaces, runView } from "./view-output.js";
 
 /**
- * Lexical view: BM25 over the plan's keywords on the first round (the question when there are
- * none), over each gap query afterwards. Hits scoring under best x lexicalMinRelative are dropped:
+ * Lexical view: BM25 over the question and the plan's keywords on the first round, over each gap
+ * query afterwards. Hits scoring under best x lexicalMinRelative are dropped:
  * BM25 scores have no absolute scale, so the threshold is relative to the best hit.
  */
 export function lexicalNode(dependencies: () => Promise<GraphDependencies>) {
@@ -20,7 +20,16 @@ export function lexicalNode(dependencies: () => Promise<GraphDependencies>) {
     });
 }
 
+/**
+ * The first round's query: the question's own words plus the plan's keywords (a model planner may add
+ * words the question lacks). Known names the plan matched are not added: a name matched by one of its
+ * parts ("Pride" -> "Pride Month") would bring in words nobody asked for. A dated time expression
+ * ("May 2023") stays, since memories spell dates the same way; a relative one ("last week", 上周) is
+ * left to the symbolic view's time window: memories carry absolute dates, so its words would only
+ * match the same words used in another sense ("for a week").
+ */
 function firstRoundQuery(task: ViewTask): string {
-  const keywords = [...task.plan.persons, ...task.plan.entities, ...task.plan.locations, ...task.plan.keywords];
-  return keywords.length ? [...new Set(keywords)].join(" ") : task.question;
+  const expression = task.plan.timeExpression;
+  const question = expression && !/\p{Nd}/u.test(expression) ? task.question.replace(expression, " ") : task.question;
+  return [question, ...task.plan.keywords].join(" ");
 }

@@ -4,16 +4,23 @@ import type { RetrievalStateValue } from "../graph/state.js";
 import { timed } from "../graph/timing.js";
 import { fuseRankedLists } from "../retrieval/fusion.js";
 
-/** Fuses every view's ranked lists of every round so far into one de-duplicated ranking. */
+/**
+ * Fuses every view's ranked lists of every round so far into one de-duplicated ranking. A symbolic
+ * list filtered by a time window ("last week") is weighted by timeWindowWeight: neither BM25 nor
+ * dense similarity can tell when something happened, so there the symbolic view is the authority.
+ */
 export function mergeNode() {
   return async (state: RetrievalStateValue, config?: RunnableConfig) =>
     timed("merge", async () => {
       const settings = resolveConfiguration(config);
+      const timeScoped = state.queryPlan?.timeWindow !== undefined;
+      const weights = timeScoped ? { ...settings.viewWeights, symbolic: settings.timeWindowWeight } : settings.viewWeights;
       return {
         fused: fuseRankedLists(state.viewHits, {
           method: settings.fusion,
           rrfK: settings.rrfK,
-          weights: settings.viewWeights,
+          weights,
+          roundWeight: settings.reflectionRoundWeight,
         }),
       };
     });

@@ -6,14 +6,19 @@ export interface FusionOptions {
   /** RRF constant: larger flattens the advantage of top ranks. */
   rrfK: number;
   weights: Record<ViewName, number>;
+  /** Weight of a list from reflection round r relative to round 0: roundWeight^r (1 = no discount). */
+  roundWeight?: number;
 }
 
 /**
  * Fuses ranked lists into one, de-duplicated by hit key, each hit with its provenance.
- * - rrf: Reciprocal Rank Fusion over the views, score = sum over views of weight(view) / (k + rank),
- *   where a view's rank for a hit is its best rank in any of that view's lists (sub-queries, gap
- *   rounds). Each view votes once per hit: more sub-queries widen a view's recall but do not
- *   multiply its say, so a weak view cannot outvote a strong one by running more queries.
+ * - rrf: Reciprocal Rank Fusion over the views, score = sum over views of weight(view) x vote, where
+ *   a view's vote for a hit is its best roundWeight^round / (k + rank) over that view's lists
+ *   (sub-queries, gap rounds). Each view votes once per hit: more sub-queries widen a view's recall
+ *   but do not multiply its say, so a weak view cannot outvote a strong one by running more queries.
+ *   Lists of reflection rounds count less (roundWeight < 1): a gap query is a guess at what is
+ *   missing, weaker evidence than the question, so its hits join the ranking without pushing down
+ *   what the question itself found.
  *   Ranks only: raw scores of different views are never added, since cosine and BM25 live on
  *   unrelated scales.
  * - union: the original retriever's merge, first-seen order over rounds, then views, then queries;
@@ -23,26 +28,28 @@ export function fuseRankedLists(lists: readonly ViewHitList[], options: FusionOp
   const ordered = [...lists].sort(
     (a, b) => a.round - b.round || VIEW_NAMES.indexOf(a.view) - VIEW_NAMES.indexOf(b.view),
   );
-  const byKey = new Map<string, { firstSeen: number; bestRank: Map<ViewName, number>; provenance: Provenance }>();
+  const byKey = new Map<string, { firstSeen: number; bestVote: Map<ViewName, number>; provenance: Provenance }>();
+  const roundWeight = options.roundWeight ?? 1;
   for (const list of ordered) {
     list.hits.forEach((hit, index) => {
       const rank = index + 1;
       let fused = byKey.get(hit.key);
       if (!fused) {
-        fused = { firstSeen: byKey.size, bestRank: new Map(), provenance: { views: [], subQueries: [], ranks: [], fusedScore: 0 } };
+        fused = { firstSeen: byKey.size, bestVote: new Map(), provenance: { views: [], subQueries: [], ranks: [], fusedScore: 0 } };
         byKey.set(hit.key, fused);
       }
-      fused.bestRank.set(list.view, Math.min(rank, fused.bestRank.get(list.view) ?? Infinity));
+      const vote = roundWeight ** list.round / (options.rrfK + rank);
+      fused.bestVote.set(list.view, Math.max(vote, fused.bestVote.get(list.view) ?? 0));
       const provenance = fused.provenance;
       if (!provenance.views.includes(list.view)) provenance.views.push(list.view);
       if (!provenance.subQueries.includes(list.query)) provenance.subQueries.push(list.query);
       provenance.ranks.push({ view: list.view, query: list.query, round: list.round, rank, score: hit.score });
     });
   }
-  const fused = [...byKey.entries()].map(([key, { firstSeen, bestRank, provenance }]) => {
+  const fused = [...byKey.entries()].map(([key, { firstSeen, bestVote, provenance }]) => {
     const score =
       options.method === "rrf"
-        ? [...bestRank].reduce((sum, [view, rank]) => sum + options.weights[view] / (options.rrfK + rank), 0)
+        ? [...bestVote].reduce((sum, [view, vote]) => sum + options.weights[view] * vote, 0)
         : 1 / (firstSeen + 1);
     return { key, score, firstSeen, provenance: { ...provenance, fusedScore: score } };
   });

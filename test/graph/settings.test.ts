@@ -16,16 +16,24 @@ const notes = (prefix: string, count: number) =>
   Array.from({ length: count }, (_, i) => ({ id: `${prefix}-${i}`, text: `Project note ${i} about the garden shed roof repair.` }));
 
 describe("configuration and per-namespace settings", () => {
-  it("defaults to the design's numbers", () => {
+  it("defaults to the design's numbers, with the fusion settings measured on LoCoMo", () => {
     const config = resolveConfiguration({});
     assert.equal(config.semanticTopK, 25);
-    assert.equal(config.lexicalTopK, 5);
+    assert.equal(config.lexicalTopK, 25);
     assert.equal(config.symbolicTopK, 5);
     assert.equal(config.maxSubQueries, 4);
     assert.equal(config.maxReflectionRounds, 2);
     assert.equal(config.fusion, "rrf");
-    assert.equal(config.rrfK, 60);
+    assert.equal(config.rrfK, 20);
+    assert.deepEqual(config.viewWeights, { semantic: 0.3, lexical: 1, symbolic: 0.3 });
+    assert.equal(config.reflectionRoundWeight, 0.5);
     assert.equal(config.contentCap, 800);
+  });
+
+  it("keeps the knowledge-base chain's plain RRF (k = 60, equal weights)", () => {
+    const config = resolveConfiguration({ configurable: { preset: "knowledge-base" } });
+    assert.equal(config.rrfK, 60);
+    assert.deepEqual(config.viewWeights, { semantic: 1, lexical: 1, symbolic: 1 });
   });
 
   it("applies a preset, then explicit fields over it", () => {

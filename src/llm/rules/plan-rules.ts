@@ -22,7 +22,12 @@ export function planWithRules(question: string, context: RulePlanContext): Plan 
   // A name already known as a person or place is not also an entity condition: the symbolic view
   // ANDs its conditions, and one name required twice over would filter out the very memories it names.
   const taken = new Set([...persons, ...locations].map((name) => name.toLowerCase()));
-  const entities = namesMentioned(question, context.vocabulary.entities).filter((name) => !taken.has(name.toLowerCase()));
+  // Nor is an entity found only through a word of a person's name ("Woohoo Melanie" via "Melanie"):
+  // the question names the person, and the entity would narrow the conditions to a stray memory.
+  const personWords = new Set(persons.flatMap(nameParts));
+  const entities = namesMentioned(question, context.vocabulary.entities).filter(
+    (name) => !taken.has(name.toLowerCase()) && !foundOnlyThrough(question, name, personWords),
+  );
   const timeWords = new Set(window ? contentWords(window.expression).map((w) => w.toLowerCase()) : []);
   const keywords = contentWords(question).filter((word) => !timeWords.has(word.toLowerCase()));
   const plan: Plan = {
@@ -86,6 +91,22 @@ export function namesMentioned(question: string, known: readonly string[]): stri
     if (parts.length > 1 && parts.some((part) => words.has(part))) found.push(name);
   }
   return found;
+}
+
+/** The alphabetic parts of 3+ letters by which namesMentioned matches a name of several words. */
+function nameParts(name: string): string[] {
+  return name
+    .toLowerCase()
+    .split(/[\s-]+/)
+    .filter((part) => part.length >= 3 && /^\p{L}+$/u.test(part));
+}
+
+/** True when `name` is not in the question whole and every part of it the question has is one of `parts`. */
+function foundOnlyThrough(question: string, name: string, parts: ReadonlySet<string>): boolean {
+  const text = question.toLowerCase();
+  if (wholePhrase(text, name.toLowerCase())) return false;
+  const present = nameParts(name).filter((part) => wholePhrase(text, part));
+  return present.length > 0 && present.every((part) => parts.has(part));
 }
 
 function wholePhrase(text: string, phrase: string): boolean {

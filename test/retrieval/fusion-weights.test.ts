@@ -1,0 +1,61 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import type { ViewHitList } from "../../src/graph/state.js";
+import { planWithRules } from "../../src/llm/rules/plan-rules.js";
+import { fuseRankedLists } from "../../src/retrieval/fusion.js";
+
+const list = (view: ViewHitList["view"], round: number, keys: string[], query = "q"): ViewHitList => ({
+  view,
+  query,
+  namespace: "ns",
+  round,
+  hits: keys.map((key, i) => ({ key, score: 1 / (i + 1) })),
+});
+
+const weights = { semantic: 0.3, lexical: 1, symbolic: 0.3 };
+
+describe("weighted RRF", () => {
+  it("scales each view's vote by its weight: one weak vote does not lift a deep hit over the strong view's first", () => {
+    const lexical = list("lexical", 0, ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"]);
+    const semantic = list("semantic", 0, ["l"]);
+    const weighted = fuseRankedLists([lexical, semantic], { method: "rrf", rrfK: 20, weights });
+    assert.equal(weighted[0]?.key, "a");
+    assert.equal(weighted.find((hit) => hit.key === "l")?.score, 1 / 32 + 0.3 / 21);
+    const equal = fuseRankedLists([lexical, semantic], { method: "rrf", rrfK: 20, weights: { semantic: 1, lexical: 1, symbolic: 1 } });
+    assert.equal(equal[0]?.key, "l", "with equal weights the semantic vote decides");
+  });
+
+  it("counts a reflection round's lists at roundWeight per round, so gap hits join without displacing round 0", () => {
+    const lists = [list("lexical", 0, ["a", "b"]), list("lexical", 1, ["g", "b"], "gap")];
+    const discounted = fuseRankedLists(lists, { method: "rrf", rrfK: 20, weights, roundWeight: 0.5 });
+    assert.deepEqual(
+      discounted.map((hit) => hit.key),
+      ["a", "b", "g"],
+    );
+    assert.equal(discounted[2]?.score, 0.5 / 21);
+    // b keeps its better vote (round 0, rank 2) over the discounted one (round 1, rank 2).
+    assert.equal(discounted[1]?.score, 1 / 22);
+    const flat = fuseRankedLists(lists, { method: "rrf", rrfK: 20, weights });
+    assert.deepEqual(
+      flat.map((hit) => hit.key),
+      ["a", "g", "b"],
+      "without the discount the gap query's first hit ties the question's",
+    );
+  });
+});
+
+describe("rule planner entities", () => {
+  const vocabulary = { persons: ["Melanie", "Caroline"], entities: ["Woohoo Melanie", "Acme Corp", "LGBTQ"], locations: [] };
+  const plan = (question: string) => planWithRules(question, { vocabulary, now: new Date("2023-08-01T00:00:00Z"), timeZone: "UTC", maxSubQueries: 4 });
+
+  it("does not take an entity found only through a person's name for a condition", () => {
+    assert.deepEqual(plan("When did Melanie paint a sunrise?").entities, []);
+    assert.deepEqual(plan("When did Melanie paint a sunrise?").persons, ["Melanie"]);
+  });
+
+  it("still finds entities named whole or by a part that is not a person's name", () => {
+    assert.deepEqual(plan("Did Caroline join the LGBTQ group?").entities, ["LGBTQ"]);
+    assert.deepEqual(plan("Where is Acme based?").entities, ["Acme Corp"]);
+    assert.deepEqual(plan("Who said Woohoo Melanie?").entities, ["Woohoo Melanie"]);
+  });
+});
