@@ -1,0 +1,70 @@
+/**
+ * Draws the README's charts as SVG files (no chart dependency):
+ *
+ *   node --import tsx bench/chart.ts recall <eval.json> [--out bench/results/recall.svg]
+ *   node --import tsx bench/chart.ts speed [bench/results/speed.json] [--out bench/results/speed.svg]
+ *
+ * `recall` reads the output of `recallgraph eval <file> --peers --json` (aggregate numbers only) and
+ * plots recall@k over LoCoMo categories 1-4 for every retriever of the run; `speed` re-draws the
+ * latency chart that `npm run bench:speed` writes, from its saved results.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { z } from "zod";
+import { speedChart } from "./speed-chart.js";
+import { SpeedResultsSchema } from "./speed-results.js";
+import { groupedBarChart } from "./svg.js";
+
+const RESULTS_DIR = join(dirname(fileURLToPath(import.meta.url)), "results");
+
+const ByKSchema = z.record(z.string(), z.number());
+const EvalJsonSchema = z.object({
+  dataset: z.string(),
+  questions: z.number(),
+  skipped: z.number(),
+  mode: z.string(),
+  recall: ByKSchema,
+  peers: z
+    .array(z.object({ name: z.string(), recall: ByKSchema, hit: ByKSchema, mrr: z.number() }))
+    .min(1, "run the evaluation with --peers to chart every retriever"),
+});
+
+/** recall@k (categories 1-4) per retriever: one group per retriever, one bar per k. */
+export function recallChart(evaluation: z.infer<typeof EvalJsonSchema>, subtitle: string): string {
+  const ks = Object.keys(evaluation.recall);
+  return groupedBarChart({
+    title: `LoCoMo evidence recall, categories 1-4 (${evaluation.dataset}, ${evaluation.questions} questions scored)`,
+    subtitle,
+    groups: evaluation.peers.map((peer) => peer.name.replace(/^recallgraph /, "rg ").replace("LangGraph InMemoryStore", "InMemoryStore")),
+    series: ks.map((k) => ({ name: `recall@${k}`, values: evaluation.peers.map((peer) => peer.recall[k]) })),
+    yLabel: "share of evidence turns retrieved",
+    yMax: 1,
+    format: (value) => value.toFixed(2).replace(/^0/, ""),
+    reference: { value: 0.7, label: "target recall@10 0.70" },
+  });
+}
+
+function main(argv: readonly string[]): void {
+  const [kind, input] = argv;
+  const outAt = argv.indexOf("--out");
+  const out = outAt >= 0 ? argv[outAt + 1] : undefined;
+  if (kind === "recall") {
+    if (!input) throw new Error("usage: bench/chart.ts recall <eval.json> [--out file.svg] [--subtitle text]");
+    const subtitleAt = argv.indexOf("--subtitle");
+    const subtitle = subtitleAt >= 0 ? (argv[subtitleAt + 1] ?? "") : "Same entries and vectors for every retriever; offline embedder (USE-lite, 512-d), no LLM";
+    const evaluation = EvalJsonSchema.parse(JSON.parse(readFileSync(input, "utf8")));
+    const target = out ?? join(RESULTS_DIR, "recall.svg");
+    writeFileSync(target, recallChart(evaluation, subtitle));
+    process.stderr.write(`wrote ${target}\n`);
+  } else if (kind === "speed") {
+    const results = SpeedResultsSchema.parse(JSON.parse(readFileSync(input && !input.startsWith("--") ? input : join(RESULTS_DIR, "speed.json"), "utf8")));
+    const target = out ?? join(RESULTS_DIR, "speed.svg");
+    writeFileSync(target, speedChart(results));
+    process.stderr.write(`wrote ${target}\n`);
+  } else {
+    throw new Error("usage: bench/chart.ts recall <eval.json> | speed [speed.json]");
+  }
+}
+
+main(process.argv.slice(2));

@@ -1,0 +1,298 @@
+/**
+ * Speed benchmark (a script, not a test): ingest throughput, retrieve latency of the full graph with
+ * the rule-based planner and judge (no LLM: plan, three views, RRF, reflection, re-check), and LangGraph's
+ * InMemoryStore.search on the same vectors, at several namespace sizes.
+ *
+ *   npm run bench:speed -- [--sizes 1000,10000,100000] [--queries 100] [--json] [--no-chart]
+ *
+ * Honest setup notes, also printed with the results:
+ * - Memories and questions are synthetic (bench/synthetic.ts), one namespace per size, sqlite file store.
+ * - Vectors at every size come from the deterministic hashing embedder (512-d), so building 100k
+ *   entries takes seconds, not the hour the offline model would need. The offline model's own rate
+ *   (USE-lite, the embedded default) is measured apart on a sample and reported next to it.
+ * - "ingestPerSec" is the product's write path (validation, one transaction per batch, FTS5 + vector
+ *   + name indexes) with the time spent inside the embedder taken out; with embedding included it is
+ *   reported for the hashing embedder (measured) and USE-lite (measured on the sample).
+ * - Both latencies include embedding the question with the hashing embedder (fractions of a ms).
+ *   InMemoryStore gets the same embedder, hence exactly the same vectors.
+ * - Each size and each side (recallgraph, InMemoryStore) runs in a child process of its own, so each
+ *   peak RSS is that side's alone.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, tmpdir, totalmem } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Embeddings } from "@langchain/core/embeddings";
+import { InMemoryStore, type PutOperation } from "@langchain/langgraph";
+import { z } from "zod";
+import { percentile } from "../src/eval/metrics.js";
+import { createRetrievalGraph } from "../src/graph/graph.js";
+import { writeMemories } from "../src/memory/writer.js";
+import { retrieve } from "../src/retrieve.js";
+import { openSqliteStore } from "../src/stores/sqlite.js";
+import type { Embedder } from "../src/text/embedder.js";
+import { createHashEmbedder, createUseLiteEmbedder } from "../src/text/embedders/index.js";
+import { speedChart } from "./speed-chart.js";
+import { EmbeddingRateSchema, InMemorySideSchema, RecallgraphSideSchema, ChildOutputSchema, type SpeedResults } from "./speed-results.js";
+import { SYNTHETIC_NOW, syntheticMemories, syntheticQuestions } from "./synthetic.js";
+
+const NAMESPACE = "bench";
+const WARMUP_QUERIES = 5;
+const USE_LITE_SAMPLE = 256;
+const HERE = dirname(fileURLToPath(import.meta.url));
+const RESULTS_DIR = join(HERE, "results");
+
+const ArgsSchema = z.object({
+  sizes: z.array(z.number().int().min(10).max(1_000_000)).min(1),
+  queries: z.number().int().min(10).max(10_000),
+  json: z.boolean(),
+  chart: z.boolean(),
+  child: z.enum(["recallgraph", "inmemory", "use-lite"]).optional(),
+  size: z.number().int().min(1).optional(),
+});
+type Args = z.infer<typeof ArgsSchema>;
+
+function parseArgs(argv: readonly string[]): Args {
+  const value = (flag: string) => {
+    const at = argv.indexOf(flag);
+    return at >= 0 ? argv[at + 1] : undefined;
+  };
+  const numbers = (text: string | undefined) => text?.split(",").map((item) => Number(item.trim()));
+  return ArgsSchema.parse({
+    sizes: numbers(value("--sizes")) ?? [1000, 10_000, 100_000],
+    queries: Number(value("--queries") ?? 100),
+    json: argv.includes("--json"),
+    chart: !argv.includes("--no-chart"),
+    child: value("--child"),
+    size: value("--size") === undefined ? undefined : Number(value("--size")),
+  });
+}
+
+/** Embeddings that add up the time spent inside the wrapped ones, so ingest can be timed without them. */
+class TimedEmbeddings extends Embeddings {
+  spentMs = 0;
+
+  constructor(private readonly inner: Embeddings) {
+    super({ maxRetries: 0 });
+  }
+
+  override async embedDocuments(texts: string[]): Promise<number[][]> {
+    return this.measure(() => this.inner.embedDocuments(texts));
+  }
+
+  override async embedQuery(text: string): Promise<number[]> {
+    return this.measure(() => this.inner.embedQuery(text));
+  }
+
+  private async measure<T>(work: () => Promise<T>): Promise<T> {
+    const started = performance.now();
+    try {
+      return await work();
+    } finally {
+      this.spentMs += performance.now() - started;
+    }
+  }
+}
+
+function peakRssMb(): number {
+  return Math.round(process.resourceUsage().maxRSS / 1024);
+}
+
+function latency(values: readonly number[]): { p50: number; p95: number } {
+  return { p50: round(percentile(values, 50), 2), p95: round(percentile(values, 95), 2) };
+}
+
+function round(value: number, digits: number): number {
+  const scale = 10 ** digits;
+  return Math.round(value * scale) / scale;
+}
+
+async function recallgraphSide(size: number, queries: number): Promise<z.infer<typeof RecallgraphSideSchema>> {
+  const directory = mkdtempSync(join(tmpdir(), "recallgraph-speed-"));
+  const hash = createHashEmbedder();
+  const timed = new TimedEmbeddings(hash.embeddings);
+  const embedder: Embedder = { ...hash, embeddings: timed };
+  const store = await openSqliteStore({ path: join(directory, "memory.db"), embedding: embedder.spec });
+  try {
+    const memories = syntheticMemories(size);
+    const started = performance.now();
+    await writeMemories(store, embedder, NAMESPACE, memories);
+    const writeMs = performance.now() - started;
+    const ingestMs = writeMs - timed.spentMs;
+
+    const graph = createRetrievalGraph({ store, embedder });
+    const questions = syntheticQuestions(queries + WARMUP_QUERIES);
+    const times: number[] = [];
+    for (const [i, question] of questions.entries()) {
+      const asked = performance.now();
+      await retrieve(graph, { question, namespace: NAMESPACE, now: SYNTHETIC_NOW });
+      if (i >= WARMUP_QUERIES) times.push(performance.now() - asked);
+    }
+    return {
+      side: "recallgraph",
+      entries: size,
+      ingestPerSec: Math.round(size / (ingestMs / 1000)),
+      ingestWithHashEmbeddingPerSec: Math.round(size / (writeMs / 1000)),
+      retrieveMs: latency(times),
+      peakRssMb: peakRssMb(),
+    };
+  } finally {
+    await store.close();
+    rmSync(directory, { recursive: true, force: true });
+  }
+}
+
+async function inMemorySide(size: number, queries: number): Promise<z.infer<typeof InMemorySideSchema>> {
+  const embedder = createHashEmbedder();
+  const store = new InMemoryStore({ index: { embeddings: embedder.embeddings, dims: embedder.spec.dimension, fields: ["text"] } });
+  const memories = syntheticMemories(size);
+  const started = performance.now();
+  for (let start = 0; start < memories.length; start += 1000) {
+    const operations: PutOperation[] = memories.slice(start, start + 1000).map((memory, i) => ({
+      namespace: [NAMESPACE],
+      key: memory.id ?? String(start + i),
+      value: { text: memory.text },
+    }));
+    await store.batch(operations);
+  }
+  const buildMs = performance.now() - started;
+  const questions = syntheticQuestions(queries + WARMUP_QUERIES);
+  const times: number[] = [];
+  for (const [i, question] of questions.entries()) {
+    const asked = performance.now();
+    await store.search([NAMESPACE], { query: question, limit: 10 });
+    if (i >= WARMUP_QUERIES) times.push(performance.now() - asked);
+  }
+  return { side: "inmemory", buildPerSec: Math.round(size / (buildMs / 1000)), searchMs: latency(times), peakRssMb: peakRssMb() };
+}
+
+async function useLiteSide(): Promise<z.infer<typeof EmbeddingRateSchema>> {
+  const embedder = createUseLiteEmbedder();
+  await embedder.embeddings.embedQuery("load the model before the clock starts");
+  const memories = syntheticMemories(USE_LITE_SAMPLE, 99);
+  const embedStarted = performance.now();
+  await embedder.embeddings.embedDocuments(memories.map((memory) => memory.text));
+  const embedMs = performance.now() - embedStarted;
+  const directory = mkdtempSync(join(tmpdir(), "recallgraph-speed-"));
+  const store = await openSqliteStore({ path: join(directory, "memory.db"), embedding: embedder.spec });
+  try {
+    // Different texts (another seed), so the model does the work again rather than any cache.
+    const fresh = syntheticMemories(USE_LITE_SAMPLE, 123);
+    const started = performance.now();
+    await writeMemories(store, embedder, NAMESPACE, fresh);
+    const writeMs = performance.now() - started;
+    return {
+      side: "use-lite",
+      sample: USE_LITE_SAMPLE,
+      textsPerSec: round(USE_LITE_SAMPLE / (embedMs / 1000), 1),
+      ingestPerSec: round(USE_LITE_SAMPLE / (writeMs / 1000), 1),
+    };
+  } finally {
+    await store.close();
+    rmSync(directory, { recursive: true, force: true });
+  }
+}
+
+/** Runs one measurement in a fresh process (its own heap, its own peak RSS) and reads its JSON line. */
+function inChild(args: readonly string[]): z.infer<typeof ChildOutputSchema> {
+  const child = spawnSync(process.execPath, ["--import", "tsx", fileURLToPath(import.meta.url), ...args], {
+    encoding: "utf8",
+    maxBuffer: 16 * 1024 * 1024,
+    env: { ...process.env, RECALLGRAPH_LOG_LEVEL: "error" },
+  });
+  if (child.status !== 0) throw new Error(`benchmark child ${args.join(" ")} failed (${child.status}): ${child.stderr.slice(-2000)}`);
+  const lastLine = child.stdout.trim().split("\n").at(-1) ?? "";
+  return ChildOutputSchema.parse(JSON.parse(lastLine));
+}
+
+function machine(): string {
+  const cpu = cpus();
+  return `${cpu.length} x ${cpu[0]?.model.trim() ?? "unknown CPU"}, ${Math.round(totalmem() / 2 ** 30)} GiB RAM, Node ${process.version}, ${process.platform}`;
+}
+
+async function main(): Promise<void> {
+  const args = parseArgs(process.argv.slice(2));
+  if (args.child) {
+    const size = args.size ?? 1000;
+    const output =
+      args.child === "recallgraph" ? await recallgraphSide(size, args.queries) : args.child === "inmemory" ? await inMemorySide(size, args.queries) : await useLiteSide();
+    process.stdout.write(`${JSON.stringify(output)}\n`);
+    return;
+  }
+
+  const note = (text: string) => process.stderr.write(`${text}\n`);
+  note(`speed benchmark: sizes ${args.sizes.join(", ")}, ${args.queries} questions each; ${machine()}`);
+  const sizes: SpeedResults["sizes"] = {};
+  for (const size of args.sizes) {
+    note(`  ${size} entries: recallgraph ...`);
+    const ours = RecallgraphSideSchema.parse(inChild(["--child", "recallgraph", "--size", String(size), "--queries", String(args.queries)]));
+    note(`  ${size} entries: InMemoryStore ...`);
+    const theirs = InMemorySideSchema.parse(inChild(["--child", "inmemory", "--size", String(size), "--queries", String(args.queries)]));
+    sizes[String(size)] = {
+      entries: ours.entries,
+      ingestPerSec: ours.ingestPerSec,
+      ingestWithHashEmbeddingPerSec: ours.ingestWithHashEmbeddingPerSec,
+      retrieveMs: ours.retrieveMs,
+      inMemoryStoreMs: theirs.searchMs,
+      ratioP50: round(ours.retrieveMs.p50 / Math.max(theirs.searchMs.p50, 1e-6), 2),
+      peakRssMb: ours.peakRssMb,
+      inMemoryStorePeakRssMb: theirs.peakRssMb,
+    };
+  }
+  note("  USE-lite embedding rate on a sample ...");
+  const rate = EmbeddingRateSchema.parse(inChild(["--child", "use-lite"]));
+  const results: SpeedResults = {
+    sizes,
+    embedding: { model: "use-lite (512-d, offline default)", sample: rate.sample, textsPerSec: rate.textsPerSec, ingestPerSec: rate.ingestPerSec },
+    queries: args.queries,
+    machine: machine(),
+    notes: [
+      "synthetic memories and questions (bench/synthetic.ts), one namespace per size, sqlite file store",
+      "vectors from the deterministic hashing embedder (512-d) at every size; USE-lite measured on a sample",
+      "ingestPerSec excludes time inside the embedder; recallgraph runs plan + 3 views + RRF + reflection + re-check by rules, no LLM",
+      "both latencies include embedding the question with the hashing embedder; InMemoryStore searches the same vectors (dense only)",
+    ],
+  };
+
+  if (args.chart) {
+    mkdirSync(RESULTS_DIR, { recursive: true });
+    writeFileSync(join(RESULTS_DIR, "speed.json"), `${JSON.stringify(results, null, 2)}\n`);
+    writeFileSync(join(RESULTS_DIR, "speed.svg"), speedChart(results));
+    note(`  wrote ${join("bench", "results", "speed.json")} and speed.svg`);
+  }
+  if (args.json) {
+    process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
+    return;
+  }
+  process.stdout.write(`${speedTable(results)}\n`);
+}
+
+function speedTable(results: SpeedResults): string {
+  const head = ["entries", "ingest/s", "ingest/s +hash emb", "retrieve p50", "p95", "InMemoryStore p50", "p95", "ratio p50", "peak RSS", "IMS peak RSS"];
+  const rows = Object.values(results.sizes).map((size) => [
+    String(size.entries),
+    String(size.ingestPerSec),
+    String(size.ingestWithHashEmbeddingPerSec),
+    `${size.retrieveMs.p50} ms`,
+    `${size.retrieveMs.p95} ms`,
+    `${size.inMemoryStoreMs.p50} ms`,
+    `${size.inMemoryStoreMs.p95} ms`,
+    `${size.ratioP50}x`,
+    `${size.peakRssMb} MB`,
+    `${size.inMemoryStorePeakRssMb} MB`,
+  ]);
+  const widths = head.map((cell, i) => Math.max(cell.length, ...rows.map((row) => (row[i] ?? "").length)));
+  const line = (cells: readonly string[]) => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0))).join("  ");
+  const lines = [line(head), widths.map((width) => "-".repeat(width)).join("  "), ...rows.map(line)];
+  if (results.embedding) {
+    lines.push(
+      "",
+      `Embedding (${results.embedding.model}), on a ${results.embedding.sample}-text sample: ${results.embedding.textsPerSec} texts/s; ingest with it ${results.embedding.ingestPerSec} entries/s.`,
+    );
+  }
+  lines.push(`${results.queries} questions per size; ${results.machine}.`, ...results.notes.map((text) => `- ${text}`));
+  return lines.join("\n");
+}
+
+await main();
