@@ -69,7 +69,7 @@ export function evalText(run: EvalRun): string {
   const skippedNote = run.skipped.length ? ` (${run.skipped.length} skipped: missing or malformed evidence ids)` : "";
   lines.push(
     `LoCoMo evidence retrieval: ${run.dataset}, ${run.conversations.length} conversation(s), ${run.questions.length} questions scored${skippedNote}`,
-    `mode ${run.mode}, embedder ${run.embedder}, ${run.entries} entries (${round(run.turnsPerEntry, 2)} turns per entry), top ${ks[ks.length - 1]} retrieved per question`,
+    `mode ${run.mode}, embedder ${run.embedder}, ${run.entries} entries (source turns per entry: ${round(run.turnsPerEntry, 2)}), top ${ks[ks.length - 1]} retrieved per question`,
     "",
   );
 
