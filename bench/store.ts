@@ -19,6 +19,7 @@ import { z } from "zod";
 import { normalizeEntry } from "../src/memory/entry.js";
 import type { MemoryFilter, MemoryRecord } from "../src/stores/port.js";
 import { openSqliteStore } from "../src/stores/sqlite.js";
+import { pick, seededRandom } from "./synthetic.js";
 
 const DIMENSION = 512;
 const NAMESPACE = "bench";
@@ -75,22 +76,6 @@ const SizeResultSchema = z.object({
 });
 type SizeResult = z.infer<typeof SizeResultSchema>;
 type Latency = z.infer<typeof LatencySchema>;
-
-// A seeded generator: every run writes and asks the same things.
-function randomGenerator(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function pick<T>(random: () => number, list: readonly T[]): T {
-  return list[Math.floor(random() * list.length)] as T;
-}
 
 function unitVector(random: () => number): number[] {
   const vector = new Array<number>(DIMENSION);
@@ -169,7 +154,7 @@ async function measureSize(size: number, queries: number, keepDir?: string): Pro
   rmSync(`${path}-wal`, { force: true });
   try {
     const store = await openSqliteStore({ path, embedding: { model: "bench-random-512", dimension: DIMENSION } });
-    const random = randomGenerator(42);
+    const random = seededRandom(42);
     let upsertMs = 0;
     let upsertCpuMs = 0;
     for (let start = 0; start < size; start += BATCH) {
@@ -183,7 +168,7 @@ async function measureSize(size: number, queries: number, keepDir?: string): Pro
       upsertCpuMs += (used.user + used.system) / 1000;
     }
 
-    const queryRandom = randomGenerator(7);
+    const queryRandom = seededRandom(7);
     const vectors = Array.from({ length: queries + 10 }, () => unitVector(queryRandom));
     const lexicalQueries = Array.from({ length: queries + 10 }, () => {
       const forms = [

@@ -51,7 +51,8 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
-function pick<T>(random: () => number, list: readonly T[]): T {
+/** One item of a non-empty list, chosen by `random`. */
+export function pick<T>(random: () => number, list: readonly T[]): T {
   const item = list[Math.floor(random() * list.length)];
   if (item === undefined) throw new RangeError("cannot pick from an empty list");
   return item;
