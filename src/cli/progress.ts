@@ -1,43 +1,40 @@
 import { SingleBar } from "cli-progress";
-import type { IngestProgress } from "../ingest/index.js";
 
-export interface IngestProgressDisplay {
-  update(progress: IngestProgress): void;
+export interface StageProgressBar {
+  /** Reports `done` of `total` for a stage; a new label starts a new stage (its total and rate). */
+  update(label: string, done: number, total: number): void;
   stop(): void;
 }
 
 /**
- * A progress bar on stderr while an ingest runs, only on a terminal: piped or captured output (and
- * `--json`) stays free of control characters.
+ * One progress bar on stderr for work that runs in labelled stages (ingest: building then writing
+ * each namespace; eval: embedding, ingest, each retriever), with the stage's rate. Only on a
+ * terminal: piped or captured output (and `--json`) stays free of control characters.
  */
-export function ingestProgressDisplay(enabled: boolean): IngestProgressDisplay {
+export function stageProgressBar(enabled: boolean): StageProgressBar {
   if (!enabled) return { update: () => {}, stop: () => {} };
   const bar = new SingleBar({
     stream: process.stderr,
-    format: " {phase} {namespace} [{bar}] {value}/{total}",
+    format: " {label} [{bar}] {value}/{total} {rate}",
     barsize: 30,
     hideCursor: true,
     clearOnComplete: true,
-    etaBuffer: 50,
   });
-  let started = false;
-  let current = "";
+  let stage: string | undefined;
+  let stageStarted = 0;
   return {
-    update(progress) {
-      const phase = progress.phase === "build" ? "building" : "writing ";
-      const payload = { phase, namespace: progress.namespace };
-      const stage = `${progress.phase}\u001f${progress.namespace}`;
-      if (!started) {
-        bar.start(progress.total, progress.done, payload);
-        started = true;
-      } else if (stage !== current) {
-        bar.setTotal(progress.total);
+    update(label, done, total) {
+      if (stage === undefined) bar.start(total, 0, { label, rate: "" });
+      if (label !== stage) {
+        stage = label;
+        stageStarted = performance.now();
+        bar.setTotal(total);
       }
-      current = stage;
-      bar.update(progress.done, payload);
+      const perSecond = done / Math.max(0.001, (performance.now() - stageStarted) / 1000);
+      bar.update(done, { label, rate: `${perSecond.toFixed(0)}/s` });
     },
     stop() {
-      if (started) bar.stop();
+      if (stage !== undefined) bar.stop();
     },
   };
 }

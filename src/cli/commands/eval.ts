@@ -59,16 +59,16 @@ Examples:
     .action(async (file: string, rawOptions: unknown, command: Command) => {
       const globals = readGlobalOptions(command);
       const options = parseOptionValues(EvalCommandOptionsSchema, rawOptions);
-      const [{ runEval }, { evalJson, evalText }, { embedderConfigFromEnv }, { chatModelFromEnv }, { evalProgressDisplay }] = await Promise.all([
+      const [{ runEval }, { evalJson, evalText }, { embedderConfigFromEnv }, { chatModelFromEnv }, { stageProgressBar }] = await Promise.all([
         import("../../eval/run.js"),
         import("../../eval/report.js"),
         import("../../text/embedders/index.js"),
         import("../../llm/chat-model.js"),
-        import("../eval-progress.js"),
+        import("../progress.js"),
       ]);
       const env = environmentWith(globals);
       const model = options.llm ? chatModelFromEnv(env) : undefined;
-      const progress = evalProgressDisplay(!globals.json && process.stderr.isTTY === true);
+      const progress = stageProgressBar(!globals.json && process.stderr.isTTY === true);
       const run = await runEval(
         {
           file,
@@ -79,7 +79,7 @@ Examples:
           ...(options.conversations ? { conversations: options.conversations } : {}),
           ...(options.k ? { ks: options.k } : {}),
         },
-        { ...(model ? { model } : {}), onProgress: (update) => progress.update(update) },
+        { ...(model ? { model } : {}), onProgress: (update) => progress.update(update.label ? `${update.phase}: ${update.label}` : update.phase, update.done, update.total) },
       ).finally(() => progress.stop());
       if (globals.json) printJson(evalJson(run));
       else printLines([evalText(run)]);

@@ -39,13 +39,13 @@ Examples:
     .action(async (file: string, rawOptions: unknown, command: Command) => {
       const globals = readGlobalOptions(command);
       const options = parseOptionValues(IngestOptionsSchema, rawOptions);
-      const [{ openForWriting }, { ingestFile }, { ingestProgressDisplay }] = await Promise.all([
+      const [{ openForWriting }, { ingestFile }, { stageProgressBar }] = await Promise.all([
         import("../open.js"),
         import("../../ingest/index.js"),
         import("../progress.js"),
       ]);
       const dependencies = await openForWriting(globals);
-      const progress = ingestProgressDisplay(!globals.json && process.stderr.isTTY === true);
+      const progress = stageProgressBar(!globals.json && process.stderr.isTTY === true);
       const summary = await ingestFile(file, {
         store: dependencies.store,
         embedder: dependencies.embedder,
@@ -53,7 +53,8 @@ Examples:
         ...(options.format ? { format: options.format } : {}),
         ...(options.namespace !== undefined ? { namespace: options.namespace } : {}),
         ...(options.conversation ? { conversations: options.conversation } : {}),
-        onProgress: (update) => progress.update(update),
+        onProgress: (update) =>
+          progress.update(`${update.phase === "build" ? "building" : "writing"} ${update.namespace}`, update.done, update.total),
       }).finally(async () => {
         progress.stop();
         await dependencies.store.close();
