@@ -23,13 +23,16 @@ export function lexicalNode(dependencies: () => Promise<GraphDependencies>) {
 /**
  * The first round's query: the question's own words plus the plan's keywords (a model planner may add
  * words the question lacks). Known names the plan matched are not added: a name matched by one of its
- * parts ("Pride" -> "Pride Month") would bring in words nobody asked for. A dated time expression
- * ("May 2023") stays, since memories spell dates the same way; a relative one ("last week", 上周) is
- * left to the symbolic view's time window: memories carry absolute dates, so its words would only
- * match the same words used in another sense ("for a week").
+ * parts ("Pride" -> "Pride Month") would bring in words nobody asked for. A time expression memories
+ * spell the same way stays ("May 2023", "in August": dates are stored restated with month names and
+ * numbers); a relative one ("last week", 上周) is left to the symbolic view's time window, since its
+ * words would only match the same words used in another sense ("for a week").
  */
 function firstRoundQuery(task: ViewTask): string {
   const expression = task.plan.timeExpression;
-  const question = expression && !/\p{Nd}/u.test(expression) ? task.question.replace(expression, " ") : task.question;
+  const spelledAsStored = expression !== undefined && (/\p{Nd}/u.test(expression) || MONTH_NAME.test(expression));
+  const question = expression && !spelledAsStored ? task.question.replace(expression, " ") : task.question;
   return [question, ...task.plan.keywords].join(" ");
 }
+
+const MONTH_NAME = /\b(?:january|february|march|april|may|june|july|august|september|october|november|december)\b/i;

@@ -8,8 +8,11 @@ import { acrossNamespaces, runView } from "./view-output.js";
 
 /**
  * Symbolic view: exact metadata and time conditions from the plan (persons, entities, location,
- * time window, ANDed). No conditions, no results. Matches are ranked by similarity to the question
- * when the embedder can represent it, newest first otherwise.
+ * time window, ANDed). No conditions, no results. Matches are ranked by the question's words first
+ * (BM25 within the conditions), then the matches that share no word with it, by similarity to the
+ * question when the embedder can represent it, newest first otherwise. Ranking by words keeps this
+ * view's order independent of the semantic view's: ranked by the same vectors it would only repeat
+ * the semantic vote, and a weak embedder's order would decide among the matches twice.
  */
 export function symbolicNode(dependencies: () => Promise<GraphDependencies>) {
   return async (task: ViewTask) =>
@@ -18,10 +21,14 @@ export function symbolicNode(dependencies: () => Promise<GraphDependencies>) {
       if (isEmptyFilter(filter)) return [];
       const { store, embedder } = await dependencies();
       const vector = await questionVector(embedder, task.question);
-      const label = describeFilter(filter);
-      return acrossNamespaces(task, [label], (namespace) =>
-        store.filteredSearch(namespace, filter, { k: task.settings.symbolicTopK, ...(vector ? { vector } : {}) }),
-      );
+      const k = task.settings.symbolicTopK;
+      return acrossNamespaces(task, [describeFilter(filter)], async (namespace) => {
+        const byWords = await store.lexicalSearch(namespace, task.question, { k, filter });
+        if (byWords.length >= k) return byWords;
+        const rest = await store.filteredSearch(namespace, filter, { k, ...(vector ? { vector } : {}) });
+        const seen = new Set(byWords.map((hit) => hit.entry.id));
+        return [...byWords, ...rest.filter((hit) => !seen.has(hit.entry.id))].slice(0, k);
+      });
     });
 }
 

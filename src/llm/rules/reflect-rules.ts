@@ -3,9 +3,11 @@ import { tokenize } from "../../text/tokenizer.js";
 import type { Coverage, Plan } from "../../graph/state.js";
 
 /**
- * The judge that runs with no model: coverage is the share of the plan's facets (keywords, persons,
- * entities, locations, time window) present in the current top results; gap queries ask for what is
- * missing, anchored on the people and things the question is about.
+ * The judge that runs with no model: coverage is the share of the plan's facets present in the current
+ * top results. The facets are what rules can verify, the names (persons, entities, locations) and the
+ * time window; the question's other words are not judged, since BM25 has already weighed them and a
+ * gap query made of them would only re-ask the question. Gap queries ask for a missing name, anchored
+ * on the names the results already cover.
  */
 export function judgeWithRules(plan: Plan, found: readonly MemoryEntry[], maxGapQueries: number): Coverage {
   const facets = facetsOf(plan);
@@ -13,7 +15,8 @@ export function judgeWithRules(plan: Plan, found: readonly MemoryEntry[], maxGap
   const foundTerms = new Set(found.flatMap((entry) => tokenize(searchableText(entry))));
   const missing = facets.filter((facet) => !facet.isCovered(foundTerms, found)).map((facet) => facet.label);
   const percent = Math.round((100 * (facets.length - missing.length)) / facets.length);
-  const anchor = [...plan.persons, ...plan.entities].join(" ");
+  // Anchor each gap on the names the results already cover: "John Pride", not a bare "Pride".
+  const anchor = [...plan.persons, ...plan.entities].filter((name) => !missing.includes(name)).join(" ");
   const gapQueries = missing
     .filter((label) => !plan.timeExpression || label !== plan.timeExpression)
     .slice(0, maxGapQueries)
@@ -35,7 +38,7 @@ function facetsOf(plan: Plan): Facet[] {
       return wanted.length === 0 || wanted.every((term) => terms.has(term));
     },
   });
-  const facets = [...plan.persons, ...plan.entities, ...plan.locations, ...plan.keywords]
+  const facets = [...plan.persons, ...plan.entities, ...plan.locations]
     .filter((label, i, all) => all.findIndex((other) => other.toLowerCase() === label.toLowerCase()) === i)
     .map(termFacet);
   const window = plan.timeWindow;
