@@ -101,6 +101,11 @@ export interface ViewTask {
   queries: string[];
   plan: Plan;
   settings: EffectiveSettings;
+  /**
+   * The round's queries are names the rule judge found missing: a hit answers one only if it
+   * mentions it (a dense neighbour of a bare name is rarely about it).
+   */
+  queriesAreNames: boolean;
 }
 
 const appendOrOverwrite = <T>() =>

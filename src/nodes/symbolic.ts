@@ -20,12 +20,15 @@ export function symbolicNode(dependencies: () => Promise<GraphDependencies>) {
       const filter = filterOf(task.plan);
       if (isEmptyFilter(filter)) return [];
       const { store, embedder } = await dependencies();
-      const vector = await questionVector(embedder, task.question);
       const k = task.settings.symbolicTopK;
+      // Embedded once, and only when some namespace has fewer word matches than k.
+      let vector: Promise<number[] | undefined> | undefined;
       return acrossNamespaces(task, [describeFilter(filter)], async (namespace) => {
         const byWords = await store.lexicalSearch(namespace, task.question, { k, filter });
         if (byWords.length >= k) return byWords;
-        const rest = await store.filteredSearch(namespace, filter, { k, ...(vector ? { vector } : {}) });
+        vector ??= questionVector(embedder, task.question);
+        const similarTo = await vector;
+        const rest = await store.filteredSearch(namespace, filter, { k, ...(similarTo ? { vector: similarTo } : {}) });
         const seen = new Set(byWords.map((hit) => hit.entry.id));
         return [...byWords, ...rest.filter((hit) => !seen.has(hit.entry.id))].slice(0, k);
       });

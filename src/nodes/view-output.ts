@@ -1,5 +1,6 @@
 import { describeError, log } from "../log.js";
 import type { MemoryEntry } from "../memory/entry.js";
+import { mentions } from "../retrieval/mentions.js";
 import type { ScoredEntry } from "../stores/port.js";
 import type { ViewName } from "../graph/configuration.js";
 import { hitKey, type Degradation, type ViewHitList, type ViewTask } from "../graph/state.js";
@@ -15,11 +16,14 @@ export interface ViewSearch {
 /**
  * Runs a view's searches and turns them into a state update. A view that throws (embedder down,
  * store unreachable) contributes no hits and a degradation record; the other views still answer.
+ * When the queries are names the rule judge asked for, hits that do not mention their name are dropped.
  */
 export async function runView(view: ViewName, task: ViewTask, search: () => Promise<ViewSearch[]>) {
   return timed(view, async () => {
     try {
-      const searches = await search();
+      const searches = (await search()).map((found) =>
+        task.queriesAreNames ? { ...found, hits: found.hits.filter((hit) => mentions(hit.entry, found.query)) } : found,
+      );
       const viewHits: ViewHitList[] = [];
       const entries: Record<string, MemoryEntry> = {};
       for (const { query, namespace, hits } of searches) {

@@ -1,11 +1,16 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { Plan } from "../../src/graph/state.js";
+import { resolveConfiguration } from "../../src/graph/configuration.js";
+import { routeAfterReflect } from "../../src/graph/routing.js";
+import { widestSettings } from "../../src/graph/settings.js";
+import { hitKey, type Coverage, type Plan, type RetrievalStateValue, type ViewTask } from "../../src/graph/state.js";
+import { planWithRules } from "../../src/llm/rules/plan-rules.js";
 import { judgeWithRules } from "../../src/llm/rules/reflect-rules.js";
 import { normalizeEntry, type MemoryInput } from "../../src/memory/entry.js";
 import { openRecallGraph, type RecallGraph } from "../../src/recallgraph.js";
 import type { RetrievalOutput } from "../../src/retrieve.js";
 import { createEmbedder } from "../../src/text/embedders/index.js";
+import { runView } from "../../src/nodes/view-output.js";
 
 const NOW = "2026-11-18T10:00:00.000Z";
 
@@ -84,12 +89,12 @@ describe("the rule-based judge", () => {
     assert.equal(coverage.percent, 100);
   });
 
-  it("asks for a missing name, anchored on the names it has", () => {
-    const coverage = judgeWithRules(plan({ entities: ["Pride"] }), found, 3);
+  it("asks for each missing name on its own", () => {
+    const coverage = judgeWithRules(plan({ entities: ["Pride"], locations: ["Boston"] }), found, 3);
     assert.equal(coverage.complete, false);
-    assert.deepEqual(coverage.missing, ["Pride"]);
-    assert.deepEqual(coverage.gapQueries, ["John Pride"]);
-    assert.equal(coverage.percent, 50);
+    assert.deepEqual(coverage.missing, ["Pride", "Boston"]);
+    assert.deepEqual(coverage.gapQueries, ["Pride", "Boston"]);
+    assert.equal(coverage.percent, 33);
   });
 
   it("counts a time window as covered only by a result inside it", () => {
@@ -99,5 +104,73 @@ describe("the rule-based judge", () => {
     // The window is the symbolic view's to search: no gap query re-asks it, so the round ends.
     assert.equal(coverage.complete, true);
     assert.deepEqual(coverage.gapQueries, []);
+  });
+});
+
+describe("the rule planner's names", () => {
+  const vocabulary = {
+    persons: ["Alice Chen", "Calvin"],
+    entities: ["Lord of the Rings", "California Love", "The Beatles", "Acme Corp"],
+    locations: ["New York"],
+  };
+  const plan = (question: string) => planWithRules(question, { vocabulary, now: new Date(NOW), timeZone: "UTC", maxSubQueries: 4 });
+
+  it("never matches a name by a stopword of it", () => {
+    assert.deepEqual(plan("What is the position on the team he signed with?").entities, []);
+  });
+
+  it("matches a thing or a place by a part only where the question capitalises it", () => {
+    assert.deepEqual(plan("Does Calvin love music tours?").entities, []);
+    assert.deepEqual(plan("Does Calvin love music tours?").persons, ["Calvin"]);
+    assert.deepEqual(plan("Is Acme hiring?").entities, ["Acme Corp"]);
+    assert.deepEqual(plan("Who saw Beatles tribute bands?").entities, ["The Beatles"]);
+    assert.deepEqual(plan("Did they fly to York?").locations, ["New York"]);
+    assert.deepEqual(plan("What did they say about new york?").locations, ["New York"], "whole names match in any case");
+    assert.deepEqual(plan("Did they go to the york fair?").locations, []);
+  });
+
+  it("matches a person by a part in any case", () => {
+    assert.deepEqual(plan("what did alice say?").persons, ["Alice Chen"]);
+  });
+});
+
+describe("gap rounds of the rule judge", () => {
+  const settings = widestSettings(resolveConfiguration(undefined), []);
+  const planOf: Plan = { requiredInfo: [], subQueries: ["q"], keywords: [], persons: ["John"], entities: ["Regatta"], locations: [], planner: "rules" };
+  const state = (judge: Coverage["judge"]) =>
+    ({
+      question: "What did John buy for the Regatta?",
+      namespaces: ["ns"],
+      round: 1,
+      queryPlan: planOf,
+      settings,
+      coverage: { complete: false, percent: 50, missing: ["Regatta"], gapQueries: ["Regatta"], judge },
+    }) as RetrievalStateValue;
+
+  it("marks a round of rule-made gap queries as names, and a model's as free text", () => {
+    const tasks = (judge: Coverage["judge"]) => {
+      const sends = routeAfterReflect(state(judge));
+      assert.ok(Array.isArray(sends));
+      return sends.map((send) => send.args as ViewTask);
+    };
+    const byRules = tasks("rules");
+    assert.deepEqual(byRules.map((task) => task.view).sort(), ["lexical", "semantic"], "the symbolic view's conditions do not change");
+    assert.ok(byRules.every((task) => task.queriesAreNames && task.queries[0] === "Regatta"));
+    assert.ok(tasks("llm").every((task) => !task.queriesAreNames));
+  });
+
+  it("keeps only the hits of a name query that mention the name", async () => {
+    const entry = (id: string, text: string, entities: string[] = []) => ({
+      entry: normalizeEntry("ns", { id, text, entities }, { now: Date.parse(NOW) }),
+      score: 1,
+    });
+    const hits = [entry("a", "John rowed all day."), entry("b", "The boats were ready.", ["Regatta"]), entry("c", "John won the regatta!")];
+    const task = (queriesAreNames: boolean): ViewTask => ({ view: "semantic", round: 1, question: "q", namespaces: ["ns"], queries: ["Regatta"], plan: planOf, settings, queriesAreNames });
+    const kept = async (queriesAreNames: boolean) => {
+      const update = await runView("semantic", task(queriesAreNames), async () => [{ query: "Regatta", namespace: "ns", hits }]);
+      return update.viewHits[0]?.hits.map((hit) => hit.key);
+    };
+    assert.deepEqual(await kept(true), [hitKey("ns", "b"), hitKey("ns", "c")]);
+    assert.deepEqual(await kept(false), [hitKey("ns", "a"), hitKey("ns", "b"), hitKey("ns", "c")]);
   });
 });

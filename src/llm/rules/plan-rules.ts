@@ -1,5 +1,5 @@
 import type { Vocabulary } from "../../stores/port.js";
-import { keywords as contentWords } from "../../text/tokenizer.js";
+import { ENGLISH_STOPWORDS, keywords as contentWords } from "../../text/tokenizer.js";
 import { findTimeWindow } from "../../time/window.js";
 import type { Plan } from "../../graph/state.js";
 
@@ -17,15 +17,18 @@ export interface RulePlanContext {
  */
 export function planWithRules(question: string, context: RulePlanContext): Plan {
   const window = findTimeWindow(question, { now: context.now, timeZone: context.timeZone });
+  // People go by a part of their name, whatever the case ("alice" for "Alice Chen"). A thing or place
+  // is found by a part only where the question capitalises it ("Acme" for "Acme Corp"): by any part, a
+  // common word would make a title a condition ("Does Calvin love music?" -> "California Love").
   const persons = namesMentioned(question, context.vocabulary.persons);
-  const locations = namesMentioned(question, context.vocabulary.locations);
+  const locations = namesMentioned(question, context.vocabulary.locations, { parts: "capitalized" });
   // A name already known as a person or place is not also an entity condition: the symbolic view
   // ANDs its conditions, and one name required twice over would filter out the very memories it names.
   const taken = new Set([...persons, ...locations].map((name) => name.toLowerCase()));
   // Nor is an entity found only through a word of a person's name ("Woohoo Melanie" via "Melanie"):
   // the question names the person, and the entity would narrow the conditions to a stray memory.
   const personWords = new Set(persons.flatMap(nameParts));
-  const entities = namesMentioned(question, context.vocabulary.entities).filter(
+  const entities = namesMentioned(question, context.vocabulary.entities, { parts: "capitalized" }).filter(
     (name) => !taken.has(name.toLowerCase()) && !foundOnlyThrough(question, name, personWords),
   );
   const timeWords = new Set(window ? contentWords(window.expression).map((w) => w.toLowerCase()) : []);
@@ -69,12 +72,19 @@ export function sameQuery(a: string, b: string): boolean {
 
 /**
  * Known names the question mentions: a whole-word, case-insensitive match of the name, or of one of
- * its alphabetic parts of 3+ letters ("Alice" finds "Alice Chen"); CJK names match as substrings.
- * Codes with digits match only whole, so ERR_1024 never finds ERR_2048.
+ * its parts (see nameParts: "Alice" finds "Alice Chen"), in any case or, with `parts: "capitalized"`,
+ * only where the question capitalises it. CJK names match as substrings. Codes with digits match only
+ * whole, so ERR_1024 never finds ERR_2048.
  */
-export function namesMentioned(question: string, known: readonly string[]): string[] {
+export function namesMentioned(
+  question: string,
+  known: readonly string[],
+  options: { parts?: "any-case" | "capitalized" } = {},
+): string[] {
   const text = question.toLowerCase();
-  const words = new Set(text.split(/[^\p{L}\p{N}_.@-]+/u).filter(Boolean).map(trimPunctuation));
+  const written = question.split(/[^\p{L}\p{N}_.@-]+/u).filter(Boolean).map(trimPunctuation);
+  const partWords = options.parts === "capitalized" ? written.filter((word) => /^\p{Lu}/u.test(word)) : written;
+  const words = new Set(partWords.map((word) => word.toLowerCase()));
   const found: string[] = [];
   for (const name of known) {
     const lower = name.toLowerCase();
@@ -87,18 +97,21 @@ export function namesMentioned(question: string, known: readonly string[]): stri
       continue;
     }
     if (/\d/.test(name)) continue;
-    const parts = lower.split(/[\s-]+/).filter((part) => part.length >= 3 && /^\p{L}+$/u.test(part));
-    if (parts.length > 1 && parts.some((part) => words.has(part))) found.push(name);
+    // A one-word name is matched whole or not at all; "Beatles" still finds "The Beatles".
+    if (lower.trim().split(/[\s-]+/).length > 1 && nameParts(name).some((part) => words.has(part))) found.push(name);
   }
   return found;
 }
 
-/** The alphabetic parts of 3+ letters by which namesMentioned matches a name of several words. */
+/**
+ * The parts by which namesMentioned matches a name of several words: alphabetic, 3+ letters, not a
+ * stopword ("the" or "with" would make "Lord of the Rings" a condition of any question).
+ */
 function nameParts(name: string): string[] {
   return name
     .toLowerCase()
     .split(/[\s-]+/)
-    .filter((part) => part.length >= 3 && /^\p{L}+$/u.test(part));
+    .filter((part) => part.length >= 3 && /^\p{L}+$/u.test(part) && !ENGLISH_STOPWORDS.has(part));
 }
 
 /** True when `name` is not in the question whole and every part of it the question has is one of `parts`. */

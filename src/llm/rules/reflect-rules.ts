@@ -1,4 +1,5 @@
 import type { MemoryEntry } from "../../memory/entry.js";
+import { searchableText } from "../../retrieval/mentions.js";
 import { tokenize } from "../../text/tokenizer.js";
 import type { Coverage, Plan } from "../../graph/state.js";
 
@@ -6,8 +7,9 @@ import type { Coverage, Plan } from "../../graph/state.js";
  * The judge that runs with no model: coverage is the share of the plan's facets present in the current
  * top results. The facets are what rules can verify, the names (persons, entities, locations) and the
  * time window; the question's other words are not judged, since BM25 has already weighed them and a
- * gap query made of them would only re-ask the question. Gap queries ask for a missing name, anchored
- * on the names the results already cover.
+ * gap query made of them would only re-ask the question. Each gap query is a missing name on its own
+ * (anchoring it on the names already found only brought back memories of those), and a hit answers it
+ * only if it mentions that name (see `mentions` in retrieval/mentions.ts); the window is the symbolic view's, never a gap query.
  */
 export function judgeWithRules(plan: Plan, found: readonly MemoryEntry[], maxGapQueries: number): Coverage {
   const facets = facetsOf(plan);
@@ -15,14 +17,9 @@ export function judgeWithRules(plan: Plan, found: readonly MemoryEntry[], maxGap
   const foundTerms = new Set(found.flatMap((entry) => tokenize(searchableText(entry))));
   const missing = facets.filter((facet) => !facet.isCovered(foundTerms, found)).map((facet) => facet.label);
   const percent = Math.round((100 * (facets.length - missing.length)) / facets.length);
-  // Anchor each gap on the names the results already cover: "John Pride", not a bare "Pride".
-  const anchor = [...plan.persons, ...plan.entities].filter((name) => !missing.includes(name)).join(" ");
-  const gapQueries = missing
-    .filter((label) => !plan.timeExpression || label !== plan.timeExpression)
-    .slice(0, maxGapQueries)
-    .map((label) => (anchor && !anchor.toLowerCase().includes(label.toLowerCase()) ? `${anchor} ${label}` : label));
-  const complete = missing.length === 0 || gapQueries.length === 0;
-  return { complete, percent, missing, gapQueries: complete ? [] : gapQueries, judge: "rules" };
+  const gapQueries = missing.filter((label) => label !== plan.timeExpression).slice(0, maxGapQueries);
+  const complete = gapQueries.length === 0;
+  return { complete, percent, missing, gapQueries, judge: "rules" };
 }
 
 interface Facet {
@@ -54,8 +51,4 @@ function facetsOf(plan: Plan): Facet[] {
     });
   }
   return facets;
-}
-
-function searchableText(entry: MemoryEntry): string {
-  return [entry.text, ...entry.keywords, ...entry.persons, ...entry.entities, entry.location ?? "", entry.topic ?? ""].join(" ");
 }
