@@ -4,7 +4,7 @@ import { resolveConfiguration } from "./configuration.js";
 import type { RetrievalStateValue, ViewTask } from "./state.js";
 
 /** The views of one round, fanned out in parallel with `Send`, each with its own task. */
-function viewSends(state: RetrievalStateValue, config: RunnableConfig | undefined, queries: string[], queriesAreNames = false): Send[] {
+function viewSends(state: RetrievalStateValue, config: RunnableConfig | undefined, queries: string[], hitsMustMentionQuery = false): Send[] {
   const { views } = resolveConfiguration(config);
   if (!state.queryPlan || !state.settings) return [];
   return views
@@ -18,7 +18,7 @@ function viewSends(state: RetrievalStateValue, config: RunnableConfig | undefine
         queries,
         plan: state.queryPlan!,
         settings: state.settings!,
-        queriesAreNames,
+        hitsMustMentionQuery,
       };
       return new Send(view, task);
     });

@@ -102,10 +102,10 @@ export interface ViewTask {
   plan: Plan;
   settings: EffectiveSettings;
   /**
-   * The round's queries are names the rule judge found missing: a hit answers one only if it
-   * mentions it (a dense neighbour of a bare name is rarely about it).
+   * The round's queries are the rule judge's gap queries: a hit answers one only if it mentions every
+   * word of it (a dense neighbour of "Caroline adopt" is rarely about adopting).
    */
-  queriesAreNames: boolean;
+  hitsMustMentionQuery: boolean;
 }
 
 const appendOrOverwrite = <T>() =>

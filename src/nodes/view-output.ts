@@ -16,13 +16,13 @@ export interface ViewSearch {
 /**
  * Runs a view's searches and turns them into a state update. A view that throws (embedder down,
  * store unreachable) contributes no hits and a degradation record; the other views still answer.
- * When the queries are names the rule judge asked for, hits that do not mention their name are dropped.
+ * In a round of the rule judge's gap queries, hits that do not mention every word of their query are dropped.
  */
 export async function runView(view: ViewName, task: ViewTask, search: () => Promise<ViewSearch[]>) {
   return timed(view, async () => {
     try {
       const searches = (await search()).map((found) =>
-        task.queriesAreNames ? { ...found, hits: found.hits.filter((hit) => mentions(hit.entry, found.query)) } : found,
+        task.hitsMustMentionQuery ? { ...found, hits: found.hits.filter((hit) => mentions(hit.entry, found.query)) } : found,
       );
       const viewHits: ViewHitList[] = [];
       const entries: Record<string, MemoryEntry> = {};

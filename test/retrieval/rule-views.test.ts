@@ -80,28 +80,28 @@ describe("the rule-based judge", () => {
     planner: "rules",
     ...extra,
   });
-  const found = [normalizeEntry("ns", { text: "John said: we went to the fair.", persons: ["John"] }, { now: Date.parse(NOW) })];
+  const found = [normalizeEntry("ns", { text: "John said: we went to the fair, what an event.", persons: ["John"] }, { now: Date.parse(NOW) })];
 
-  it("judges only what it can verify: names and the time window, not the question's other words", () => {
-    const coverage = judgeWithRules(plan({}), found, 3);
+  it("is complete when every name and word of the plan is in the results", () => {
+    const coverage = judgeWithRules(plan({ keywords: ["fair", "event"] }), found, 3);
     assert.equal(coverage.complete, true);
     assert.deepEqual(coverage.missing, []);
     assert.equal(coverage.percent, 100);
   });
 
-  it("asks for each missing name on its own", () => {
-    const coverage = judgeWithRules(plan({ entities: ["Pride"], locations: ["Boston"] }), found, 3);
+  it("asks for a missing name on its own and a missing word anchored on the names found", () => {
+    const coverage = judgeWithRules(plan({ entities: ["Pride"] }), found, 3);
     assert.equal(coverage.complete, false);
-    assert.deepEqual(coverage.missing, ["Pride", "Boston"]);
-    assert.deepEqual(coverage.gapQueries, ["Pride", "Boston"]);
-    assert.equal(coverage.percent, 33);
+    assert.deepEqual(coverage.missing, ["Pride", "kind", "attend"]);
+    assert.deepEqual(coverage.gapQueries, ["Pride", "John kind", "John attend"]);
+    assert.equal(coverage.percent, 40);
+    assert.deepEqual(judgeWithRules(plan({ entities: ["Pride"] }), found, 1).gapQueries, ["Pride"], "at most maxGapQueries");
   });
 
-  it("counts a time window as covered only by a result inside it", () => {
+  it("counts a time window as covered only by a result inside it, and leaves it to the symbolic view", () => {
     const window = { startMs: Date.parse("2026-12-01T00:00:00Z"), endMs: Date.parse("2027-01-01T00:00:00Z") };
-    const coverage = judgeWithRules(plan({ timeExpression: "December", timeWindow: window }), found, 3);
+    const coverage = judgeWithRules(plan({ keywords: [], timeExpression: "December", timeWindow: window }), found, 3);
     assert.deepEqual(coverage.missing, ["December"]);
-    // The window is the symbolic view's to search: no gap query re-asks it, so the round ends.
     assert.equal(coverage.complete, true);
     assert.deepEqual(coverage.gapQueries, []);
   });
@@ -147,7 +147,7 @@ describe("gap rounds of the rule judge", () => {
       coverage: { complete: false, percent: 50, missing: ["Regatta"], gapQueries: ["Regatta"], judge },
     }) as RetrievalStateValue;
 
-  it("marks a round of rule-made gap queries as names, and a model's as free text", () => {
+  it("marks a round of rule-made gap queries as needing mentions, and a model's as free text", () => {
     const tasks = (judge: Coverage["judge"]) => {
       const sends = routeAfterReflect(state(judge));
       assert.ok(Array.isArray(sends));
@@ -155,22 +155,25 @@ describe("gap rounds of the rule judge", () => {
     };
     const byRules = tasks("rules");
     assert.deepEqual(byRules.map((task) => task.view).sort(), ["lexical", "semantic"], "the symbolic view's conditions do not change");
-    assert.ok(byRules.every((task) => task.queriesAreNames && task.queries[0] === "Regatta"));
-    assert.ok(tasks("llm").every((task) => !task.queriesAreNames));
+    assert.ok(byRules.every((task) => task.hitsMustMentionQuery && task.queries[0] === "Regatta"));
+    assert.ok(tasks("llm").every((task) => !task.hitsMustMentionQuery));
   });
 
-  it("keeps only the hits of a name query that mention the name", async () => {
+  it("keeps only the gap hits that mention every word of their query", async () => {
     const entry = (id: string, text: string, entities: string[] = []) => ({
       entry: normalizeEntry("ns", { id, text, entities }, { now: Date.parse(NOW) }),
       score: 1,
     });
     const hits = [entry("a", "John rowed all day."), entry("b", "The boats were ready.", ["Regatta"]), entry("c", "John won the regatta!")];
-    const task = (queriesAreNames: boolean): ViewTask => ({ view: "semantic", round: 1, question: "q", namespaces: ["ns"], queries: ["Regatta"], plan: planOf, settings, queriesAreNames });
-    const kept = async (queriesAreNames: boolean) => {
-      const update = await runView("semantic", task(queriesAreNames), async () => [{ query: "Regatta", namespace: "ns", hits }]);
+    // An anchored gap query ("John regatta") needs both words: the entity tag alone does not name John.
+    const task = (hitsMustMentionQuery: boolean): ViewTask => ({ view: "semantic", round: 1, question: "q", namespaces: ["ns"], queries: ["Regatta"], plan: planOf, settings, hitsMustMentionQuery });
+    const kept = async (hitsMustMentionQuery: boolean) => {
+      const update = await runView("semantic", task(hitsMustMentionQuery), async () => [{ query: "Regatta", namespace: "ns", hits }]);
       return update.viewHits[0]?.hits.map((hit) => hit.key);
     };
     assert.deepEqual(await kept(true), [hitKey("ns", "b"), hitKey("ns", "c")]);
     assert.deepEqual(await kept(false), [hitKey("ns", "a"), hitKey("ns", "b"), hitKey("ns", "c")]);
+    const anchored = await runView("lexical", { ...task(true), view: "lexical" }, async () => [{ query: "John regatta", namespace: "ns", hits }]);
+    assert.deepEqual(anchored.viewHits[0]?.hits.map((hit) => hit.key), [hitKey("ns", "c")]);
   });
 });

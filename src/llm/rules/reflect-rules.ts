@@ -4,12 +4,12 @@ import { tokenize } from "../../text/tokenizer.js";
 import type { Coverage, Plan } from "../../graph/state.js";
 
 /**
- * The judge that runs with no model: coverage is the share of the plan's facets present in the current
- * top results. The facets are what rules can verify, the names (persons, entities, locations) and the
- * time window; the question's other words are not judged, since BM25 has already weighed them and a
- * gap query made of them would only re-ask the question. Each gap query is a missing name on its own
- * (anchoring it on the names already found only brought back memories of those), and a hit answers it
- * only if it mentions that name (see `mentions` in retrieval/mentions.ts); the window is the symbolic view's, never a gap query.
+ * The judge that runs with no model: coverage is the share of the plan's facets (names, keywords, time
+ * window) present in the current top results. A gap query asks for one missing facet: a missing name
+ * on its own (anchored on the names already found it only brought back memories of those), a missing
+ * word anchored on the names found ("Caroline adopt"). A hit answers a gap query only if it mentions
+ * every word of it (routing marks such rounds, see `mentions`): a re-asked word alone would return
+ * what BM25 ranked low the first time. The window is the symbolic view's, never a gap query.
  */
 export function judgeWithRules(plan: Plan, found: readonly MemoryEntry[], maxGapQueries: number): Coverage {
   const facets = facetsOf(plan);
@@ -17,9 +17,13 @@ export function judgeWithRules(plan: Plan, found: readonly MemoryEntry[], maxGap
   const foundTerms = new Set(found.flatMap((entry) => tokenize(searchableText(entry))));
   const missing = facets.filter((facet) => !facet.isCovered(foundTerms, found)).map((facet) => facet.label);
   const percent = Math.round((100 * (facets.length - missing.length)) / facets.length);
-  const gapQueries = missing.filter((label) => label !== plan.timeExpression).slice(0, maxGapQueries);
-  const complete = gapQueries.length === 0;
-  return { complete, percent, missing, gapQueries, judge: "rules" };
+  const names = [...plan.persons, ...plan.entities, ...plan.locations];
+  const anchor = names.filter((name) => !missing.includes(name)).join(" ");
+  const gapQueries = missing
+    .filter((label) => label !== plan.timeExpression)
+    .slice(0, maxGapQueries)
+    .map((label) => (names.includes(label) || !anchor ? label : `${anchor} ${label}`));
+  return { complete: gapQueries.length === 0, percent, missing, gapQueries, judge: "rules" };
 }
 
 interface Facet {
@@ -35,7 +39,7 @@ function facetsOf(plan: Plan): Facet[] {
       return wanted.length === 0 || wanted.every((term) => terms.has(term));
     },
   });
-  const facets = [...plan.persons, ...plan.entities, ...plan.locations]
+  const facets = [...plan.persons, ...plan.entities, ...plan.locations, ...plan.keywords]
     .filter((label, i, all) => all.findIndex((other) => other.toLowerCase() === label.toLowerCase()) === i)
     .map(termFacet);
   const window = plan.timeWindow;
