@@ -25,6 +25,7 @@ const EvalJsonSchema = z.object({
   skipped: z.number(),
   mode: z.string(),
   recall: ByKSchema,
+  byCategory: z.record(z.string(), z.object({ n: z.number() })),
   peers: z
     .array(z.object({ name: z.string(), recall: ByKSchema, hit: ByKSchema, mrr: z.number() }))
     .min(1, "run the evaluation with --peers to chart every retriever"),
@@ -33,8 +34,10 @@ const EvalJsonSchema = z.object({
 /** recall@k (categories 1-4) per retriever: one group per retriever, one bar per k. */
 export function recallChart(evaluation: z.infer<typeof EvalJsonSchema>, subtitle: string): string {
   const ks = Object.keys(evaluation.recall);
+  // The headline is over categories 1-4; `questions` also counts the adversarial ones, reported apart.
+  const headline = ["1", "2", "3", "4"].reduce((sum, category) => sum + (evaluation.byCategory[category]?.n ?? 0), 0);
   return groupedBarChart({
-    title: `LoCoMo evidence recall, categories 1-4 (${evaluation.dataset}, ${evaluation.questions} questions scored)`,
+    title: `LoCoMo evidence recall, categories 1-4 (${evaluation.dataset}, ${headline.toLocaleString("en-US")} questions)`,
     subtitle,
     groups: evaluation.peers.map((peer) => peer.name.replace(/^recallgraph /, "rg ").replace("LangGraph InMemoryStore", "InMemoryStore")),
     series: ks.map((k) => ({ name: `recall@${k}`, values: evaluation.peers.map((peer) => peer.recall[k]) })),
