@@ -45,6 +45,7 @@ export function recallChart(evaluation: z.infer<typeof EvalJsonSchema>, subtitle
     yMax: 1,
     format: (value) => value.toFixed(2).replace(/^0/, ""),
     reference: { value: 0.7, label: "target recall@10 0.70" },
+    note: `Reproduce: recallgraph eval ${evaluation.dataset} --peers --json > eval.json; node --import tsx bench/chart.ts recall eval.json`,
   });
 }
 
