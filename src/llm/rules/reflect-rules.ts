@@ -6,10 +6,10 @@ import type { Coverage, Plan } from "../../graph/state.js";
 /**
  * The judge that runs with no model: coverage is the share of the plan's facets (names, keywords, time
  * window) present in the current top results. A gap query asks for one missing facet: a missing name
- * on its own (anchored on the names already found it only brought back memories of those), a missing
- * word anchored on the names found ("Caroline adopt"). A hit answers a gap query only if it mentions
- * every word of it (routing marks such rounds, see `mentions`): a re-asked word alone would return
- * what BM25 ranked low the first time. The window is the symbolic view's, never a gap query.
+ * on its own (anchored on the names already found, it brought back memories of those instead), a
+ * missing word anchored on the names found ("Caroline adopt"). A hit answers a gap query only if it
+ * mentions every word of it (routing marks such rounds, see `mentions`): a re-asked word alone would
+ * return what BM25 ranked low the first time. The window is the symbolic view's, never a gap query.
  */
 export function judgeWithRules(plan: Plan, found: readonly MemoryEntry[], maxGapQueries: number): Coverage {
   const facets = facetsOf(plan);
