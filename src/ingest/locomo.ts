@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { parseOrThrow, ValidationError } from "../errors.js";
 import { NamespaceSchema } from "../memory/entry.js";
+import { englishMonthNumber } from "../time/calendar.js";
 import { parseDialogue, type Dialogue, type DialogueTurn } from "./dialogue.js";
 
 /**
@@ -51,23 +52,18 @@ export interface LocomoConversation {
   lastSessionTime: string;
 }
 
-const MONTHS: Record<string, number> = {
-  january: 0, february: 1, march: 2, april: 3, may: 4, june: 5,
-  july: 6, august: 7, september: 8, october: 9, november: 10, december: 11,
-};
-
 /** "1:56 pm on 8 May, 2023" -> epoch ms (UTC; the release gives no zone); undefined when it is not that shape. */
 export function parseLocomoDateTime(text: string): number | undefined {
   const match = /^\s*(\d{1,2}):(\d{2})\s*(am|pm)\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})\s*$/i.exec(text);
   if (!match) return undefined;
   const [, hourText, minuteText, meridiem, dayText, monthName, yearText] = match;
-  const month = MONTHS[(monthName ?? "").toLowerCase()];
+  const month = englishMonthNumber(monthName ?? "");
   const hour12 = Number(hourText);
   const minute = Number(minuteText);
   const day = Number(dayText);
   if (month === undefined || hour12 < 1 || hour12 > 12 || minute > 59 || day < 1 || day > 31) return undefined;
   const hour = (hour12 % 12) + ((meridiem ?? "").toLowerCase() === "pm" ? 12 : 0);
-  const ms = Date.UTC(Number(yearText), month, day, hour, minute);
+  const ms = Date.UTC(Number(yearText), month - 1, day, hour, minute);
   // Reject 31 April and the like, which Date.UTC would roll into the next month.
   return new Date(ms).getUTCDate() === day ? ms : undefined;
 }

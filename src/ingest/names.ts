@@ -3,6 +3,7 @@
  * names, codes and quantities appear, and a place when a clear pattern names one. Deliberately
  * modest: a wrong person or place becomes a wrong symbolic filter match, so only clear cases count.
  */
+import { ENGLISH_MONTHS } from "../time/calendar.js";
 
 /** Capitalised words that begin sentences or fill greetings but are never names. */
 const NOT_NAMES = new Set(
@@ -16,11 +17,8 @@ const NOT_NAMES = new Set(
   ],
 );
 
-const MONTHS = [
-  "january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december",
-];
 const TIME_WORDS = new Set([
-  ...MONTHS,
+  ...ENGLISH_MONTHS.map((month) => month.toLowerCase()),
   ...["jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec"],
   ...["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"],
   ...["mon", "tue", "tues", "wed", "thu", "thur", "thurs", "fri", "sat", "sun", "today", "tomorrow", "yesterday"],

@@ -1,5 +1,6 @@
 import type { GraphDependencies } from "../graph/dependencies.js";
 import type { ViewTask } from "../graph/state.js";
+import { englishMonthNumber } from "../time/calendar.js";
 import { acrossNamespaces, runView } from "./view-output.js";
 
 /**
@@ -30,9 +31,7 @@ export function lexicalNode(dependencies: () => Promise<GraphDependencies>) {
  */
 function firstRoundQuery(task: ViewTask): string {
   const expression = task.plan.timeExpression;
-  const spelledAsStored = expression !== undefined && (/\p{Nd}/u.test(expression) || MONTH_NAME.test(expression));
+  const spelledAsStored = expression !== undefined && (/\p{Nd}/u.test(expression) || expression.split(/\s+/).some((word) => englishMonthNumber(word)));
   const question = expression && !spelledAsStored ? task.question.replace(expression, " ") : task.question;
   return [question, ...task.plan.keywords].join(" ");
 }
-
-const MONTH_NAME = /\b(?:january|february|march|april|may|june|july|august|september|october|november|december)\b/i;

@@ -28,6 +28,17 @@ export interface WallSpan {
 
 export type Season = "spring" | "summer" | "autumn" | "winter";
 
+/** English month names, January first: how restated dates spell months, and what parsers match. */
+export const ENGLISH_MONTHS = [
+  "January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December",
+] as const;
+
+/** The month (1-12) an English month name stands for, in any case; undefined for anything else. */
+export function englishMonthNumber(name: string): number | undefined {
+  const index = ENGLISH_MONTHS.findIndex((month) => month.toLowerCase() === name.toLowerCase());
+  return index < 0 ? undefined : index + 1;
+}
+
 const DAY_MS = 86_400_000;
 
 // Formatters are costly to build; a cache keyed by zone is memoisation, not state (same input, same output).

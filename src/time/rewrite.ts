@@ -5,7 +5,7 @@
  * "Friday" are left as written (a bare month or weekday may be a plan, and guessing its year would falsify it).
  */
 import { parseOrThrow } from "../errors.js";
-import { addDays, isoWeekday, wallTimeAt, type CivilDate, type WallTime } from "./calendar.js";
+import { addDays, ENGLISH_MONTHS as EN_MONTHS, isoWeekday, wallTimeAt, type CivilDate, type WallTime } from "./calendar.js";
 import { LocaleSchema, type Locale, type LocatedTimeWindow, type TimeContext } from "./types.js";
 import { referenceOf, windowsFor } from "./window.js";
 import { textBefore, type Reference } from "./rule-result.js";
@@ -17,7 +17,6 @@ const EN_PREPOSITION_BEFORE = /(?:^|[^\p{L}])(?:in|on|at|during|over|since|befor
 const EN_NOUN_AFTER = /^(?:['’]s(?![\p{L}])|\s+(?:was|is|were|has|had|will|would|seemed|felt)(?![\p{L}]))/iu;
 // "around 3 years ago": the hedge stays in front of the absolute date.
 const EN_HEDGE = /^(?:around|about|approximately|roughly|almost|nearly)\s+/iu;
-const EN_MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
 const EN_WEEKDAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"];
 const ZH_WEEKDAYS = ["一", "二", "三", "四", "五", "六", "日"];
 const EN_SEASONS = ["winter", "winter", "spring", "spring", "spring", "summer", "summer", "summer", "autumn", "autumn", "autumn", "winter"];

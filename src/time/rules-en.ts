@@ -3,7 +3,7 @@
  * not at all). Each is a chrono Parser; they are put before chrono's own, so on an equal match they win.
  */
 import type { Parser, ParsingContext, ParsingResult } from "chrono-node";
-import { addDays, monthSpan, seasonSpan, type Season } from "./calendar.js";
+import { addDays, ENGLISH_MONTHS, englishMonthNumber, monthSpan, seasonSpan, type Season } from "./calendar.js";
 import { ENGLISH_COUNT, parseEnglishCount } from "./numbers.js";
 import {
   latestWeekday,
@@ -19,7 +19,6 @@ import { ruleResult, textBefore, type Reference } from "./rule-result.js";
 
 const START = String.raw`(?<![\p{L}\p{N}_])`;
 const END = String.raw`(?![\p{L}\p{N}_])`;
-const MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"];
 const WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"];
 const SEASONS: Record<string, Season> = { spring: "spring", summer: "summer", autumn: "autumn", fall: "autumn", winter: "winter" };
 
@@ -121,8 +120,8 @@ function mayAfterPreposition(reference: Reference): Parser {
 
 /** "last May" (the latest May before this month), "this June" (of this year), "next March" (the first after this month). */
 function modifiedMonths(reference: Reference): Parser {
-  return rule(String.raw`(last|this|next)\s+(${MONTHS.join("|")})`, (context, match) => {
-    const month = MONTHS.indexOf((match[2] ?? "").toLowerCase()) + 1;
+  return rule(String.raw`(last|this|next)\s+(${ENGLISH_MONTHS.join("|")})`, (context, match) => {
+    const month = englishMonthNumber(match[2] ?? "") ?? 0;
     const which = (match[1] ?? "").toLowerCase();
     const { year: thisYear, month: thisMonth } = reference.today;
     const year = which === "this" ? thisYear : which === "last" ? (month < thisMonth ? thisYear : thisYear - 1) : month > thisMonth ? thisYear : thisYear + 1;
