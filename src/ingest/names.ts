@@ -3,7 +3,7 @@
  * names, codes and quantities appear, and a place when a clear pattern names one. Deliberately
  * modest: a wrong person or place becomes a wrong symbolic filter match, so only clear cases count.
  */
-import { ENGLISH_MONTHS } from "../time/calendar.js";
+import { ENGLISH_MONTHS, ENGLISH_WEEKDAYS } from "../time/calendar.js";
 
 /** Capitalised words that begin sentences or fill greetings but are never names. */
 const NOT_NAMES = new Set(
@@ -20,7 +20,7 @@ const NOT_NAMES = new Set(
 const TIME_WORDS = new Set([
   ...ENGLISH_MONTHS.map((month) => month.toLowerCase()),
   ...["jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec"],
-  ...["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"],
+  ...ENGLISH_WEEKDAYS.map((weekday) => weekday.toLowerCase()),
   ...["mon", "tue", "tues", "wed", "thu", "thur", "thurs", "fri", "sat", "sun", "today", "tomorrow", "yesterday"],
 ]);
 

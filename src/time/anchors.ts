@@ -7,15 +7,14 @@
  *   "the first weekend of August 2023" (the month's first Saturday and the Sunday after it);
  * - Chinese: X前一周, X后一周, X那周, X那个周末.
  */
-import { addDays, daysInMonth, daySpan, daysSpan, instantOf, isoWeekday, wallTimeAt, weekSpan, type CivilDate, type WallSpan } from "./calendar.js";
+import { addDays, daysInMonth, ENGLISH_WEEKDAYS, englishWeekdayNumber, daySpan, daysSpan, instantOf, isoWeekday, wallTimeAt, weekSpan, type CivilDate, type WallSpan } from "./calendar.js";
 import type { Found } from "./chrono-results.js";
 import { weekendOfWeek } from "./periods.js";
 import { textAfter, textBefore, type Reference } from "./rule-result.js";
 
-const WEEKDAY_NAMES = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"];
 const ORDINALS: Record<string, number> = { first: 1, "1st": 1, second: 2, "2nd": 2, third: 3, "3rd": 3, fourth: 4, "4th": 4, fifth: 5, "5th": 5, last: -1 };
 const EN_ANCHOR = new RegExp(
-  String.raw`(?:^|[^\p{L}])((?:the\s+)?(?:(first|1st|second|2nd|third|3rd|fourth|4th|fifth|5th|last)\s+)?(week|weekend|${WEEKDAY_NAMES.join("|")})\s+(of|before|after|prior\s+to|following)\s+)$`,
+  String.raw`(?:^|[^\p{L}])((?:the\s+)?(?:(first|1st|second|2nd|third|3rd|fourth|4th|fifth|5th|last)\s+)?(week|weekend|${ENGLISH_WEEKDAYS.join("|")})\s+(of|before|after|prior\s+to|following)\s+)$`,
   "iu",
 );
 const ZH_ANCHOR_SHIFT = /^(?:的|之)?(前|后)(?:的)?一个?(?:周|星期|礼拜)/u;
@@ -48,7 +47,7 @@ function ordinalSpan(first: CivilDate, ordinal: number, unit: string): WallSpan 
 }
 
 function relativeSpan(unit: string, relation: Relation, first: CivilDate, last: CivilDate): WallSpan {
-  const weekday = WEEKDAY_NAMES.indexOf(unit) + 1;
+  const weekday = englishWeekdayNumber(unit) ?? 0;
   if (relation === "of") {
     if (unit === "week") return weekSpan(first);
     if (unit === "weekend") return weekendOfWeek(first, 0);
@@ -90,7 +89,7 @@ function anchor(text: string, item: Found, reference: Reference): Found | undefi
       const span = ordinalSpan(first, ordinal, unit);
       return span ? located(item, prefix.length, 0, span, "range", reference) : undefined;
     }
-    const granularity = unit === "week" && relation === "of" ? "week" : WEEKDAY_NAMES.includes(unit) ? "day" : "range";
+    const granularity = unit === "week" && relation === "of" ? "week" : englishWeekdayNumber(unit) !== undefined ? "day" : "range";
     return located(item, prefix.length, 0, relativeSpan(unit, relation, first, last), granularity, reference);
   }
   const after = textAfter(text, item.index + item.length);

@@ -33,9 +33,21 @@ export const ENGLISH_MONTHS = [
   "January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December",
 ] as const;
 
+/** English weekday names, Monday first (ISO weekday order). */
+export const ENGLISH_WEEKDAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"] as const;
+
 /** The month (1-12) an English month name stands for, in any case; undefined for anything else. */
 export function englishMonthNumber(name: string): number | undefined {
-  const index = ENGLISH_MONTHS.findIndex((month) => month.toLowerCase() === name.toLowerCase());
+  return positionIn(ENGLISH_MONTHS, name);
+}
+
+/** The ISO weekday (1 = Monday) an English weekday name stands for, in any case; undefined for anything else. */
+export function englishWeekdayNumber(name: string): number | undefined {
+  return positionIn(ENGLISH_WEEKDAYS, name);
+}
+
+function positionIn(names: readonly string[], name: string): number | undefined {
+  const index = names.findIndex((known) => known.toLowerCase() === name.toLowerCase());
   return index < 0 ? undefined : index + 1;
 }
 

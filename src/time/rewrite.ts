@@ -5,7 +5,7 @@
  * "Friday" are left as written (a bare month or weekday may be a plan, and guessing its year would falsify it).
  */
 import { parseOrThrow } from "../errors.js";
-import { addDays, ENGLISH_MONTHS as EN_MONTHS, isoWeekday, wallTimeAt, type CivilDate, type WallTime } from "./calendar.js";
+import { addDays, ENGLISH_MONTHS as EN_MONTHS, ENGLISH_WEEKDAYS as EN_WEEKDAYS, isoWeekday, wallTimeAt, type CivilDate, type WallTime } from "./calendar.js";
 import { LocaleSchema, type Locale, type LocatedTimeWindow, type TimeContext } from "./types.js";
 import { referenceOf, windowsFor } from "./window.js";
 import { textBefore, type Reference } from "./rule-result.js";
@@ -17,11 +17,10 @@ const EN_PREPOSITION_BEFORE = /(?:^|[^\p{L}])(?:in|on|at|during|over|since|befor
 const EN_NOUN_AFTER = /^(?:['’]s(?![\p{L}])|\s+(?:was|is|were|has|had|will|would|seemed|felt)(?![\p{L}]))/iu;
 // "around 3 years ago": the hedge stays in front of the absolute date.
 const EN_HEDGE = /^(?:around|about|approximately|roughly|almost|nearly)\s+/iu;
-const EN_WEEKDAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"];
 const ZH_WEEKDAYS = ["一", "二", "三", "四", "五", "六", "日"];
 const EN_SEASONS = ["winter", "winter", "spring", "spring", "spring", "summer", "summer", "summer", "autumn", "autumn", "autumn", "winter"];
 const ZH_SEASONS: Record<string, string> = { spring: "春天", summer: "夏天", autumn: "秋天", winter: "冬天" };
-const WEEKDAY_WORD = /monday|tuesday|wednesday|thursday|friday|saturday|sunday|周[一二三四五六日]|星期[一二三四五六日天]|礼拜[一二三四五六日天]/iu;
+const WEEKDAY_WORD = new RegExp(`${EN_WEEKDAYS.join("|")}|周[一二三四五六日]|星期[一二三四五六日天]|礼拜[一二三四五六日天]`, "iu");
 
 interface Bounds {
   first: CivilDate; // first day touched

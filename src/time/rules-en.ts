@@ -3,7 +3,7 @@
  * not at all). Each is a chrono Parser; they are put before chrono's own, so on an equal match they win.
  */
 import type { Parser, ParsingContext, ParsingResult } from "chrono-node";
-import { addDays, ENGLISH_MONTHS, englishMonthNumber, monthSpan, seasonSpan, type Season } from "./calendar.js";
+import { addDays, ENGLISH_MONTHS, ENGLISH_WEEKDAYS, englishMonthNumber, englishWeekdayNumber, monthSpan, seasonSpan, type Season } from "./calendar.js";
 import { ENGLISH_COUNT, parseEnglishCount } from "./numbers.js";
 import {
   latestWeekday,
@@ -19,7 +19,6 @@ import { ruleResult, textBefore, type Reference } from "./rule-result.js";
 
 const START = String.raw`(?<![\p{L}\p{N}_])`;
 const END = String.raw`(?![\p{L}\p{N}_])`;
-const WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"];
 const SEASONS: Record<string, Season> = { spring: "spring", summer: "summer", autumn: "autumn", fall: "autumn", winter: "winter" };
 
 function unitOf(word: string): Unit {
@@ -131,10 +130,10 @@ function modifiedMonths(reference: Reference): Parser {
 
 /** "last Friday", "this Monday", "next Sunday", "on Tuesday", "Friday" (full names only: "sat", "wed" are words). */
 function weekdays(reference: Reference): Parser {
-  return rule(String.raw`(?:(last|this|next|past|coming)\s+|on\s+)?(monday|tuesday|wednesday|thursday|friday|saturday|sunday)(s)?`, (context, match) => {
+  return rule(String.raw`(?:(last|this|next|past|coming)\s+|on\s+)?(${ENGLISH_WEEKDAYS.join("|")})(s)?`, (context, match) => {
     const [text, modifier, name, plural] = match;
     if (plural) return null; // "on Mondays" is a habit, not a date
-    const weekday = WEEKDAYS.indexOf((name ?? "").toLowerCase()) + 1;
+    const weekday = englishWeekdayNumber(name ?? "") ?? 0;
     const which = (modifier ?? "").toLowerCase();
     const span =
       which === "last" || which === "past"
