@@ -170,25 +170,6 @@ export function entryFromPayload(payload: unknown): MemoryEntry | undefined {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Sparse vectors
-
-/**
- * Qdrant requires unique indices; sorted order makes requests deterministic. Duplicate indices are
- * summed, zero and non-finite weights dropped (they carry no evidence and Qdrant would store them).
- */
-export function normalizeSparseVector(vector: { indices: readonly number[]; values: readonly number[] }): Schemas["SparseVector"] {
-  const weights = new Map<number, number>();
-  vector.indices.forEach((index, position) => {
-    const value = vector.values[position];
-    if (value === undefined || !Number.isFinite(value)) return;
-    weights.set(index, (weights.get(index) ?? 0) + value);
-  });
-  const pairs = [...weights].filter(([index, value]) => value !== 0 && Number.isInteger(index) && index >= 0 && index <= 0xffff_ffff);
-  pairs.sort((a, b) => a[0] - b[0]);
-  return { indices: pairs.map(([index]) => index), values: pairs.map(([, value]) => value) };
-}
-
-// ---------------------------------------------------------------------------------------------
 // Filters
 
 declare const namespaceScoped: unique symbol;

@@ -59,7 +59,6 @@ import {
   memoryPayload,
   memoryPointId,
   namespaceFilter,
-  normalizeSparseVector,
   PAYLOAD,
   PAYLOAD_INDEXES,
   passesClientCheck,
@@ -132,7 +131,8 @@ export class QdrantMemoryStore implements MemoryStore {
     const validated = validateRecords(ns, records, this.embedding.dimension);
     if (!validated.length) return;
     const points: Schemas["PointStruct"][] = validated.map(({ entry, vector }) => {
-      const lexical = normalizeSparseVector(encodeSparse(tokenize(lexicalDocument(entry))));
+      // The encoders already give what Qdrant requires: unique, sorted 32-bit indices, positive weights.
+      const lexical = encodeSparse(tokenize(lexicalDocument(entry)));
       // A text with no indexable token gets no lexical vector at all (Qdrant allows a named vector to be absent).
       const vectors: Record<string, Schemas["Vector"]> = { [DENSE_VECTOR]: Array.from(vector) };
       if (lexical.indices.length) vectors[LEXICAL_VECTOR] = lexical;
@@ -194,7 +194,7 @@ export class QdrantMemoryStore implements MemoryStore {
     const k = validateK(options?.k);
     const filter = options.filter === undefined ? undefined : validateFilter(options.filter);
     // Tokens become sparse indices: the user's text never reaches Qdrant as query syntax.
-    const sparse = normalizeSparseVector(encodeSparseQuery(tokenize(text)));
+    const sparse = encodeSparseQuery(tokenize(text));
     if (!sparse.indices.length) return [];
     return this.queryScored("lexicalSearch", ns, translateFilter(filter), k, { query: sparse, using: LEXICAL_VECTOR });
   }
