@@ -31,7 +31,10 @@ export function planNode(dependencies: () => Promise<GraphDependencies>) {
       const llmCalls: LlmCallRecord[] = [];
 
       const stored = await Promise.all(namespaces.map((ns) => store.getSettings(ns)));
-      const vocabulary = mergeVocabularies(await Promise.all(namespaces.map((ns) => store.vocabulary(ns))));
+      // Only a planner reads the known names; unplanned presets skip the lookup (on Qdrant, three facet requests).
+      const vocabulary = settingsConfig.planning
+        ? mergeVocabularies(await Promise.all(namespaces.map((ns) => store.vocabulary(ns))))
+        : { persons: [], entities: [], locations: [] };
       const ruleContext = { vocabulary, now, timeZone: settingsConfig.timeZone, maxSubQueries: settingsConfig.maxSubQueries };
 
       let plan: Plan;

@@ -1,6 +1,6 @@
 import { describeError, log } from "../log.js";
 import type { MemoryEntry } from "../memory/entry.js";
-import { mentions } from "../retrieval/mentions.js";
+import { coversAll, entryTerms } from "../retrieval/mentions.js";
 import type { ScoredEntry } from "../stores/port.js";
 import type { ViewName } from "../graph/configuration.js";
 import { hitKey, type Degradation, type ViewHitList, type ViewTask } from "../graph/state.js";
@@ -21,9 +21,19 @@ export interface ViewSearch {
 export async function runView(view: ViewName, task: ViewTask, search: () => Promise<ViewSearch[]>) {
   return timed(view, async () => {
     try {
-      const searches = (await search()).map((found) =>
-        task.hitsMustMentionQuery ? { ...found, hits: found.hits.filter((hit) => mentions(hit.entry, found.query)) } : found,
-      );
+      const searches = await search();
+      if (task.hitsMustMentionQuery) {
+        // Gap queries share their anchor names, so one entry comes back for several: tokenize it once.
+        const termsByKey = new Map<string, Set<string>>();
+        for (const found of searches) {
+          found.hits = found.hits.filter(({ entry }) => {
+            const key = hitKey(found.namespace, entry.id);
+            const terms = termsByKey.get(key) ?? entryTerms(entry);
+            termsByKey.set(key, terms);
+            return coversAll(terms, found.query);
+          });
+        }
+      }
       const viewHits: ViewHitList[] = [];
       const entries: Record<string, MemoryEntry> = {};
       for (const { query, namespace, hits } of searches) {

@@ -1,13 +1,13 @@
 import type { MemoryEntry } from "../memory/entry.js";
+import { lexicalDocument } from "../stores/lexical-document.js";
 import { tokenize } from "../text/tokenizer.js";
 
-/** Everything of an entry a name can be found in: text, keywords, names, place and topic. */
-export function searchableText(entry: MemoryEntry): string {
-  return [entry.text, ...entry.keywords, ...entry.persons, ...entry.entities, entry.location ?? "", entry.topic ?? ""].join(" ");
+/** The index terms of an entry: the tokens of exactly what the stores' lexical view indexes. */
+export function entryTerms(entry: MemoryEntry): Set<string> {
+  return new Set(tokenize(lexicalDocument(entry)));
 }
 
-/** True when every term of `label` (by our tokenizer: stemmed, case-folded) is in the entry's searchable text. */
-export function mentions(entry: MemoryEntry, label: string): boolean {
-  const terms = new Set(tokenize(searchableText(entry)));
+/** True when every term of `label` (by our tokenizer: stemmed, case-folded) is among `terms`. */
+export function coversAll(terms: ReadonlySet<string>, label: string): boolean {
   return tokenize(label).every((term) => terms.has(term));
 }

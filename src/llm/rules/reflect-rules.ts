@@ -1,6 +1,5 @@
 import type { MemoryEntry } from "../../memory/entry.js";
-import { searchableText } from "../../retrieval/mentions.js";
-import { tokenize } from "../../text/tokenizer.js";
+import { coversAll, entryTerms } from "../../retrieval/mentions.js";
 import type { Coverage, Plan } from "../../graph/state.js";
 
 /**
@@ -8,13 +7,13 @@ import type { Coverage, Plan } from "../../graph/state.js";
  * window) present in the current top results. A gap query asks for one missing facet: a missing name
  * on its own (anchored on the names already found, it brought back memories of those instead), a
  * missing word anchored on the names found ("Caroline adopt"). A hit answers a gap query only if it
- * mentions every word of it (routing marks such rounds, see `mentions`): a re-asked word alone would
+ * mentions every word of it (routing marks such rounds; view-output checks): a re-asked word alone would
  * return what BM25 ranked low the first time. The window is the symbolic view's, never a gap query.
  */
 export function judgeWithRules(plan: Plan, found: readonly MemoryEntry[], maxGapQueries: number): Coverage {
   const facets = facetsOf(plan);
   if (facets.length === 0) return { complete: true, percent: 100, missing: [], gapQueries: [], judge: "rules" };
-  const foundTerms = new Set(found.flatMap((entry) => tokenize(searchableText(entry))));
+  const foundTerms = new Set(found.flatMap((entry) => [...entryTerms(entry)]));
   const missing = facets.filter((facet) => !facet.isCovered(foundTerms, found)).map((facet) => facet.label);
   const percent = Math.round((100 * (facets.length - missing.length)) / facets.length);
   const names = [...plan.persons, ...plan.entities, ...plan.locations];
@@ -34,10 +33,7 @@ interface Facet {
 function facetsOf(plan: Plan): Facet[] {
   const termFacet = (label: string): Facet => ({
     label,
-    isCovered: (terms) => {
-      const wanted = tokenize(label);
-      return wanted.length === 0 || wanted.every((term) => terms.has(term));
-    },
+    isCovered: (terms) => coversAll(terms, label),
   });
   const facets = [...plan.persons, ...plan.entities, ...plan.locations, ...plan.keywords]
     .filter((label, i, all) => all.findIndex((other) => other.toLowerCase() === label.toLowerCase()) === i)
