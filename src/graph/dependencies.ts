@@ -1,6 +1,7 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { MemoryStore } from "../stores/port.js";
 import type { Embedder } from "../text/embedder.js";
+import { withQueryVectorCache } from "../text/query-vector-cache.js";
 
 /**
  * What the nodes work with. Not part of the state or the configuration: these are live objects
@@ -16,15 +17,19 @@ export interface GraphDependencies {
 /** Dependencies given directly, or a function that opens them on first use (the LangGraph server's case). */
 export type DependencySource = GraphDependencies | (() => Promise<GraphDependencies>);
 
-/** One memoised accessor, so every node shares the same store, embedder and model. */
+/**
+ * One memoised accessor, so every node shares the same store, embedder and model. The embedder
+ * remembers recent query vectors, so views of one round that need the question's vector embed it once.
+ */
 export function dependencyAccessor(source: DependencySource): () => Promise<GraphDependencies> {
+  const shared = (dependencies: GraphDependencies): GraphDependencies => ({ ...dependencies, embedder: withQueryVectorCache(dependencies.embedder) });
   if (typeof source !== "function") {
-    const ready = Promise.resolve(source);
+    const ready = Promise.resolve(shared(source));
     return () => ready;
   }
   let opening: Promise<GraphDependencies> | undefined;
   return () => {
-    opening ??= source().catch((error: unknown) => {
+    opening ??= source().then(shared, (error: unknown) => {
       opening = undefined; // let the next run try again instead of caching the failure
       throw error;
     });

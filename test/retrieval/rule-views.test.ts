@@ -177,3 +177,38 @@ describe("gap rounds of the rule judge", () => {
     assert.deepEqual(anchored.viewHits[0]?.hits.map((hit) => hit.key), [hitKey("ns", "c")]);
   });
 });
+
+describe("query vectors in one run", () => {
+  it("embeds the question once when the semantic and symbolic views both need it", async () => {
+    const hash = createEmbedder({ provider: "hash", dimension: 64 });
+    const embedded: string[] = [];
+    const counting = {
+      ...hash,
+      embeddings: Object.assign(Object.create(hash.embeddings) as typeof hash.embeddings, {
+        embedDocuments: async (texts: string[]) => {
+          embedded.push(...texts);
+          return hash.embeddings.embedDocuments(texts);
+        },
+        embedQuery: async (text: string) => {
+          embedded.push(text);
+          return hash.embeddings.embedQuery(text);
+        },
+      }),
+    };
+    const memory = await openRecallGraph({ store: { kind: "sqlite", path: ":memory:" }, embedder: counting, model: null });
+    try {
+      await memory.remember("week", [
+        { id: "mon", text: "Quarterly numbers went out.", timestamp: "2026-11-09T09:00:00Z" },
+        { id: "tue", text: "The printer was repaired.", timestamp: "2026-11-10T09:00:00Z" },
+      ]);
+      embedded.length = 0;
+      const question = "What happened last week?";
+      const output = await memory.retrieve({ question, namespace: "week", now: NOW }, { reflection: false });
+      // No memory shares a word with the question, so the symbolic view ranks its window by similarity.
+      assert.ok(output.results.some((result) => result.provenance.views.includes("symbolic")));
+      assert.deepEqual(embedded, [question]);
+    } finally {
+      await memory.close();
+    }
+  });
+});
