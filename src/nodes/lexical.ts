@@ -31,7 +31,7 @@ export function lexicalNode(dependencies: () => Promise<GraphDependencies>) {
  */
 function firstRoundQuery(task: ViewTask): string {
   const expression = task.plan.timeExpression;
-  const spelledAsStored = expression !== undefined && (/\p{Nd}/u.test(expression) || expression.split(/\s+/).some((word) => englishMonthNumber(word)));
+  const spelledAsStored = expression !== undefined && (/\p{Nd}/u.test(expression) || expression.split(/[^\p{L}]+/u).some((word) => englishMonthNumber(word)));
   const question = expression && !spelledAsStored ? task.question.replace(expression, " ") : task.question;
   return [question, ...task.plan.keywords].join(" ");
 }

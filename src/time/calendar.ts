@@ -55,6 +55,7 @@ const DAY_MS = 86_400_000;
 
 // Formatters are costly to build; a cache keyed by zone is memoisation, not state (same input, same output).
 const formatterByZone = new Map<string, Intl.DateTimeFormat>();
+const resolvedZones = new Map<string, string>();
 
 function formatterFor(timeZone: string): Intl.DateTimeFormat {
   let formatter = formatterByZone.get(timeZone);
@@ -78,7 +79,12 @@ function formatterFor(timeZone: string): Intl.DateTimeFormat {
 /** Throws a ValidationError naming `timeZone` unless it is an IANA zone this runtime knows. */
 export function assertTimeZone(timeZone: string): string {
   try {
-    return formatterFor(timeZone).resolvedOptions().timeZone;
+    let resolved = resolvedZones.get(timeZone);
+    if (resolved === undefined) {
+      resolved = formatterFor(timeZone).resolvedOptions().timeZone;
+      resolvedZones.set(timeZone, resolved);
+    }
+    return resolved;
   } catch {
     throw new ValidationError("timeZone", `unknown IANA time zone "${timeZone}"`, { timeZone });
   }
@@ -86,6 +92,8 @@ export function assertTimeZone(timeZone: string): string {
 
 /** The wall clock in `timeZone` at instant `ms`. */
 export function wallTimeAt(ms: number, timeZone: string): WallTime {
+  // UTC, the default zone, needs no Intl formatting: the same reading, several times faster.
+  if (timeZone === "UTC") return wallFromUtcMs(ms);
   const parts = formatterFor(timeZone).formatToParts(new Date(ms));
   const value = (type: Intl.DateTimeFormatPartTypes): number => Number(parts.find((part) => part.type === type)?.value ?? 0);
   const era = parts.find((part) => part.type === "era")?.value ?? "AD";
