@@ -6,6 +6,8 @@ import { parseOrThrow, ValidationError } from "../errors.js";
 export const MAX_TEXT_CHARS = 16_384;
 /** Longest id and namespace, in characters. */
 export const MAX_ID_CHARS = 256;
+/** Longest document id (documents are often named by their path). */
+export const MAX_DOCUMENT_ID_CHARS = 1024;
 
 /** A namespace: whose memories. Mandatory on every read and write. */
 export const NamespaceSchema = z
@@ -14,11 +16,17 @@ export const NamespaceSchema = z
   .min(1, "namespace must not be empty")
   .max(MAX_ID_CHARS, `namespace must be at most ${MAX_ID_CHARS} characters`);
 
+/** A document id, as entries carry it and as the stores look it up. */
+export const DocumentIdSchema = z
+  .string({ error: "documentId must be a string" })
+  .min(1, "documentId must not be empty")
+  .max(MAX_DOCUMENT_ID_CHARS, `documentId must be at most ${MAX_DOCUMENT_ID_CHARS} characters`);
+
 const nameList = z.array(z.string().trim().min(1).max(MAX_ID_CHARS)).max(256);
 
 /** Where a memory came from: a document chunk (id + version + heading path) or dialogue turns. */
 export const SourceSchema = z.strictObject({
-  documentId: z.string().min(1).max(1024).optional(),
+  documentId: DocumentIdSchema.optional(),
   version: z.number().int().min(1).optional(),
   turnIds: z.array(z.string().min(1).max(MAX_ID_CHARS)).max(1024).optional(),
   headingPath: z.array(z.string().max(1024)).max(32).optional(),
@@ -69,12 +77,17 @@ export const MemoryEntrySchema = z.strictObject({
 });
 export type MemoryEntry = z.infer<typeof MemoryEntrySchema>;
 
-/** Parses an ISO 8601 date-time (a bare date or a time without offset is read as UTC); undefined when it is not one. */
+const ISO_TIMESTAMP = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)(Z|[+-]\d{2}:?\d{2})?)?$/i;
+
+/**
+ * Parses an ISO 8601 date-time, "T" or a space between date and time; a bare date or a time without
+ * offset is read as UTC, never as the machine's zone. Undefined when it is not one.
+ */
 export function parseIsoTimestamp(text: string): number | undefined {
-  const iso = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
-  if (!iso.test(text.trim())) return undefined;
-  const hasOffset = /(?:Z|[+-]\d{2}:?\d{2})$/i.test(text.trim()) && text.includes("T");
-  const ms = Date.parse(hasOffset || !text.includes("T") ? text : `${text}Z`);
+  const match = ISO_TIMESTAMP.exec(text.trim());
+  if (!match) return undefined;
+  const [, date, time, offset] = match;
+  const ms = Date.parse(time === undefined ? `${date}` : `${date}T${time}${offset ?? "Z"}`);
   return Number.isFinite(ms) ? ms : undefined;
 }
 

@@ -68,6 +68,8 @@ import {
   type TranslatedFilter,
 } from "./qdrant-layout.js";
 import {
+  validateDocumentId,
+  validateDocumentIds,
   validateFilter,
   validateIds,
   validateK,
@@ -222,7 +224,7 @@ export class QdrantMemoryStore implements MemoryStore {
 
   async documentVersions(namespace: string, documentIds: readonly string[]): Promise<Record<string, number>> {
     const ns = this.begin("documentVersions", namespace);
-    const ids = validateIds(documentIds, "documentIds");
+    const ids = validateDocumentIds(documentIds);
     const versions: Record<string, number> = {};
     if (!ids.length) return versions;
     const filter = namespaceFilter(ns, "memory", [{ key: PAYLOAD.documentId, match: { any: ids } }]);
@@ -238,7 +240,7 @@ export class QdrantMemoryStore implements MemoryStore {
 
   async documentEntryIds(namespace: string, documentId: string): Promise<string[]> {
     const ns = this.begin("documentEntryIds", namespace);
-    const id = parseOrThrow(z.string({ error: "documentId must be a string" }).min(1, "documentId must not be empty"), documentId, "documentId");
+    const id = validateDocumentId(documentId);
     const filter = namespaceFilter(ns, "memory", [{ key: PAYLOAD.documentId, match: { value: id } }]);
     const ids: string[] = [];
     await this.scrollAll("documentEntryIds", filter, [PAYLOAD.id], (payload) => {

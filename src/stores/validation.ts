@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { parseOrThrow, ValidationError } from "../errors.js";
-import { MAX_ID_CHARS, MemoryEntrySchema, NamespaceSchema, type MemoryEntry } from "../memory/entry.js";
+import { DocumentIdSchema, MAX_ID_CHARS, MemoryEntrySchema, NamespaceSchema, type MemoryEntry } from "../memory/entry.js";
 import { MemoryFilterSchema, NamespaceSettingsSchema, type MemoryFilter, type NamespaceSettings } from "./port.js";
 
 /** Largest k any search accepts: the views ask for tens, a thousand is already a full page of memories. */
@@ -34,9 +34,22 @@ const IdListSchema = z
   })
   .max(MAX_IDS_PER_CALL, `at most ${MAX_IDS_PER_CALL} ids per call`);
 
-/** A list of ids (entry ids or document ids), duplicates removed, first occurrence order kept. */
+/** A list of entry ids, duplicates removed, first occurrence order kept. */
 export function validateIds(ids: unknown, field = "ids"): string[] {
   return [...new Set(parseOrThrow(IdListSchema, ids, field))];
+}
+
+const DocumentIdListSchema = z
+  .array(DocumentIdSchema, { error: "expected an array of document ids" })
+  .max(MAX_IDS_PER_CALL, `at most ${MAX_IDS_PER_CALL} ids per call`);
+
+/** A list of document ids (the entries' own limit), duplicates removed, first occurrence order kept. */
+export function validateDocumentIds(ids: unknown, field = "documentIds"): string[] {
+  return [...new Set(parseOrThrow(DocumentIdListSchema, ids, field))];
+}
+
+export function validateDocumentId(id: unknown): string {
+  return parseOrThrow(DocumentIdSchema, id, "documentId");
 }
 
 export function validateFilter(filter: unknown, field = "filter"): MemoryFilter {

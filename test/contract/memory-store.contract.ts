@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { afterEach, describe, it } from "node:test";
 import { EmbedderMismatchError, RecallGraphError, StoreError, ValidationError } from "../../src/errors.js";
-import { MAX_TEXT_CHARS, normalizeEntry, type MemoryEntry, type MemoryInput } from "../../src/memory/entry.js";
+import { MAX_DOCUMENT_ID_CHARS, MAX_TEXT_CHARS, normalizeEntry, type MemoryEntry, type MemoryInput } from "../../src/memory/entry.js";
 import type { EmbeddingSpec, MemoryFilter, MemoryRecord, MemoryStore, ScoredEntry } from "../../src/stores/port.js";
 
 /**
@@ -584,6 +584,17 @@ export function runMemoryStoreContract(name: string, openStore: OpenContractStor
         assert.deepEqual(await store.documentVersions("ns", []), {});
         assert.deepEqual(await store.documentEntryIds("ns", "d1"), ["d1-a", "d1-b"]);
         assert.deepEqual(await store.documentEntryIds("ns", "d3"), []);
+      });
+
+      it("looks up any document id an entry may carry (up to MAX_DOCUMENT_ID_CHARS), and names a longer one", async () => {
+        const store = await freshStore();
+        const longId = `docs/${"deep/".repeat(100)}notes.md`; // 510 characters: longer than an entry id may be
+        await store.upsert("ns", [record(entry("ns", { id: "chunk", text: "a chunk", source: { documentId: longId, version: 2 } }), [1, 0, 0, 0])]);
+        assert.deepEqual(await store.documentVersions("ns", [longId]), { [longId]: 2 });
+        assert.deepEqual(await store.documentEntryIds("ns", longId), ["chunk"]);
+        const tooLong = "d".repeat(MAX_DOCUMENT_ID_CHARS + 1);
+        await assert.rejects(store.documentVersions("ns", [tooLong]), /documentIds\.0: documentId must be at most 1024 characters/);
+        await assert.rejects(store.documentEntryIds("ns", tooLong), /documentId: documentId must be at most 1024 characters/);
       });
 
       it("stats counts entries per namespace", async () => {

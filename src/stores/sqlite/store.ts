@@ -36,6 +36,8 @@ import {
   type Vocabulary,
 } from "../port.js";
 import {
+  validateDocumentId,
+  validateDocumentIds,
   validateFilter,
   validateIds,
   validateK,
@@ -288,7 +290,7 @@ export class SqliteMemoryStore implements MemoryStore {
   async documentVersions(namespace: string, documentIds: readonly string[]): Promise<Record<string, number>> {
     return this.run("documentVersions", () => {
       const ns = validateNamespace(namespace);
-      const ids = validateIds(documentIds, "documentIds");
+      const ids = validateDocumentIds(documentIds);
       const versions: Record<string, number> = {};
       if (!ids.length) return versions;
       for (const row of this.statements.documentVersions.all(ns, JSON.stringify(ids))) versions[row.document_id] = row.version;
@@ -299,7 +301,7 @@ export class SqliteMemoryStore implements MemoryStore {
   async documentEntryIds(namespace: string, documentId: string): Promise<string[]> {
     return this.run("documentEntryIds", () => {
       const ns = validateNamespace(namespace);
-      const id = parseOrThrow(z.string({ error: "documentId must be a string" }).min(1, "documentId must not be empty"), documentId, "documentId");
+      const id = validateDocumentId(documentId);
       return this.statements.documentEntryIds.all(ns, id);
     });
   }
