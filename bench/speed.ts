@@ -26,7 +26,8 @@ import { fileURLToPath } from "node:url";
 import { Embeddings } from "@langchain/core/embeddings";
 import { InMemoryStore, type PutOperation } from "@langchain/langgraph";
 import { z } from "zod";
-import { percentile } from "../src/eval/metrics.js";
+import { latencySummary as latency, roundTo as round } from "../src/eval/metrics.js";
+import { table } from "../src/eval/report.js";
 import { createRetrievalGraph } from "../src/graph/graph.js";
 import { writeMemories } from "../src/memory/writer.js";
 import { retrieve } from "../src/retrieve.js";
@@ -97,15 +98,6 @@ class TimedEmbeddings extends Embeddings {
 
 function peakRssMb(): number {
   return Math.round(process.resourceUsage().maxRSS / 1024);
-}
-
-function latency(values: readonly number[]): { p50: number; p95: number } {
-  return { p50: round(percentile(values, 50), 2), p95: round(percentile(values, 95), 2) };
-}
-
-function round(value: number, digits: number): number {
-  const scale = 10 ** digits;
-  return Math.round(value * scale) / scale;
 }
 
 async function recallgraphSide(size: number, queries: number): Promise<z.infer<typeof RecallgraphSideSchema>> {
@@ -282,9 +274,7 @@ function speedTable(results: SpeedResults): string {
     `${size.peakRssMb} MB`,
     `${size.inMemoryStorePeakRssMb} MB`,
   ]);
-  const widths = head.map((cell, i) => Math.max(cell.length, ...rows.map((row) => (row[i] ?? "").length)));
-  const line = (cells: readonly string[]) => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0))).join("  ");
-  const lines = [line(head), widths.map((width) => "-".repeat(width)).join("  "), ...rows.map(line)];
+  const lines = [table(head, rows)];
   if (results.embedding) {
     lines.push(
       "",

@@ -16,6 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
+import { percentile } from "../src/eval/metrics.js";
 import { normalizeEntry } from "../src/memory/entry.js";
 import type { MemoryFilter, MemoryRecord } from "../src/stores/port.js";
 import { openSqliteStore } from "../src/stores/sqlite.js";
@@ -117,11 +118,6 @@ function syntheticRecord(random: () => number, index: number): MemoryRecord {
   return { entry, vector: unitVector(random) };
 }
 
-function percentile(samples: readonly number[], q: number): number {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
-}
-
 /**
  * Wall-clock and CPU time of each call. CPU time (this process, user + system) is reported too because
  * on a shared machine wall time also counts the time other processes held the cores.
@@ -141,7 +137,7 @@ async function timeQueries(count: number, run: (i: number) => Promise<number>): 
   }
   const mean = wall.reduce((sum, value) => sum + value, 0) / Math.max(1, wall.length);
   return {
-    latency: { p50: percentile(wall, 0.5), p95: percentile(wall, 0.95), mean, cpuP50: percentile(cpu, 0.5), cpuP95: percentile(cpu, 0.95) },
+    latency: { p50: percentile(wall, 50), p95: percentile(wall, 95), mean, cpuP50: percentile(cpu, 50), cpuP95: percentile(cpu, 95) },
     meanHits: hits / count,
   };
 }

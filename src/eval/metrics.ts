@@ -74,6 +74,17 @@ export function percentile(values: readonly number[], p: number): number {
   return low + (high - low) * (position - below);
 }
 
+/** p50 and p95 of latencies in ms, rounded to hundredths: how every report and benchmark states latency. */
+export function latencySummary(values: readonly number[]): { p50: number; p95: number } {
+  return { p50: roundTo(percentile(values, 50), 2), p95: roundTo(percentile(values, 95), 2) };
+}
+
+/** `value` rounded to `digits` decimals. */
+export function roundTo(value: number, digits: number): number {
+  const scale = 10 ** digits;
+  return Math.round(value * scale) / scale;
+}
+
 export function mean(values: readonly number[]): number {
   return values.length === 0 ? 0 : values.reduce((sum, value) => sum + value, 0) / values.length;
 }

@@ -1,5 +1,5 @@
 import { CATEGORY_NAMES, HEADLINE_CATEGORIES } from "./locomo-questions.js";
-import { mean, percentile, summarize, type QuestionResult, type Summary } from "./metrics.js";
+import { latencySummary, mean, percentile, roundTo as round, summarize, type QuestionResult, type Summary } from "./metrics.js";
 import type { EvalRun, RetrieverRun } from "./run.js";
 
 type ByK = Record<string, number>;
@@ -137,17 +137,11 @@ function latencies(results: readonly QuestionResult[]): number[] {
 }
 
 function latencyOf(results: readonly QuestionResult[]): { p50: number; p95: number } {
-  const values = latencies(results);
-  return { p50: round(percentile(values, 50), 2), p95: round(percentile(values, 95), 2) };
+  return latencySummary(latencies(results));
 }
 
 function byK(values: Record<number, number>, ks: readonly number[]): ByK {
   return Object.fromEntries(ks.map((k) => [String(k), round(values[k] ?? 0, 4)]));
-}
-
-function round(value: number, digits: number): number {
-  const scale = 10 ** digits;
-  return Math.round(value * scale) / scale;
 }
 
 function fixed(value: number | undefined): string {
