@@ -2,6 +2,7 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { callStructured } from "../llm/structured.js";
 import { RerankOutputSchema } from "../llm/schemas.js";
+import { MEMORY_PREVIEW_CHARS } from "../llm/prompts/preview.js";
 import { RERANK_SYSTEM, rerankUserPrompt } from "../llm/prompts/rerank.js";
 import type { MemoryEntry } from "../memory/entry.js";
 import type { MemoryStore } from "../stores/port.js";
@@ -10,9 +11,6 @@ import type { GraphDependencies } from "../graph/dependencies.js";
 import { hitKey, splitHitKey, type Degradation, type FusedHit, type RetrievalResult, type RetrievalStateValue } from "../graph/state.js";
 import { timed } from "../graph/timing.js";
 import type { LlmCallRecord } from "../llm/structured.js";
-
-/** Characters of each hit the rerank model sees. */
-const RERANK_PREVIEW_CHARS = 400;
 
 /**
  * Last node: every candidate is re-read from the store, the record of truth. Deleted entries,
@@ -83,7 +81,7 @@ async function rerank(
   const reply = await callStructured(
     model,
     RerankOutputSchema,
-    { system: RERANK_SYSTEM, user: rerankUserPrompt(question, ranked.map(({ entry }) => entry.text.slice(0, RERANK_PREVIEW_CHARS))) },
+    { system: RERANK_SYSTEM, user: rerankUserPrompt(question, ranked.map(({ entry }) => entry.text.slice(0, MEMORY_PREVIEW_CHARS))) },
     { step: "rerank", retries: 0, timeoutMs: settings.llmTimeoutMs },
   );
   if (!reply.ok) return { reason: `model failed: ${reply.record.error ?? "unknown"}`, record: reply.record };

@@ -1,6 +1,7 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { callStructured, type LlmCallRecord } from "../llm/structured.js";
 import { ReflectionOutputSchema } from "../llm/schemas.js";
+import { MEMORY_PREVIEW_CHARS } from "../llm/prompts/preview.js";
 import { REFLECT_SYSTEM, reflectUserPrompt } from "../llm/prompts/reflect.js";
 import { judgeWithRules } from "../llm/rules/reflect-rules.js";
 import type { MemoryEntry } from "../memory/entry.js";
@@ -41,7 +42,7 @@ export function reflectNode(dependencies: () => Promise<GraphDependencies>) {
           user: reflectUserPrompt(
             state.question,
             plan.requiredInfo,
-            top.map((entry) => `${entry.timestamp.slice(0, 10)} ${entry.text.slice(0, 400)}`),
+            top.map((entry) => `${entry.timestamp.slice(0, 10)} ${entry.text.slice(0, MEMORY_PREVIEW_CHARS)}`),
           ),
         },
         { step: "reflect", retries: 0, timeoutMs: settings.llmTimeoutMs, signal: config?.signal },
