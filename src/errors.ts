@@ -49,6 +49,11 @@ export class StoreError extends RecallGraphError {
   }
 }
 
+/** The message of any thrown value (an Error's own message, without its name; anything else as a string). */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 /** Turns a zod failure into a ValidationError naming the first offending field under `prefix`. */
 export function toValidationError(error: z.ZodError, prefix = ""): ValidationError {
   const issue = error.issues[0];

@@ -6,7 +6,7 @@ import { existsSync } from "node:fs";
 import { EmbedderMismatchError, parseOrThrow, RecallGraphError, ValidationError } from "../errors.js";
 import type { GraphDependencies } from "../graph/dependencies.js";
 import { openDependencies } from "../recallgraph.js";
-import { openStore, storeConfigFromEnv, type StoreConfig } from "../stores/index.js";
+import { DEFAULT_QDRANT_COLLECTION, openStore, storeConfigFromEnv, type StoreConfig } from "../stores/index.js";
 import { EmbeddingSpecSchema, type EmbeddingSpec, type MemoryStore } from "../stores/port.js";
 import { HASH_DEFAULT_DIMENSION } from "../text/embedders/hashing.js";
 import { createEmbedder, embedderConfigFromEnv, HASH_EMBEDDER_MODEL, USE_LITE_SPEC } from "../text/embedders/index.js";
@@ -20,7 +20,7 @@ export interface StoreLocation {
 
 export function storeLocation(globals: GlobalOptions): StoreLocation {
   const config = storeConfigFromEnv(environmentWith(globals));
-  const label = config.kind === "sqlite" ? config.path : `${config.url} (collection ${config.collection ?? "recallgraph"})`;
+  const label = config.kind === "sqlite" ? config.path : `${config.url} (collection ${config.collection ?? DEFAULT_QDRANT_COLLECTION})`;
   return { config, label };
 }
 

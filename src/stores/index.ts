@@ -11,21 +11,23 @@
 import { z } from "zod";
 import { parseOrThrow, ValidationError } from "../errors.js";
 import type { EmbeddingSpec, MemoryStore } from "./port.js";
-import { openQdrantStore } from "./qdrant.js";
+import { openQdrantStore, QdrantStoreOptionsSchema } from "./qdrant.js";
 import { openSqliteStore } from "./sqlite.js";
 
+export { DEFAULT_QDRANT_COLLECTION } from "./qdrant.js";
 export const DEFAULT_SQLITE_PATH = "./.recallgraph/memory.db";
-export const DEFAULT_QDRANT_COLLECTION = "recallgraph";
 
 export const SqliteStoreConfigSchema = z.strictObject({
   kind: z.literal("sqlite"),
+  // Not SqliteStoreOptionsSchema's path: that one words a missing path differently ("path is required").
   path: z.string().min(1, "path must not be empty"),
 });
 
 export const QdrantStoreConfigSchema = z.strictObject({
   kind: z.literal("qdrant"),
-  url: z.url({ protocol: /^https?$/, error: "url must be an http(s) URL" }),
-  apiKey: z.string().min(1).optional(),
+  url: QdrantStoreOptionsSchema.shape.url,
+  apiKey: QdrantStoreOptionsSchema.shape.apiKey,
+  // Not the adapter's rule: its name pattern and default apply when the store opens, and an unset collection stays unset here.
   collection: z.string().min(1).optional(),
 });
 

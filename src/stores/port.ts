@@ -27,6 +27,14 @@ export const MemoryFilterSchema = z.strictObject({
 });
 export type MemoryFilter = z.infer<typeof MemoryFilterSchema>;
 
+/**
+ * The folding behind the whole-name, case-insensitive rule of `persons` and `entities`: trimmed and
+ * lower-cased. Every adapter applies it to the stored names and to the filter's names alike.
+ */
+export function foldName(name: string): string {
+  return name.trim().toLowerCase();
+}
+
 /** True when the filter sets no condition (a symbolic search with it returns nothing). */
 export function isEmptyFilter(filter: MemoryFilter | undefined): boolean {
   if (!filter) return true;

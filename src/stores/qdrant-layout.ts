@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import type { Schemas } from "@qdrant/js-client-rest";
 import { z } from "zod";
 import { MemoryEntrySchema, type MemoryEntry } from "../memory/entry.js";
-import { EmbeddingSpecSchema, type EmbeddingSpec, type MemoryFilter } from "./port.js";
+import { EmbeddingSpecSchema, foldName, type EmbeddingSpec, type MemoryFilter } from "./port.js";
 
 /** Named dense vector (cosine) holding the embedder's vector. */
 export const DENSE_VECTOR = "dense";
@@ -125,11 +125,6 @@ export interface MemoryPayload extends MemoryEntry {
 /** Lower-casing used on both the stored side and the query side (the same as sqlite's). */
 export function foldCase(text: string): string {
   return text.toLowerCase();
-}
-
-/** Person and entity names compare whole, trimmed and lower-cased (the same folding as sqlite's). */
-export function foldName(name: string): string {
-  return foldCase(name.trim());
 }
 
 /** Every distinct substring of 1 to `maxLength` code points. */

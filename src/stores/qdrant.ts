@@ -76,9 +76,13 @@ import {
   validateNamespace,
   validateQuery,
   validateRecords,
+  validateSearchOptions,
   validateSettings,
   validateVector,
 } from "./validation.js";
+
+/** The collection a Qdrant store uses when none is named. */
+export const DEFAULT_QDRANT_COLLECTION = "recallgraph";
 
 export const QdrantStoreOptionsSchema = z.strictObject({
   url: z.url({ protocol: /^https?$/, error: "url must be an http(s) URL" }),
@@ -86,7 +90,7 @@ export const QdrantStoreOptionsSchema = z.strictObject({
   collection: z
     .string()
     .regex(/^[A-Za-z0-9_-]{1,255}$/, "collection must be 1-255 letters, digits, '_' or '-'")
-    .default("recallgraph"),
+    .default(DEFAULT_QDRANT_COLLECTION),
   embedding: EmbeddingSpecSchema,
   /** Per-request client timeout. */
   timeoutMs: z.number().int().min(1).max(3_600_000).default(30_000),
@@ -185,16 +189,14 @@ export class QdrantMemoryStore implements MemoryStore {
   async denseSearch(namespace: string, vector: readonly number[], options: SearchOptions): Promise<ScoredEntry[]> {
     const ns = this.begin("denseSearch", namespace);
     const query = Array.from(validateVector(vector, this.embedding.dimension, "vector"));
-    const k = validateK(options?.k);
-    const filter = options.filter === undefined ? undefined : validateFilter(options.filter);
+    const { k, filter } = validateSearchOptions(options);
     return this.queryScored("denseSearch", ns, translateFilter(filter), k, { query, using: DENSE_VECTOR });
   }
 
   async lexicalSearch(namespace: string, query: string, options: SearchOptions): Promise<ScoredEntry[]> {
     const ns = this.begin("lexicalSearch", namespace);
     const text = validateQuery(query);
-    const k = validateK(options?.k);
-    const filter = options.filter === undefined ? undefined : validateFilter(options.filter);
+    const { k, filter } = validateSearchOptions(options);
     // Tokens become sparse indices: the user's text never reaches Qdrant as query syntax.
     const sparse = encodeSparseQuery(tokenize(text));
     if (!sparse.indices.length) return [];

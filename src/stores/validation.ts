@@ -4,13 +4,13 @@
  */
 import { z } from "zod";
 import { parseOrThrow, ValidationError } from "../errors.js";
-import { DocumentIdSchema, MAX_ID_CHARS, MemoryEntrySchema, NamespaceSchema, type MemoryEntry } from "../memory/entry.js";
+import { DocumentIdSchema, MAX_ID_CHARS, MAX_TEXT_CHARS, MemoryEntrySchema, NamespaceSchema, type MemoryEntry } from "../memory/entry.js";
 import { MemoryFilterSchema, NamespaceSettingsSchema, type MemoryFilter, type NamespaceSettings } from "./port.js";
 
 /** Largest k any search accepts: the views ask for tens, a thousand is already a full page of memories. */
 export const MAX_SEARCH_K = 1000;
 /** Longest lexical query accepted, in characters (the longest memory text; a question is far shorter). */
-export const MAX_QUERY_CHARS = 16_384;
+export const MAX_QUERY_CHARS = MAX_TEXT_CHARS;
 /** Most ids one get/delete/documentVersions call accepts. */
 export const MAX_IDS_PER_CALL = 100_000;
 
@@ -54,6 +54,15 @@ export function validateDocumentId(id: unknown): string {
 
 export function validateFilter(filter: unknown, field = "filter"): MemoryFilter {
   return parseOrThrow(MemoryFilterSchema, filter, field);
+}
+
+/**
+ * The options of a dense or lexical search: `k` first, then the optional filter (so a call with both
+ * wrong reports `k`). Missing options are reported as a missing `k`.
+ */
+export function validateSearchOptions(options: unknown): { k: number; filter: MemoryFilter | undefined } {
+  const { k, filter } = (options ?? {}) as { k?: unknown; filter?: unknown };
+  return { k: validateK(k), filter: filter === undefined ? undefined : validateFilter(filter) };
 }
 
 export function validateSettings(settings: unknown): NamespaceSettings {

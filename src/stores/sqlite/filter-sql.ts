@@ -1,14 +1,9 @@
-import type { MemoryFilter } from "../port.js";
+import { foldName, type MemoryFilter } from "../port.js";
 
 /** SQL conditions on `entries AS e` (plus their parameters) that select a namespace's entries matching a filter. */
 export interface FilterSql {
   where: string;
   params: (string | number)[];
-}
-
-/** Folding of person and entity names on both the stored and the query side (whole-name, case-insensitive). */
-export function foldName(name: string): string {
-  return name.trim().toLowerCase();
 }
 
 /**

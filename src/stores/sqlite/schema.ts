@@ -18,7 +18,7 @@ import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import * as sqliteVec from "sqlite-vec";
 import { z } from "zod";
-import { EmbedderMismatchError, StoreError } from "../../errors.js";
+import { EmbedderMismatchError, errorMessage, StoreError } from "../../errors.js";
 import type { EmbeddingSpec } from "../port.js";
 
 export type SqliteDatabase = Database.Database;
@@ -142,7 +142,7 @@ export function openDatabase(path: string, embedding: EmbeddingSpec): OpenedData
     if (!inMemory) mkdirSync(dirname(path), { recursive: true });
     db = new Database(path);
   } catch (error) {
-    throw new StoreError("open", `cannot open sqlite database "${path}": ${describe(error)}`, { cause: error });
+    throw new StoreError("open", `cannot open sqlite database "${path}": ${errorMessage(error)}`, { cause: error });
   }
   try {
     sqliteVec.load(db);
@@ -160,7 +160,7 @@ export function openDatabase(path: string, embedding: EmbeddingSpec): OpenedData
   } catch (error) {
     db.close();
     if (error instanceof EmbedderMismatchError || error instanceof StoreError) throw error;
-    throw new StoreError("open", `"${path}": ${describe(error)}`, { cause: error });
+    throw new StoreError("open", `"${path}": ${errorMessage(error)}`, { cause: error });
   }
 }
 
@@ -189,8 +189,4 @@ function ensureSchema(db: SqliteDatabase, embedding: EmbeddingSpec): void {
     if (stored.model !== embedding.model || stored.dimension !== embedding.dimension) throw new EmbedderMismatchError(stored, embedding);
     // Future layouts migrate here, one version at a time, inside this same transaction.
   }).immediate();
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -19,10 +19,11 @@
  */
 import type Database from "better-sqlite3";
 import { z } from "zod";
-import { parseOrThrow, RecallGraphError, StoreError } from "../../errors.js";
+import { errorMessage, parseOrThrow, RecallGraphError, StoreError } from "../../errors.js";
 import { MemoryEntrySchema, type MemoryEntry } from "../../memory/entry.js";
 import {
   EmbeddingSpecSchema,
+  foldName,
   isEmptyFilter,
   NamespaceSettingsSchema,
   type EmbeddingSpec,
@@ -44,10 +45,11 @@ import {
   validateNamespace,
   validateQuery,
   validateRecords,
+  validateSearchOptions,
   validateSettings,
   validateVector,
 } from "../validation.js";
-import { filterSql, foldName } from "./filter-sql.js";
+import { filterSql } from "./filter-sql.js";
 import { ftsColumns, ftsMatchExpression, namespaceTerm } from "./fts-terms.js";
 import { BM25_TAGS_WEIGHT, BM25_TEXT_WEIGHT, openDatabase, type SqliteDatabase } from "./schema.js";
 import { cosineFromUnitL2, unitVectorBlob } from "./vectors.js";
@@ -68,6 +70,8 @@ const DIRECT_DISTANCE_SHARE = 1 / 16;
 const DIRECT_DISTANCE_MIN = 512;
 /** vec0's own ceiling on k. */
 const VEC0_MAX_K = 4096;
+/** A lexical hit's score: bm25() is lower-is-better, the port wants higher-is-better. The namespace column weighs nothing. */
+const BM25_SCORE = `-bm25(entry_terms, 0, ${BM25_TEXT_WEIGHT}, ${BM25_TAGS_WEIGHT})`;
 
 /** Opens (creating when absent) a sqlite store. Throws EmbedderMismatchError when it was built by another embedder. */
 export async function openSqliteStore(options: SqliteStoreOptions): Promise<SqliteMemoryStore> {
@@ -221,8 +225,7 @@ export class SqliteMemoryStore implements MemoryStore {
     return this.run("denseSearch", () => {
       const ns = validateNamespace(namespace);
       const query = unitVectorBlob(validateVector(vector, this.embedding.dimension, "vector"), "vector");
-      const k = validateK(options?.k);
-      const filter = options.filter === undefined ? undefined : validateFilter(options.filter);
+      const { k, filter } = validateSearchOptions(options);
       const nearest = isEmptyFilter(filter)
         ? this.nearestInNamespace(ns, query, k)
         : this.nearestMatching(ns, query, k, filter);
@@ -234,19 +237,16 @@ export class SqliteMemoryStore implements MemoryStore {
     return this.run("lexicalSearch", () => {
       const ns = validateNamespace(namespace);
       const text = validateQuery(query);
-      const k = validateK(options?.k);
-      const filter = options.filter === undefined ? undefined : validateFilter(options.filter);
+      const { k, filter } = validateSearchOptions(options);
       const match = ftsMatchExpression(ns, text);
       if (match === undefined) return [];
-      // bm25() is lower-is-better; the port wants higher-is-better. The namespace column weighs nothing.
-      const score = `-bm25(entry_terms, 0, ${BM25_TEXT_WEIGHT}, ${BM25_TAGS_WEIGHT})`;
       if (isEmptyFilter(filter)) {
         // The MATCH expression already holds the namespace term: no join until the k winners are loaded.
         return this.scored("lexicalSearch", ns, this.statements.lexical.all(match, k));
       }
       const { where, params } = filterSql(ns, filter);
       const rows = this.filterStatement<ScoreRow>(
-        `SELECT e.rowid AS rowid, ${score} AS score
+        `SELECT e.rowid AS rowid, ${BM25_SCORE} AS score
            FROM entry_terms CROSS JOIN entries AS e ON e.rowid = entry_terms.rowid
           WHERE entry_terms MATCH ? AND ${where}
           ORDER BY score DESC, e.rowid
@@ -493,7 +493,7 @@ function prepareStatements(db: SqliteDatabase) {
     ),
     namespaceSize: db.prepare<[string], number>("SELECT count(*) FROM entries WHERE namespace = ?").pluck(),
     lexical: db.prepare<[string, number], ScoreRow>(
-      `SELECT rowid, -bm25(entry_terms, 0, ${BM25_TEXT_WEIGHT}, ${BM25_TAGS_WEIGHT}) AS score FROM entry_terms
+      `SELECT rowid, ${BM25_SCORE} AS score FROM entry_terms
         WHERE entry_terms MATCH ? ORDER BY score DESC, rowid LIMIT ?`,
     ),
     knn: db.prepare<[Buffer, number, string], DistanceRow>(
@@ -524,8 +524,4 @@ function safeJson(text: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
