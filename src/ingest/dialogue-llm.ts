@@ -4,7 +4,7 @@ import { parseOrThrow } from "../errors.js";
 import { callStructured, type LlmCallRecord } from "../llm/structured.js";
 import { EXTRACT_MEMORIES_SYSTEM, extractMemoriesUserPrompt } from "../llm/prompts/extract-memories.js";
 import { log } from "../log.js";
-import { MAX_TEXT_CHARS, type MemoryInput } from "../memory/entry.js";
+import { MAX_TEXT_CHARS, uniqueNames, type MemoryInput } from "../memory/entry.js";
 import { keywords } from "../text/tokenizer.js";
 import { participantsOf, type Dialogue, type DialogueTurn } from "./dialogue.js";
 import { buildRuleMemories, ContextOptionsSchema, resolveTurnText } from "./dialogue-rules.js";
@@ -172,10 +172,10 @@ function toMemories(
     const memory: MemoryInput = {
       id: llmEntryId(namespace, windowKey, memories.length),
       text: item.text,
-      keywords: unique([...item.keywords, ...keywords(item.text)]).slice(0, 64),
+      keywords: uniqueNames([...item.keywords, ...keywords(item.text)], 64),
       timestamp: cited[0]?.time ?? windowTurns[0]?.time ?? new Date().toISOString(),
-      persons: unique([...cited.map((turn) => turn.speaker), ...item.persons]).slice(0, 32),
-      entities: unique(item.entities).slice(0, 32),
+      persons: uniqueNames([...cited.map((turn) => turn.speaker), ...item.persons], 32),
+      entities: uniqueNames(item.entities, 32),
       source: { turnIds: cited.map((turn) => turn.turnId) },
     };
     if (item.location) memory.location = item.location;
@@ -192,15 +192,6 @@ function stripBrackets(id: string): string {
 
 function normalizeForComparison(text: string): string {
   return text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ").trim();
-}
-
-function unique(items: readonly string[]): string[] {
-  const seen = new Map<string, string>();
-  for (const item of items) {
-    const trimmed = item.trim();
-    if (trimmed && !seen.has(trimmed.toLowerCase())) seen.set(trimmed.toLowerCase(), trimmed);
-  }
-  return [...seen.values()];
 }
 
 /** "8 May 2023, 13:56 (UTC)": what the model needs to turn relative dates into absolute ones. */

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { parseOrThrow } from "../errors.js";
-import type { MemoryInput } from "../memory/entry.js";
+import { MAX_ID_CHARS, uniqueNames, type MemoryInput } from "../memory/entry.js";
 import { keywords } from "../text/tokenizer.js";
 import { resolveRelativeDates } from "../time/index.js";
 import { participantsOf, type Dialogue, type DialogueTurn } from "./dialogue.js";
@@ -152,13 +152,7 @@ function clip(text: string, maxChars: number): string {
   return flat.length <= maxChars ? flat : `${flat.slice(0, maxChars - 1).trimEnd()}…`;
 }
 
-/** Case-insensitive de-duplication, first spelling kept, at most `max` items (the entry schema caps lists). */
+/** uniqueNames of the items clipped to the entry schema's name length, at most `max` (the schema caps lists). */
 function capList(items: readonly string[], max: number): string[] {
-  const seen = new Map<string, string>();
-  for (const item of items) {
-    const trimmed = item.trim().slice(0, 256);
-    if (trimmed && !seen.has(trimmed.toLowerCase())) seen.set(trimmed.toLowerCase(), trimmed);
-    if (seen.size >= max) break;
-  }
-  return [...seen.values()];
+  return uniqueNames(items.map((item) => item.trim().slice(0, MAX_ID_CHARS)), max);
 }

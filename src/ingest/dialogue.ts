@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { parseOrThrow, ValidationError } from "../errors.js";
-import { MAX_ID_CHARS, MAX_TEXT_CHARS, parseIsoTimestamp } from "../memory/entry.js";
+import { MAX_ID_CHARS, MAX_TEXT_CHARS, parseIsoTimestamp, uniqueNames } from "../memory/entry.js";
 
 /** One turn of a conversation as importers hand it to the memory builder. */
 export const DialogueTurnSchema = z.strictObject({
@@ -35,9 +35,5 @@ export function parseDialogue(input: unknown, field = ""): Dialogue {
 
 /** Everyone who speaks or is listed as a participant, in order of first appearance. */
 export function participantsOf(dialogue: Dialogue): string[] {
-  const names = new Map<string, string>();
-  for (const name of [...(dialogue.participants ?? []), ...dialogue.turns.map((turn) => turn.speaker)]) {
-    if (!names.has(name.toLowerCase())) names.set(name.toLowerCase(), name);
-  }
-  return [...names.values()];
+  return uniqueNames([...(dialogue.participants ?? []), ...dialogue.turns.map((turn) => turn.speaker)]);
 }

@@ -3,6 +3,7 @@
  * names, codes and quantities appear, and a place when a clear pattern names one. Deliberately
  * modest: a wrong person or place becomes a wrong symbolic filter match, so only clear cases count.
  */
+import { uniqueNames } from "../memory/entry.js";
 import { ENGLISH_MONTHS, ENGLISH_WEEKDAYS } from "../time/calendar.js";
 
 /** Capitalised words that begin sentences or fill greetings but are never names. */
@@ -165,7 +166,10 @@ function isSentenceStart(text: string, index: number): boolean {
   return before === "" || /[.!?…\n:;]$/u.test(before);
 }
 
-/** Case-insensitive set keeping the first spelling seen. */
+/**
+ * Case-insensitive set keeping the first spelling seen: uniqueNames (memory/entry.ts) built up one
+ * name at a time, for findNames, which asks `has` while it scans.
+ */
 class NameSet {
   private readonly names = new Map<string, string>();
   add(name: string): void {
@@ -185,10 +189,5 @@ class NameSet {
  * so without these a question about "product XYZ" could not meet an entry that only says XYZ-100.
  */
 export function codeFamilies(names: readonly string[]): string[] {
-  const families = new NameSet();
-  for (const name of names) {
-    const match = /^([A-Za-z]{2,})[-_]\d/.exec(name.trim());
-    if (match?.[1]) families.add(match[1]);
-  }
-  return families.values();
+  return uniqueNames(names.flatMap((name) => /^([A-Za-z]{2,})[-_]\d/.exec(name.trim())?.[1] ?? []));
 }

@@ -100,9 +100,14 @@ export function toEpochMs(value: TimestampInput): number {
   return ms;
 }
 
-function uniqueNames(names: readonly string[] | undefined): string[] {
+/**
+ * Case-insensitive de-duplication of names, each trimmed, blanks dropped, the first spelling kept,
+ * at most `max` of them.
+ */
+export function uniqueNames(names: readonly string[] | undefined, max = Number.POSITIVE_INFINITY): string[] {
   const seen = new Map<string, string>();
   for (const name of names ?? []) {
+    if (seen.size >= max) break;
     const trimmed = name.trim();
     if (trimmed && !seen.has(trimmed.toLowerCase())) seen.set(trimmed.toLowerCase(), trimmed);
   }
