@@ -6,7 +6,7 @@ import { parseOrThrow, ValidationError } from "../errors.js";
 import { RetrievalConfigSchema, type RetrievalConfigInput } from "../graph/configuration.js";
 import { createRetrievalGraph } from "../graph/graph.js";
 import { buildRuleMemories, turnEntryId } from "../ingest/dialogue-rules.js";
-import { DialogueBuilderSettingsSchema, ingestDialogue, type DialogueBuilderSettings } from "../ingest/dialogue-ingest.js";
+import { DialogueBuilderSettingsSchema, writeDialogueMemories, type DialogueBuilderSettings } from "../ingest/dialogue-ingest.js";
 import { parseJson } from "../ingest/json-text.js";
 import { parseLocomo, type LocomoConversation } from "../ingest/locomo.js";
 import { openSqliteStore } from "../stores/sqlite.js";
@@ -127,10 +127,10 @@ export async function runEval(options: EvalOptions, context: EvalContext = {}): 
   try {
     const builder: DialogueBuilderSettings = settings.builder ?? {};
     let phaseStart = performance.now();
-    // Embed every entry text up front, in one length-sorted pass, so the ingest below finds them all cached.
-    const entryTexts = selected.flatMap((conversation) =>
-      buildRuleMemories(conversation.dialogue, { ...builder, namespace: conversation.sampleId }).map((memory) => memory.text.trim()),
-    );
+    // Each conversation's entries are built once; every text is embedded up front, in one length-sorted
+    // pass, so the writes below find them all cached.
+    const built = selected.map((conversation) => buildRuleMemories(conversation.dialogue, { ...builder, namespace: conversation.sampleId }));
+    const entryTexts = built.flatMap((memories) => memories.map((memory) => memory.text.trim()));
     await embeddings.warm(entryTexts, (done, total) => progress({ phase: "embed entries", done, total }));
     const embedEntriesSeconds = seconds(phaseStart);
 
@@ -139,7 +139,7 @@ export async function runEval(options: EvalOptions, context: EvalContext = {}): 
     const corpus = new Map<string, CorpusEntry[]>();
     progress({ phase: "ingest", done: 0, total: selected.length });
     for (const [i, conversation] of selected.entries()) {
-      await ingestDialogue(store, embedder, conversation.sampleId, conversation.dialogue, { builder });
+      await writeDialogueMemories(store, embedder, conversation.sampleId, conversation.dialogue, built[i] ?? []);
       corpus.set(conversation.sampleId, await storedEntries(store, conversation));
       progress({ phase: "ingest", done: i + 1, total: selected.length });
     }

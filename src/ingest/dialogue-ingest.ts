@@ -67,13 +67,32 @@ export async function ingestDialogue(
     options.onProgress?.("build", 1, 1);
   }
 
-  await writeMemories(store, embedder, namespace, memories, {
+  const written = await writeDialogueMemories(store, embedder, namespace, dialogue, memories, {
     onProgress: (done, total) => options.onProgress?.("write", done, total),
+    ...(options.now !== undefined ? { now: options.now } : {}),
+  });
+  return { ...written, mode: options.model ? "llm" : "rules", fallbackWindows, calls };
+}
+
+/**
+ * The write half of ingestDialogue: writes memories already built from `dialogue` to `namespace`,
+ * then deletes the entries an earlier run made for these turns that `memories` do not include.
+ */
+export async function writeDialogueMemories(
+  store: MemoryStore,
+  embedder: Embedder,
+  namespace: string,
+  dialogue: Dialogue,
+  memories: readonly MemoryInput[],
+  options: { onProgress?: (done: number, total: number) => void; now?: number } = {},
+): Promise<{ entries: number; retired: number }> {
+  await writeMemories(store, embedder, namespace, memories, {
+    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     ...(options.now !== undefined ? { now: options.now } : {}),
   });
   const kept = new Set(memories.map((memory) => memory.id ?? ""));
   const retired = await retireStaleEntries(store, namespace, dialogue, kept);
-  return { entries: memories.length, retired, mode: options.model ? "llm" : "rules", fallbackWindows, calls };
+  return { entries: memories.length, retired };
 }
 
 /**
