@@ -85,12 +85,14 @@ export async function buildLlmMemories(
     starts.push(start);
     if (start + settings.windowTurns >= dialogue.turns.length) break;
   }
+  // Each turn's text with relative dates resolved, once: shown to the model and used by the rule builder.
+  const resolved = dialogue.turns.map((turn) => resolveTurnText(turn, settings.timeZone));
+  const resolvedText = new Map(dialogue.turns.map((turn, index) => [turn.turnId, resolved[index] ?? ""]));
   // Rule entries for every turn, built once: the fallback and the cover for skipped turns.
   const ruleMemories = new Map(
-    buildRuleMemories(dialogue, { ...settings, namespace: settings.namespace }).map((memory) => [memory.source?.turnIds?.[0] ?? "", memory]),
+    buildRuleMemories(dialogue, { ...settings, namespace: settings.namespace }, resolved).map((memory) => [memory.source?.turnIds?.[0] ?? "", memory]),
   );
 
-  const resolvedText = new Map(dialogue.turns.map((turn) => [turn.turnId, resolveTurnText(turn, settings.timeZone)]));
   const result: LlmBuildResult = { memories: [], windows: starts.length, fallbackWindows: 0, coveredByRules: 0, calls: [] };
   let previous: MemoryInput[] = [];
   let coveredUpTo = 0;
@@ -194,16 +196,23 @@ function normalizeForComparison(text: string): string {
   return text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ").trim();
 }
 
+/** One formatter per time zone: building an Intl.DateTimeFormat costs far more than using one. */
+const readableFormats = new Map<string, Intl.DateTimeFormat>();
+
 /** "8 May 2023, 13:56 (UTC)": what the model needs to turn relative dates into absolute ones. */
 function readableTime(iso: string, timeZone: string): string {
-  const formatted = new Intl.DateTimeFormat("en-GB", {
-    timeZone,
-    day: "numeric",
-    month: "long",
-    year: "numeric",
-    hour: "2-digit",
-    minute: "2-digit",
-    hourCycle: "h23",
-  }).format(new Date(iso));
-  return `${formatted} (${timeZone})`;
+  let format = readableFormats.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat("en-GB", {
+      timeZone,
+      day: "numeric",
+      month: "long",
+      year: "numeric",
+      hour: "2-digit",
+      minute: "2-digit",
+      hourCycle: "h23",
+    });
+    readableFormats.set(timeZone, format);
+  }
+  return `${format.format(new Date(iso))} (${timeZone})`;
 }

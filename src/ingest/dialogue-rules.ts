@@ -57,12 +57,13 @@ export function turnEntryId(namespace: string, turnId: string): string {
  * - entities: proper names, codes, quantities; location: a clearly named place, if any;
  * - keywords: the turn's content words plus, per the context options, its neighbours';
  * - timestamp: the turn's time; source.turnIds: [turnId]; id: derived from (namespace, turnId).
- * Turns with neither text nor caption give no entry.
+ * Turns with neither text nor caption give no entry. `resolvedTexts`, when the caller has them, are
+ * resolveTurnText of each turn in `options.timeZone`, in turn order (computed here otherwise).
  */
-export function buildRuleMemories(dialogue: Dialogue, options: RuleBuilderOptions): MemoryInput[] {
+export function buildRuleMemories(dialogue: Dialogue, options: RuleBuilderOptions, resolvedTexts?: readonly string[]): MemoryInput[] {
   const settings = parseOrThrow(RuleBuilderOptionsSchema, options, "options");
   const participants = participantsOf(dialogue);
-  const resolved = dialogue.turns.map((turn) => resolveTurnText(turn, settings.timeZone));
+  const resolved = resolvedTexts ?? dialogue.turns.map((turn) => resolveTurnText(turn, settings.timeZone));
   // Each turn's own content words, computed once: a turn's words also serve as its neighbours' context.
   const turnKeywords = dialogue.turns.map((turn, index) => withoutFillers(keywords([resolved[index] ?? "", turn.imageCaption ?? ""].join("\n"))));
   const memories: MemoryInput[] = [];
