@@ -157,7 +157,8 @@ function addDocument(found: Map<string, DocumentFile>, filePath: string, root: s
   found.set(documentId, { filePath, documentId });
 }
 
-function isDocumentFile(filePath: string): boolean {
+/** True when the file's extension is one of DOCUMENT_EXTENSIONS (any case). */
+export function isDocumentFile(filePath: string): boolean {
   const lower = filePath.toLowerCase();
   return DOCUMENT_EXTENSIONS.some((extension) => lower.endsWith(extension));
 }

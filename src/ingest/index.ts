@@ -8,8 +8,8 @@ import type { MemoryStore } from "../stores/port.js";
 import type { Embedder } from "../text/embedder.js";
 import { parseDialogue, type Dialogue } from "./dialogue.js";
 import { ingestDialogue, type DialogueBuilderSettings } from "./dialogue-ingest.js";
-import { DOCUMENT_EXTENSIONS, ingestDocuments } from "./documents.js";
-import { fillMissingFields, parseJsonl, withStableIds } from "./jsonl.js";
+import { ingestDocuments, isDocumentFile } from "./documents.js";
+import { fillMissingFields, isPlainObject, parseJsonl, withStableIds } from "./jsonl.js";
 import { parseJson } from "./json-text.js";
 import { parseLocomo, type LocomoConversation } from "./locomo.js";
 
@@ -124,8 +124,8 @@ export async function detectFormat(path: string): Promise<IngestFormat> {
   const info = await stat(path).catch(() => undefined);
   if (!info) throw new ValidationError("path", `no such file or folder: ${path}`);
   if (info.isDirectory()) return "docs";
+  if (isDocumentFile(path)) return "docs";
   const lower = path.toLowerCase();
-  if (DOCUMENT_EXTENSIONS.some((extension) => lower.endsWith(extension))) return "docs";
   if (lower.endsWith(".jsonl") || lower.endsWith(".ndjson")) return "jsonl";
   const text = await readText(path);
   const first = text.trimStart()[0];
@@ -139,9 +139,9 @@ export async function detectFormat(path: string): Promise<IngestFormat> {
       return "locomo"; // a malformed list: let the LoCoMo parser report where
     }
     const head: unknown = Array.isArray(json) ? json[0] : json;
-    if (Array.isArray(json) && isRecord(head) && "sample_id" in head && "conversation" in head) return "locomo";
-    if ((isRecord(json) && "turns" in json) || (Array.isArray(json) && isRecord(head) && "turnId" in head)) return "dialogue";
-    if (isRecord(json) && "text" in json) return "jsonl";
+    if (Array.isArray(json) && isPlainObject(head) && "sample_id" in head && "conversation" in head) return "locomo";
+    if ((isPlainObject(json) && "turns" in json) || (Array.isArray(json) && isPlainObject(head) && "turnId" in head)) return "dialogue";
+    if (isPlainObject(json) && "text" in json) return "jsonl";
   }
   throw new ValidationError("format", `cannot tell the format of ${path}; pass one of: ${INGEST_FORMATS.join(", ")}`);
 }
@@ -174,15 +174,11 @@ async function readText(path: string): Promise<string> {
   try {
     text = await readFile(path, "utf8");
   } catch (error) {
-    const code = isRecord(error) && typeof error.code === "string" ? error.code : "";
+    const code = isPlainObject(error) && typeof error.code === "string" ? error.code : "";
     throw new ValidationError("path", code === "ENOENT" ? `no such file: ${path}` : code === "EISDIR" ? `${path} is a folder (use --format docs)` : `cannot read ${path}`);
   }
   if (!text.trim()) throw new ValidationError("", `${path} is empty`);
   return text;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** Accepts "locomo" | "jsonl" | "docs" | "dialogue" (for CLI flag validation). */

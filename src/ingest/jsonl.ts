@@ -30,7 +30,7 @@ export function parseJsonl(content: string): JsonlMemory[] {
       const reason = error instanceof Error ? error.message : String(error);
       throw lineError(line, "", `not valid JSON (${reason})`);
     }
-    if (typeof json !== "object" || json === null || Array.isArray(json)) {
+    if (!isPlainObject(json)) {
       throw lineError(line, "", "expected a JSON object with at least a \"text\" field");
     }
     const parsed = MemoryInputSchema.safeParse(json);
@@ -103,6 +103,7 @@ function canonicalJson(value: unknown): string {
   });
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
+/** A JSON object: not null, not an array. */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
