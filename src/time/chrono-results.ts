@@ -176,11 +176,6 @@ function toFound(result: ParsedResult, reference: Reference): Found | undefined 
   return { ...located, startMs: start.startMs, endMs: start.endMs, granularity: start.precision, yearImplied };
 }
 
-function parseWith(parser: chrono.Chrono, text: string, reference: Reference): ParsedResult[] {
-  const offset = offsetMinutesAt(reference.nowMs, reference.timeZone);
-  return parser.parse(text, { instant: new Date(reference.nowMs), timezone: offset });
-}
-
 /** chrono joins its own reading of "last week" (one day) into "from last week to this week": let our two ends join instead. */
 function withoutSplicedRanges(found: Found[]): Found[] {
   const inside = (outer: Found, inner: Found): boolean => inner.index >= outer.index && inner.index + inner.length <= outer.index + outer.length;
@@ -207,6 +202,16 @@ const noiseFilter: chrono.Refiner = {
   refine: (context, results) => results.filter((result) => !isNoise(result, context.text)),
 };
 
+/** chrono's casual parsers with the noise filter in front of its refiners; built once, as the filter reads only the parsed text. */
+function withNoiseFilter(casual: chrono.Chrono): chrono.Chrono {
+  const configured = casual.clone();
+  configured.refiners.unshift(noiseFilter);
+  return configured;
+}
+
+const ENGLISH = withNoiseFilter(chrono.en.casual);
+const CHINESE = withNoiseFilter(chrono.zh.casual);
+
 /**
  * Every time expression chrono and our rules find in `text`, located, without overlaps, in text order.
  * Our rules run as their own chrono instance (same Parser API, no refiners), so chrono's merge refiners never
@@ -214,16 +219,12 @@ const noiseFilter: chrono.Refiner = {
  */
 export function findBaseWindows(text: string, reference: Reference): Found[] {
   const hasHan = HAN.test(text);
+  // One reference for every pass: the zone's offset at `now` is worked out once per text.
+  const chronoReference = { instant: new Date(reference.nowMs), timezone: offsetMinutesAt(reference.nowMs, reference.timeZone) };
   const ruleParsers = [...englishRules(reference), ...(hasHan ? chineseRules(reference) : [])];
-  const ruled = parseWith(new chrono.Chrono({ parsers: ruleParsers, refiners: [] }), text, reference);
-  const english = chrono.en.casual.clone();
-  english.refiners.unshift(noiseFilter);
-  const native = parseWith(english, text, reference);
-  if (hasHan) {
-    const chinese = chrono.zh.casual.clone();
-    chinese.refiners.unshift(noiseFilter);
-    native.push(...parseWith(chinese, text, reference));
-  }
+  const ruled = new chrono.Chrono({ parsers: ruleParsers, refiners: [] }).parse(text, chronoReference);
+  const native = ENGLISH.parse(text, chronoReference);
+  if (hasHan) native.push(...CHINESE.parse(text, chronoReference));
   const found = [...ruled, ...native].map((result) => toFound(result, reference)).filter((item): item is Found => item !== undefined);
   return withoutOverlaps(withoutSplicedRanges(found));
 }

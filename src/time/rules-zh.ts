@@ -43,8 +43,15 @@ function shiftOf(prefix: string | undefined): number {
   }
 }
 
-function rule(source: string, extract: (context: ParsingContext, match: RegExpMatchArray) => ParsingResult | null): Parser {
-  const pattern = new RegExp(source, "u");
+/**
+ * A rule's pattern, compiled once at module load: none depends on the reference, and without the `g` flag a
+ * RegExp keeps no state between `exec` calls, so every request's parsers share it.
+ */
+function compile(source: string): RegExp {
+  return new RegExp(source, "u");
+}
+
+function rule(pattern: RegExp, extract: (context: ParsingContext, match: RegExpMatchArray) => ParsingResult | null): Parser {
   return { pattern: () => pattern, extract };
 }
 
@@ -56,8 +63,9 @@ function unitOf(word: string): Unit {
 }
 
 /** 上周, 上个星期, 这周, 本周, 下周, 上上周, and with 末 the weekend: 上周末. */
+const WEEKS = compile(`${SHIFT}(?:一)?个?(?:${WEEK_WORD})(末)?`);
 function weeks(reference: Reference): Parser {
-  return rule(`${SHIFT}(?:一)?个?(?:${WEEK_WORD})(末)?`, (context, match) => {
+  return rule(WEEKS, (context, match) => {
     const shift = shiftOf(match[1]);
     const span = match[2] ? weekendOfWeek(reference.today, shift) : periodAround(reference.today, "week", shift);
     return ruleResult(context, match.index ?? 0, match[0], span, match[2] ? "range" : "week");
@@ -65,8 +73,9 @@ function weeks(reference: Reference): Parser {
 }
 
 /** 上周五, 这个星期一, 下礼拜天, and bare 周五 / 星期五 (the latest on or before today); 周末 alone too. */
+const WEEKDAYS = compile(`(?:${SHIFT}个?)?(${WEEK_WORD})([一二三四五六日天1-7末])`);
 function weekdays(reference: Reference): Parser {
-  return rule(`(?:${SHIFT}个?)?(${WEEK_WORD})([一二三四五六日天1-7末])`, (context, match) => {
+  return rule(WEEKDAYS, (context, match) => {
     const [text, prefix, weekWord, dayChar] = match;
     const index = match.index ?? 0;
     if (dayChar === "天" && (weekWord === "周" || weekWord === "週")) return null; // 这周天气: "weather this week"
@@ -83,8 +92,9 @@ function weekdays(reference: Reference): Parser {
 }
 
 /** 上个月, 上月, 这个月, 本月, 下个月, 上上个月. */
+const MONTHS = compile(`${SHIFT}(?:一)?个?月(?!份?[日号])`);
 function months(reference: Reference): Parser {
-  return rule(`${SHIFT}(?:一)?个?月(?!份?[日号])`, (context, match) =>
+  return rule(MONTHS, (context, match) =>
     ruleResult(context, match.index ?? 0, match[0], periodAround(reference.today, "month", shiftOf(match[1])), "month"),
   );
 }
@@ -93,33 +103,32 @@ function months(reference: Reference): Parser {
  * 去年, 今年, 前年, 2022年, optionally followed by a month (去年5月, 今年三月份), a day (去年5月8日) or a season
  * (去年夏天, 2022年的秋季). chrono reads 今年5月 as "年5月" of the current year, so this rule owns the whole phrase.
  */
+const YEARS = compile(`((?<![提目之以当])大前年|(?<![提目之以当大])前年|去年|今年|明年|(?<![以之然最背])后年|(?<!\\d)(?:19|20)\\d{2}年)(?:的)?(?:(${CHINESE_COUNT})月份?(?:(${CHINESE_COUNT})[日号])?|(春|夏|秋|冬)(?:天|季))?`);
 function years(reference: Reference): Parser {
-  return rule(
-    `((?<![提目之以当])大前年|(?<![提目之以当大])前年|去年|今年|明年|(?<![以之然最背])后年|(?<!\\d)(?:19|20)\\d{2}年)(?:的)?(?:(${CHINESE_COUNT})月份?(?:(${CHINESE_COUNT})[日号])?|(春|夏|秋|冬)(?:天|季))?`,
-    (context, match) => {
-      const [text, yearWord, monthText, dayText, seasonChar] = match;
-      const index = match.index ?? 0;
-      const year = /^\d/.test(yearWord ?? "") ? Number((yearWord ?? "").slice(0, 4)) : reference.today.year + (YEAR_SHIFT[yearWord ?? ""] ?? 0);
-      if (seasonChar) return ruleResult(context, index, text, seasonSpan(SEASON_BY_CHAR[seasonChar] ?? "summer", year), "season");
-      if (monthText) {
-        const month = parseChineseCount(monthText);
-        if (month === undefined || month < 1 || month > 12) return null;
-        if (dayText) {
-          const day = parseChineseCount(dayText);
-          const date = { year, month, day: day ?? 0 };
-          if (day === undefined || day < 1 || addDays(date, 0).month !== month) return null;
-          return ruleResult(context, index, text, daySpan(date), "day");
-        }
-        return ruleResult(context, index, text, monthSpan(year, month), "month");
+  return rule(YEARS, (context, match) => {
+    const [text, yearWord, monthText, dayText, seasonChar] = match;
+    const index = match.index ?? 0;
+    const year = /^\d/.test(yearWord ?? "") ? Number((yearWord ?? "").slice(0, 4)) : reference.today.year + (YEAR_SHIFT[yearWord ?? ""] ?? 0);
+    if (seasonChar) return ruleResult(context, index, text, seasonSpan(SEASON_BY_CHAR[seasonChar] ?? "summer", year), "season");
+    if (monthText) {
+      const month = parseChineseCount(monthText);
+      if (month === undefined || month < 1 || month > 12) return null;
+      if (dayText) {
+        const day = parseChineseCount(dayText);
+        const date = { year, month, day: day ?? 0 };
+        if (day === undefined || day < 1 || addDays(date, 0).month !== month) return null;
+        return ruleResult(context, index, text, daySpan(date), "day");
       }
-      return ruleResult(context, index, text, periodAround({ year, month: 1, day: 1 }, "year", 0), "year");
-    },
-  );
+      return ruleResult(context, index, text, monthSpan(year, month), "month");
+    }
+    return ruleResult(context, index, text, periodAround({ year, month: 1, day: 1 }, "year", 0), "year");
+  });
 }
 
 /** 这个夏天, 上个冬天, 今夏, 今年冬季: seasons relative to the current one (never 这个春节, the Spring Festival). */
+const SEASONS = compile(`(?:(这个|上个|下个)(春|夏|秋|冬)(?:天|季)|(今)(春|夏|秋|冬)(?:天|季)?)(?!节)`);
 function seasons(reference: Reference): Parser {
-  return rule(`(?:(这个|上个|下个)(春|夏|秋|冬)(?:天|季)|(今)(春|夏|秋|冬)(?:天|季)?)(?!节)`, (context, match) => {
+  return rule(SEASONS, (context, match) => {
     const [text, longPrefix, longSeason, shortPrefix, shortSeason] = match;
     const prefix = longPrefix ?? shortPrefix;
     const choice = prefix === "上个" ? "last" : prefix === "下个" ? "next" : "this";
@@ -129,8 +138,9 @@ function seasons(reference: Reference): Parser {
 }
 
 /** 3天前 (that day), 两周前 (that ISO week), 三个月前 (that month), 两年前 (that year); 后 for the future. */
+const UNITS_AGO = compile(`(?<![\\d一二两三四五六七八九十几百千])(${CHINESE_COUNT})(个)?(天|日|${WEEK_WORD}|月|年)(?:之|以)?(前|后)`);
 function unitsAgo(reference: Reference): Parser {
-  return rule(`(?<![\\d一二两三四五六七八九十几百千])(${CHINESE_COUNT})(个)?(天|日|${WEEK_WORD}|月|年)(?:之|以)?(前|后)`, (context, match) => {
+  return rule(UNITS_AGO, (context, match) => {
     const [text, countText, ge, unitWord, direction] = match;
     // 5月前 is "before May", 2023年前 "before 2023": only 个月 and sub-4-digit years count units.
     if (unitWord === "月" && !ge) return null;
@@ -144,8 +154,9 @@ function unitsAgo(reference: Reference): Parser {
 }
 
 /** 最近一周, 过去三天, 近一个月, 最近几天, 这两天, 这几天: rolling ranges ending now. */
+const ROLLING_RANGES = compile(`(最近|过去|近|这)(?:的)?(${CHINESE_COUNT})(个)?(天|日|${WEEK_WORD}|月|年)(?:里|内|中|来|以来|之内|当中)?`);
 function rollingRanges(reference: Reference): Parser {
-  return rule(`(最近|过去|近|这)(?:的)?(${CHINESE_COUNT})(个)?(天|日|${WEEK_WORD}|月|年)(?:里|内|中|来|以来|之内|当中)?`, (context, match) => {
+  return rule(ROLLING_RANGES, (context, match) => {
     const [text, prefix, countText, , unitWord] = match;
     if (prefix === "这" && countText !== "几" && countText !== "两") return null; // 这三年 reads as a period, skip it
     const count = parseChineseCount(countText ?? "");
@@ -154,7 +165,7 @@ function rollingRanges(reference: Reference): Parser {
   });
 }
 
-/** All Chinese rules for one request. */
+/** All Chinese rules for one request: the patterns are shared, the extractors read this request's reference. */
 export function chineseRules(reference: Reference): Parser[] {
   return [rollingRanges(reference), years(reference), weekdays(reference), weeks(reference), months(reference), seasons(reference), unitsAgo(reference)];
 }
