@@ -88,3 +88,57 @@ export function roundTo(value: number, digits: number): number {
 export function mean(values: readonly number[]): number {
   return values.length === 0 ? 0 : values.reduce((sum, value) => sum + value, 0) / values.length;
 }
+
+/**
+ * How one retriever compares with another on the same questions at one k: the mean difference in
+ * recall (first minus second), how many questions each did better on, and the two-sided sign-test
+ * p-value of those wins and losses (ties left out). A mean difference of a few thousandths can come
+ * from a handful of questions; the counts and p say whether "ahead" is more than that.
+ */
+export interface PairedComparison {
+  difference: number;
+  wins: number;
+  losses: number;
+  pValue: number;
+}
+
+/** Compares `first` with `second` question by question (paired by conversation and question index). */
+export function comparePaired(first: readonly QuestionResult[], second: readonly QuestionResult[], k: number): PairedComparison {
+  const secondByQuestion = new Map(second.map((result) => [questionKey(result), result]));
+  let wins = 0;
+  let losses = 0;
+  let sum = 0;
+  let paired = 0;
+  for (const result of first) {
+    const other = secondByQuestion.get(questionKey(result));
+    if (!other) continue;
+    const difference = (result.recall[k] ?? 0) - (other.recall[k] ?? 0);
+    sum += difference;
+    paired += 1;
+    if (difference > 0) wins += 1;
+    else if (difference < 0) losses += 1;
+  }
+  return { difference: paired === 0 ? 0 : sum / paired, wins, losses, pValue: signTestPValue(wins, losses) };
+}
+
+function questionKey(result: QuestionResult): string {
+  return `${result.conversationId}\u0000${result.index}`;
+}
+
+/**
+ * Two-sided exact sign test: the probability, under "either retriever equally likely to win a question
+ * they disagree on", of a split at least as uneven as `wins` to `losses`. Summed in log space, so a few
+ * thousand disagreements do not underflow.
+ */
+export function signTestPValue(wins: number, losses: number): number {
+  const n = wins + losses;
+  if (n === 0) return 1;
+  const fewer = Math.min(wins, losses);
+  let logChoose = 0; // log C(n, 0)
+  let tail = 0;
+  for (let i = 0; i <= fewer; i++) {
+    tail += Math.exp(logChoose - n * Math.LN2);
+    logChoose += Math.log(n - i) - Math.log(i + 1);
+  }
+  return Math.min(1, 2 * tail);
+}

@@ -1,5 +1,5 @@
 import { CATEGORY_NAMES, HEADLINE_CATEGORIES } from "./locomo-questions.js";
-import { latencySummary, mean, percentile, roundTo as round, summarize, type QuestionResult, type Summary } from "./metrics.js";
+import { comparePaired, latencySummary, mean, percentile, roundTo as round, summarize, type PairedComparison, type QuestionResult, type Summary } from "./metrics.js";
 import type { EvalRun, RetrieverRun } from "./run.js";
 
 type ByK = Record<string, number>;
@@ -11,6 +11,8 @@ export interface PeerJson {
   hit: ByK;
   mrr: number;
   latencyMs: { p50: number; p95: number };
+  /** Every row but the requested mode's: how the requested mode compares with this one, per k (categories 1-4). */
+  versusPrimary?: Record<string, PairedComparison>;
 }
 
 /** The machine output of `recallgraph eval --json`; recall, hit and MRR are over categories 1-4. */
@@ -52,13 +54,28 @@ export function evalJson(run: EvalRun): EvalJson {
     latencyMs: latencyOf(primary.results),
     turnsPerEntry: round(run.turnsPerEntry, 3),
   };
-  if (run.retrievers.length > 1) json.peers = run.retrievers.map((retriever) => peerJson(retriever, run.ks));
+  if (run.retrievers.length > 1) json.peers = run.retrievers.map((retriever) => peerJson(retriever, primary, run.ks));
   return json;
 }
 
-function peerJson(retriever: RetrieverRun, ks: readonly number[]): PeerJson {
+function peerJson(retriever: RetrieverRun, primary: RetrieverRun, ks: readonly number[]): PeerJson {
   const summary = headlineSummary(retriever.results, ks);
-  return { name: retriever.name, recall: byK(summary.recall, ks), hit: byK(summary.hit, ks), mrr: round(summary.mrr, 4), latencyMs: latencyOf(retriever.results) };
+  const peer: PeerJson = { name: retriever.name, recall: byK(summary.recall, ks), hit: byK(summary.hit, ks), mrr: round(summary.mrr, 4), latencyMs: latencyOf(retriever.results) };
+  if (retriever !== primary) {
+    peer.versusPrimary = Object.fromEntries(
+      ks.map((k) => {
+        const comparison = headlineComparison(primary, retriever, k);
+        return [String(k), { ...comparison, difference: round(comparison.difference, 4), pValue: round(comparison.pValue, 4) }];
+      }),
+    );
+  }
+  return peer;
+}
+
+/** The requested mode against another row on categories 1-4, question by question. */
+function headlineComparison(primary: RetrieverRun, other: RetrieverRun, k: number): PairedComparison {
+  const headline = (results: readonly QuestionResult[]) => results.filter((result) => HEADLINE_CATEGORIES.includes(result.category));
+  return comparePaired(headline(primary.results), headline(other.results), k);
 }
 
 /** The human report: headline, categories, peers (when run), cost and timings. */
@@ -91,6 +108,19 @@ export function evalText(run: EvalRun): string {
     lines.push(
       "Same entries, same vectors: categories 1-4",
       table(["retriever", ...recallHeads, `hit@${hitK}`, "MRR", "p50 ms"], peerRows),
+      "",
+    );
+    const others = run.retrievers.filter((retriever) => retriever !== primary);
+    const comparisonRows = others.map((retriever) => [
+      retriever.name,
+      ...ks.map((k) => {
+        const { difference, wins, losses, pValue } = headlineComparison(primary, retriever, k);
+        return `${signed(difference)} (${wins}/${losses}, p ${pValue < 0.001 ? "<0.001" : pValue.toFixed(3)})`;
+      }),
+    ]);
+    lines.push(
+      `${primary.name} against each row, question by question: recall difference (questions better/worse, sign-test p)`,
+      table(["against", ...recallHeads], comparisonRows),
       "",
     );
     const categories = categoriesOf(primary.results);
@@ -146,6 +176,10 @@ function byK(values: Record<number, number>, ks: readonly number[]): ByK {
 
 function fixed(value: number | undefined): string {
   return (value ?? 0).toFixed(3);
+}
+
+function signed(value: number): string {
+  return `${value >= 0 ? "+" : "-"}${Math.abs(value).toFixed(3)}`;
 }
 
 function ms(value: number): string {

@@ -54,10 +54,25 @@ describe("recallgraph eval on LoCoMo", () => {
     }
     // The InMemoryStore peer searched the vectors recallgraph stored: both are exact cosine over the same vectors.
     assert.deepEqual(peers.get("LangGraph InMemoryStore")?.recall, peers.get("recallgraph dense")?.recall);
+    // Each row but the requested mode's says how the requested mode compares with it, question by question.
+    assert.equal(peers.get("recallgraph full")?.versusPrimary, undefined);
+    const headlineN = Object.entries(json.byCategory).reduce((n, [category, summary]) => (Number(category) <= 4 ? n + summary.n : n), 0);
+    for (const [name, peer] of peers) {
+      if (name === "recallgraph full") continue;
+      for (const k of ["5", "10", "25"]) {
+        const comparison = peer.versusPrimary?.[k];
+        assert.ok(comparison, `${name} has a comparison at k = ${k}`);
+        assert.ok(Math.abs(comparison.difference - (json.recall[k]! - peer.recall[k]!)) < 1e-3, `${name} @${k}: difference is the recall gap`);
+        assert.ok(comparison.wins + comparison.losses <= headlineN);
+        if (comparison.difference > 0) assert.ok(comparison.wins > 0, `${name} @${k}: ahead on average means ahead on some question`);
+        assert.ok(comparison.pValue > 0 && comparison.pValue <= 1);
+      }
+    }
 
     const text = evalText(run);
     assert.match(text, /categories 1-4/);
     assert.match(text, /LangGraph InMemoryStore/);
+    assert.match(text, /recallgraph full against each row, question by question/);
   });
 
   it("runs as `recallgraph eval` with --json, and refuses an unknown conversation with exit 1", { skip, timeout: 60_000 }, async () => {

@@ -1,10 +1,36 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { evaluableQuestions } from "../../src/eval/locomo-questions.js";
-import { percentile, scoreRanking, summarize } from "../../src/eval/metrics.js";
+import { comparePaired, percentile, scoreRanking, signTestPValue, summarize, type QuestionResult } from "../../src/eval/metrics.js";
 import { evalJson } from "../../src/eval/report.js";
 import type { EvalRun } from "../../src/eval/run.js";
 import { parseLocomo } from "../../src/ingest/locomo.js";
+
+describe("paired comparison", () => {
+  const result = (conversationId: string, index: number, recall10: number): QuestionResult => ({
+    conversationId, index, category: 1, latencyMs: 1, llmCalls: 0, recall: { 10: recall10 }, hit: { 10: recall10 > 0 ? 1 : 0 }, reciprocalRank: 0,
+  });
+
+  it("the sign test's p-value matches the binomial tail worked by hand", () => {
+    assert.equal(signTestPValue(0, 0), 1, "no disagreements: no evidence either way");
+    assert.equal(signTestPValue(5, 5), 1);
+    // 9 wins, 1 loss: P(X <= 1 | n = 10, 1/2) = 11/1024, two-sided 22/1024.
+    assert.ok(Math.abs(signTestPValue(9, 1) - 22 / 1024) < 1e-12);
+    assert.equal(signTestPValue(1, 9), signTestPValue(9, 1), "symmetric");
+    assert.ok(signTestPValue(60, 40) > 0.05 && signTestPValue(70, 30) < 0.001, "100 disagreements: 60/40 is not significant, 70/30 is");
+    assert.ok(signTestPValue(900, 600) > 0, "a large n does not underflow to zero");
+  });
+
+  it("pairs questions by conversation and index, whatever the order, and counts wins and losses", () => {
+    const first = [result("a", 0, 1), result("a", 1, 0.5), result("b", 0, 0), result("b", 1, 1)];
+    const second = [result("b", 1, 1), result("b", 0, 0.5), result("a", 1, 0), result("a", 0, 0.5), result("c", 0, 1)];
+    const comparison = comparePaired(first, second, 10);
+    assert.equal(comparison.wins, 2);
+    assert.equal(comparison.losses, 1);
+    assert.ok(Math.abs(comparison.difference - (0.5 + 0.5 - 0.5 + 0) / 4) < 1e-12, "the unpaired question c:0 is left out");
+    assert.equal(comparison.pValue, 1);
+  });
+});
 
 describe("evidence metrics", () => {
   it("recall@k is the share of evidence turns among the top k entries' turns", () => {
