@@ -65,7 +65,8 @@ function peerJson(retriever: RetrieverRun, primary: RetrieverRun, ks: readonly n
     peer.versusPrimary = Object.fromEntries(
       ks.map((k) => {
         const comparison = headlineComparison(primary, retriever, k);
-        return [String(k), { ...comparison, difference: round(comparison.difference, 4), pValue: round(comparison.pValue, 4) }];
+        // p keeps three significant digits: rounded to decimals, a clear win would print as an impossible 0.
+        return [String(k), { ...comparison, difference: round(comparison.difference, 4), pValue: Number(comparison.pValue.toPrecision(3)) }];
       }),
     );
   }

@@ -33,7 +33,7 @@ export function register(program: Command): void {
     .description("measure evidence recall on a LoCoMo-format file (fresh temporary store; your --db is not touched)")
     .argument("<file>", "a file in LoCoMo's format, e.g. locomo10.json")
     .addOption(new Option("--mode <mode>", "retrieval mode to score (default: full)").choices(MODES))
-    .option("--peers", "also run LangGraph's InMemoryStore, a BM25 library baseline and every mode, on the same entries and vectors")
+    .option("--peers", "also run LangGraph's InMemoryStore, a BM25 library baseline and every mode, on the same entries and vectors, each compared with --mode question by question (sign test)")
     .option("--limit <n>", "ask at most n questions, in file order (quick runs)")
     .option("--conversations <ids>", "comma-separated sample ids to evaluate (default: all)")
     .option("--k <list>", "cut-offs for recall@k and hit@k (default: 5,10,25)")
