@@ -4,7 +4,7 @@ import { resolveConfiguration } from "./configuration.js";
 import type { RetrievalStateValue, ViewTask } from "./state.js";
 
 /** The views of one round, fanned out in parallel with `Send`, each with its own task. */
-function viewSends(state: RetrievalStateValue, config: RunnableConfig | undefined, queries: string[], hitsMustMentionQuery = false): Send[] {
+function viewSends(state: RetrievalStateValue, config: RunnableConfig | undefined, queries: string[], hitsMustMention: Record<string, string> = {}): Send[] {
   const { views } = resolveConfiguration(config);
   if (!state.queryPlan || !state.settings) return [];
   return views
@@ -18,7 +18,7 @@ function viewSends(state: RetrievalStateValue, config: RunnableConfig | undefine
         queries,
         plan: state.queryPlan!,
         settings: state.settings!,
-        hitsMustMentionQuery,
+        hitsMustMention,
       };
       return new Send(view, task);
     });
@@ -35,6 +35,6 @@ export function routeAfterReflect(state: RetrievalStateValue, config?: RunnableC
   const { maxReflectionRounds } = resolveConfiguration(config);
   if (!coverage || coverage.complete || coverage.gapQueries.length === 0) return "finalize";
   if (state.round > maxReflectionRounds) return "finalize"; // the cap holds whatever the judge said
-  const sends = viewSends(state, config, coverage.gapQueries, coverage.judge === "rules");
+  const sends = viewSends(state, config, coverage.gapQueries, coverage.hitsMustMention);
   return sends.length ? sends : "finalize";
 }

@@ -62,6 +62,12 @@ export interface Coverage {
   percent: number;
   missing: string[];
   gapQueries: string[];
+  /**
+   * The rule judge's gap queries, each with the words a hit must mention to answer it ("John adopt"
+   * for "John adopt"; "Bob Müller" for a second hop "Bob Müller city live"). A model's gap queries are
+   * free text and have none.
+   */
+  hitsMustMention?: Record<string, string>;
   judge: "llm" | "rules" | "off";
 }
 
@@ -102,10 +108,10 @@ export interface ViewTask {
   plan: Plan;
   settings: EffectiveSettings;
   /**
-   * The round's queries are the rule judge's gap queries: a hit answers one only if it mentions every
-   * word of it (a dense neighbour of "Caroline adopt" is rarely about adopting).
+   * For the rule judge's gap queries, the words a hit must mention to answer each (a dense neighbour
+   * of "Caroline adopt" is rarely about adopting); a query without an entry keeps every hit.
    */
-  hitsMustMentionQuery: boolean;
+  hitsMustMention: Record<string, string>;
 }
 
 const appendOrOverwrite = <T>() =>

@@ -28,10 +28,12 @@ export function reflectNode(dependencies: () => Promise<GraphDependencies>) {
       if (!plan) return { coverage: offCoverage() };
       const atCap = !settings.reflection || state.round >= settings.maxReflectionRounds;
       const { model } = await dependencies();
+      // Gap queries of earlier rounds: asking one again would only repeat its hits at another round's weight.
+      const asked = new Set(state.viewHits.filter((list) => list.round > 0).map((list) => list.query));
       if (atCap || !model) {
-        const coverage = judgeWithRules(plan, top, settings.maxGapQueries);
-        if (!settings.reflection) return { coverage: { ...coverage, complete: true, gapQueries: [], judge: "off" as const } };
-        return advance(state.round, atCap ? { ...coverage, gapQueries: [] } : coverage, [], []);
+        const coverage = judgeWithRules(plan, top, settings.maxGapQueries, asked);
+        if (!settings.reflection) return { coverage: { ...coverage, complete: true, gapQueries: [], hitsMustMention: {}, judge: "off" as const } };
+        return advance(state.round, atCap ? { ...coverage, gapQueries: [], hitsMustMention: {} } : coverage, [], []);
       }
 
       const reply = await callStructured(
@@ -49,7 +51,7 @@ export function reflectNode(dependencies: () => Promise<GraphDependencies>) {
       );
       if (!reply.ok) {
         // Unparseable or failed: treat as incomplete and let the rules write the gap queries; the cap still holds.
-        const rules = judgeWithRules(plan, top, settings.maxGapQueries);
+        const rules = judgeWithRules(plan, top, settings.maxGapQueries, asked);
         const degraded: Degradation = { step: "reflect", error: `model failed, rules used: ${reply.record.error ?? "unknown"}` };
         return advance(state.round, { ...rules, complete: rules.gapQueries.length === 0 }, [reply.record], [degraded]);
       }

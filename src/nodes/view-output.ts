@@ -16,21 +16,23 @@ export interface ViewSearch {
 /**
  * Runs a view's searches and turns them into a state update. A view that throws (embedder down,
  * store unreachable) contributes no hits and a degradation record; the other views still answer.
- * In a round of the rule judge's gap queries, hits that do not mention every word of their query are dropped.
+ * In a round of the rule judge's gap queries, hits that do not mention what their query requires are dropped.
  */
 export async function runView(view: ViewName, task: ViewTask, search: () => Promise<ViewSearch[]>) {
   return timed(view, async () => {
     try {
       const searches = await search();
-      if (task.hitsMustMentionQuery) {
+      if (Object.keys(task.hitsMustMention).length > 0) {
         // Gap queries share their anchor names, so one entry comes back for several: tokenize it once.
         const termsByKey = new Map<string, Set<string>>();
         for (const found of searches) {
+          const mustMention = task.hitsMustMention[found.query];
+          if (mustMention === undefined) continue;
           found.hits = found.hits.filter(({ entry }) => {
             const key = hitKey(found.namespace, entry.id);
             const terms = termsByKey.get(key) ?? entryTerms(entry);
             termsByKey.set(key, terms);
-            return coversAll(terms, found.query);
+            return coversAll(terms, mustMention);
           });
         }
       }

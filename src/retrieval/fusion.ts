@@ -12,13 +12,14 @@ export interface FusionOptions {
 
 /**
  * Fuses ranked lists into one, de-duplicated by hit key, each hit with its provenance.
- * - rrf: Reciprocal Rank Fusion over the views, score = sum over views of weight(view) x vote, where
- *   a view's vote for a hit is its best roundWeight^round / (k + rank) over that view's lists
- *   (sub-queries, gap rounds). Each view votes once per hit: more sub-queries widen a view's recall
- *   but do not multiply its say, so a weak view cannot outvote a strong one by running more queries.
- *   Lists of reflection rounds count less (roundWeight < 1): a gap query is a guess at what is
- *   missing, weaker evidence than the question, so its hits join the ranking without pushing down
- *   what the question itself found.
+ * - rrf: Reciprocal Rank Fusion over the views, score = sum over views and rounds of weight(view) x
+ *   vote, where a view's vote for a hit in a round is its best roundWeight^round / (k + rank) over
+ *   that view's lists of the round (sub-queries, gap queries). Within a round each view votes once
+ *   per hit: more sub-queries widen a view's recall but do not multiply its say, so a weak view cannot
+ *   outvote a strong one by running more queries. Rounds add up: a reflection round asks something
+ *   the question did not (what was missing, a second hop's name), so a hit it finds again gains that
+ *   round's vote, as agreement between views does. Lists of reflection rounds count less
+ *   (roundWeight < 1): a gap query is a guess at what is missing, weaker evidence than the question.
  *   Ranks only: raw scores of different views are never added, since cosine and BM25 live on
  *   unrelated scales.
  * - union: the original retriever's merge, first-seen order over rounds, then views, then queries;
@@ -28,7 +29,7 @@ export function fuseRankedLists(lists: readonly ViewHitList[], options: FusionOp
   const ordered = [...lists].sort(
     (a, b) => a.round - b.round || VIEW_NAMES.indexOf(a.view) - VIEW_NAMES.indexOf(b.view),
   );
-  const byKey = new Map<string, { firstSeen: number; bestVote: Map<ViewName, number>; provenance: Provenance }>();
+  const byKey = new Map<string, { firstSeen: number; bestVote: Map<string, { view: ViewName; vote: number }>; provenance: Provenance }>();
   const roundWeight = options.roundWeight ?? 1;
   for (const list of ordered) {
     list.hits.forEach((hit, index) => {
@@ -39,7 +40,8 @@ export function fuseRankedLists(lists: readonly ViewHitList[], options: FusionOp
         byKey.set(hit.key, fused);
       }
       const vote = roundWeight ** list.round / (options.rrfK + rank);
-      fused.bestVote.set(list.view, Math.max(vote, fused.bestVote.get(list.view) ?? 0));
+      const voter = `${list.view} ${list.round}`;
+      fused.bestVote.set(voter, { view: list.view, vote: Math.max(vote, fused.bestVote.get(voter)?.vote ?? 0) });
       const provenance = fused.provenance;
       if (!provenance.views.includes(list.view)) provenance.views.push(list.view);
       if (!provenance.subQueries.includes(list.query)) provenance.subQueries.push(list.query);
@@ -49,7 +51,7 @@ export function fuseRankedLists(lists: readonly ViewHitList[], options: FusionOp
   const fused = [...byKey.entries()].map(([key, { firstSeen, bestVote, provenance }]) => {
     const score =
       options.method === "rrf"
-        ? [...bestVote].reduce((sum, [view, vote]) => sum + options.weights[view] * vote, 0)
+        ? [...bestVote.values()].reduce((sum, { view, vote }) => sum + options.weights[view] * vote, 0)
         : 1 / (firstSeen + 1);
     return { key, score, firstSeen, provenance: { ...provenance, fusedScore: score } };
   });

@@ -4,7 +4,10 @@ import { MemorySaver } from "@langchain/langgraph";
 import { createRetrievalGraph } from "../../src/graph/graph.js";
 import { outputOf } from "../../src/retrieve.js";
 import type { RetrievalStateValue } from "../../src/graph/state.js";
-import type { RecallGraph } from "../../src/recallgraph.js";
+import { fileURLToPath } from "node:url";
+import { ingestFile } from "../../src/ingest/index.js";
+import { openRecallGraph, type RecallGraph } from "../../src/recallgraph.js";
+import type { RetrievalOutput } from "../../src/retrieve.js";
 import { teamMemory } from "../support/graph-fixture.js";
 import { NOW } from "../support/team-memory.js";
 
@@ -124,5 +127,31 @@ describe("retrieval graph with the rule-based planner (no model)", () => {
       memory.retrieve({ question: "hello", namespace: "" }),
       (error: Error) => error.name === "ValidationError" && /namespace/.test(error.message),
     );
+  });
+});
+
+describe("a question about someone it describes, over the shipped sample memory", () => {
+  const samplePath = fileURLToPath(new URL("../../samples/demo-memory.jsonl", import.meta.url));
+  const question = "Which city does the engineer who fixed ERR_1024 live in?";
+  let memory: RecallGraph;
+  before(async () => {
+    memory = await openRecallGraph({ store: { kind: "sqlite", path: ":memory:" }, embedder: { provider: "hash", dimension: 256 }, model: null });
+    await ingestFile(samplePath, { store: memory.store, embedder: memory.embedder, namespace: "demo" });
+  });
+  after(() => memory.close());
+
+  it("finds who in the first round, then asks about them by name", async () => {
+    const now = "2026-03-16T09:00:00Z";
+    const rankOf = (output: RetrievalOutput, id: string) => output.results.findIndex((result) => result.id === id);
+    const full = await memory.retrieve({ question, namespace: "demo", now });
+    assert.ok(full.coverage?.missing.includes("Bob Müller (second hop)"), JSON.stringify(full.coverage));
+    const home = full.results.find((result) => result.id === "demo-02");
+    assert.ok(home, "Bob Müller lives in Berlin: demo-02 is returned");
+    assert.ok(home.provenance.ranks.some((rank) => rank.round > 0 && rank.query.startsWith("Bob Müller")), "found again by the second hop");
+    assert.ok(rankOf(full, "demo-02") < 3, `demo-02 at ${rankOf(full, "demo-02") + 1}`);
+    assert.ok(rankOf(full, "demo-10") < 3, "the memory that says who fixed it stays on top");
+
+    const firstRoundOnly = await memory.retrieve({ question, namespace: "demo", now }, { preset: "no-reflect" });
+    assert.ok(rankOf(firstRoundOnly, "demo-02") > rankOf(full, "demo-02"), "without reflection it ranks lower");
   });
 });

@@ -26,21 +26,31 @@ describe("weighted RRF", () => {
   });
 
   it("counts a reflection round's lists at roundWeight per round, so gap hits join without displacing round 0", () => {
-    const lists = [list("lexical", 0, ["a", "b"]), list("lexical", 1, ["g", "b"], "gap")];
+    const lists = [list("lexical", 0, ["a", "b"]), list("lexical", 1, ["g", "h"], "gap")];
     const discounted = fuseRankedLists(lists, { method: "rrf", rrfK: 20, weights, roundWeight: 0.5 });
     assert.deepEqual(
       discounted.map((hit) => hit.key),
-      ["a", "b", "g"],
+      ["a", "b", "g", "h"],
     );
     assert.equal(discounted[2]?.score, 0.5 / 21);
-    // b keeps its better vote (round 0, rank 2) over the discounted one (round 1, rank 2).
-    assert.equal(discounted[1]?.score, 1 / 22);
     const flat = fuseRankedLists(lists, { method: "rrf", rrfK: 20, weights });
     assert.deepEqual(
       flat.map((hit) => hit.key),
-      ["a", "g", "b"],
+      ["a", "g", "b", "h"],
       "without the discount the gap query's first hit ties the question's",
     );
+  });
+
+  it("adds a view's votes across rounds but takes its best within a round", () => {
+    // b is found by the question (rank 2) and again by a gap query (rank 1): the gap round agrees, so b gains.
+    const rounds = [list("lexical", 0, ["a", "b"]), list("lexical", 1, ["b"], "gap")];
+    const fused = fuseRankedLists(rounds, { method: "rrf", rrfK: 20, weights, roundWeight: 0.5 });
+    assert.deepEqual(fused.map((hit) => hit.key), ["b", "a"]);
+    assert.equal(fused[0]?.score, 1 / 22 + 0.5 / 21);
+    // Two sub-queries of one round finding b: one vote, the better one.
+    const subQueries = [list("lexical", 0, ["a", "b"], "q1"), list("lexical", 0, ["b"], "q2")];
+    const once = fuseRankedLists(subQueries, { method: "rrf", rrfK: 20, weights, roundWeight: 0.5 });
+    assert.equal(once.find((hit) => hit.key === "b")?.score, 1 / 21);
   });
 });
 

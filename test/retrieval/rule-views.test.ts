@@ -94,8 +94,44 @@ describe("the rule-based judge", () => {
     assert.equal(coverage.complete, false);
     assert.deepEqual(coverage.missing, ["Pride", "kind", "attend"]);
     assert.deepEqual(coverage.gapQueries, ["Pride", "John kind", "John attend"]);
+    assert.deepEqual(coverage.hitsMustMention, { Pride: "Pride", "John kind": "John kind", "John attend": "John attend" });
     assert.equal(coverage.percent, 40);
     assert.deepEqual(judgeWithRules(plan({ entities: ["Pride"] }), found, 1).gapQueries, ["Pride"], "at most maxGapQueries");
+    const again = judgeWithRules(plan({ entities: ["Pride"] }), found, 3, new Set(["Pride", "John kind"]));
+    assert.deepEqual(again.gapQueries, ["John attend"], "a query asked in an earlier round is not asked again");
+    assert.deepEqual(Object.keys(again.hitsMustMention ?? {}), ["John attend"]);
+  });
+
+  it("takes a second hop for a person the question describes instead of naming", () => {
+    const entry = (text: string, persons: string[]) => normalizeEntry("ns", { text, persons }, { now: Date.parse(NOW) });
+    const fixedIt = [
+      entry("Alice phoned Wang Lei: the customer is waiting for the ERR_1024 fix.", ["Alice", "Wang Lei"]),
+      entry("Bob Müller fixed ERR_1024 in firmware 2.3.1.", ["Bob Müller"]),
+      entry("Kessler GmbH reported ERR_1024.", []),
+    ];
+    const described = plan({
+      subQueries: ["Which city does the engineer who fixed ERR_1024 live in?"],
+      keywords: ["city", "engineer", "fixed", "ERR_1024", "live"],
+      persons: [],
+      entities: ["ERR_1024"],
+    });
+    const coverage = judgeWithRules(described, fixedIt, 3);
+    assert.equal(coverage.complete, false);
+    assert.equal(coverage.gapQueries[0], "Bob Müller city engineer live", "the name, and the words the first hop did not match");
+    assert.equal(coverage.hitsMustMention?.["Bob Müller city engineer live"], "Bob Müller", "a hit must name the person, not the answer's words");
+    assert.ok(coverage.missing.includes("Bob Müller (second hop)"));
+    assert.ok(!coverage.gapQueries.some((query) => /Alice|Wang Lei/.test(query)), "the ones merely mentioned beside the fix are not asked about");
+    const noActor = judgeWithRules(described, [fixedIt[0]!, fixedIt[2]!], 3);
+    assert.deepEqual(
+      noActor.gapQueries.slice(0, 2),
+      ["Alice city engineer live", "Wang Lei city engineer live"],
+      "with no one written as doing it, the people mentioned with it are asked about",
+    );
+
+    const named = judgeWithRules({ ...described, subQueries: ["Which city does Bob Müller live in?"] }, fixedIt, 3);
+    assert.ok(!named.gapQueries.some((query) => query.startsWith("Bob Müller")), "no second hop when the question names its subject");
+    const alreadyNamed = judgeWithRules({ ...described, persons: ["Bob Müller"] }, fixedIt, 3);
+    assert.ok(!alreadyNamed.missing.includes("Bob Müller (second hop)"), "a person the plan names is not a hop");
   });
 
   it("counts a time window as covered only by a result inside it, and leaves it to the symbolic view", () => {
@@ -144,7 +180,14 @@ describe("gap rounds of the rule judge", () => {
       round: 1,
       queryPlan: planOf,
       settings,
-      coverage: { complete: false, percent: 50, missing: ["Regatta"], gapQueries: ["Regatta"], judge },
+      coverage: {
+        complete: false,
+        percent: 50,
+        missing: ["Regatta"],
+        gapQueries: ["Regatta"],
+        ...(judge === "rules" ? { hitsMustMention: { Regatta: "Regatta" } } : {}),
+        judge,
+      },
     }) as RetrievalStateValue;
 
   it("marks a round of rule-made gap queries as needing mentions, and a model's as free text", () => {
@@ -155,8 +198,8 @@ describe("gap rounds of the rule judge", () => {
     };
     const byRules = tasks("rules");
     assert.deepEqual(byRules.map((task) => task.view).sort(), ["lexical", "semantic"], "the symbolic view's conditions do not change");
-    assert.ok(byRules.every((task) => task.hitsMustMentionQuery && task.queries[0] === "Regatta"));
-    assert.ok(tasks("llm").every((task) => !task.hitsMustMentionQuery));
+    assert.ok(byRules.every((task) => task.hitsMustMention["Regatta"] === "Regatta" && task.queries[0] === "Regatta"));
+    assert.ok(tasks("llm").every((task) => Object.keys(task.hitsMustMention).length === 0));
   });
 
   it("keeps only the gap hits that mention every word of their query", async () => {
@@ -166,15 +209,16 @@ describe("gap rounds of the rule judge", () => {
     });
     const hits = [entry("a", "John rowed all day."), entry("b", "The boats were ready.", ["Regatta"]), entry("c", "John won the regatta!")];
     // An anchored gap query ("John regatta") needs both words: the entity tag alone does not name John.
-    const task = (hitsMustMentionQuery: boolean): ViewTask => ({ view: "semantic", round: 1, question: "q", namespaces: ["ns"], queries: ["Regatta"], plan: planOf, settings, hitsMustMentionQuery });
-    const kept = async (hitsMustMentionQuery: boolean) => {
-      const update = await runView("semantic", task(hitsMustMentionQuery), async () => [{ query: "Regatta", namespace: "ns", hits }]);
+    const task = (hitsMustMention: Record<string, string>): ViewTask => ({ view: "semantic", round: 1, question: "q", namespaces: ["ns"], queries: ["Regatta"], plan: planOf, settings, hitsMustMention });
+    const kept = async (hitsMustMention: Record<string, string>, query = "Regatta") => {
+      const update = await runView("semantic", task(hitsMustMention), async () => [{ query, namespace: "ns", hits }]);
       return update.viewHits[0]?.hits.map((hit) => hit.key);
     };
-    assert.deepEqual(await kept(true), [hitKey("ns", "b"), hitKey("ns", "c")]);
-    assert.deepEqual(await kept(false), [hitKey("ns", "a"), hitKey("ns", "b"), hitKey("ns", "c")]);
-    const anchored = await runView("lexical", { ...task(true), view: "lexical" }, async () => [{ query: "John regatta", namespace: "ns", hits }]);
-    assert.deepEqual(anchored.viewHits[0]?.hits.map((hit) => hit.key), [hitKey("ns", "c")]);
+    assert.deepEqual(await kept({ Regatta: "Regatta" }), [hitKey("ns", "b"), hitKey("ns", "c")]);
+    assert.deepEqual(await kept({}), [hitKey("ns", "a"), hitKey("ns", "b"), hitKey("ns", "c")]);
+    assert.deepEqual(await kept({ "John regatta": "John regatta" }, "John regatta"), [hitKey("ns", "c")]);
+    // A second hop's query must only be mentioned by name: "John rowed all day" answers "John regatta win".
+    assert.deepEqual(await kept({ "John regatta win": "John" }, "John regatta win"), [hitKey("ns", "a"), hitKey("ns", "c")]);
   });
 });
 

@@ -1,28 +1,85 @@
 import type { MemoryEntry } from "../../memory/entry.js";
 import { coversAll, entryTerms } from "../../retrieval/mentions.js";
+import { tokenize } from "../../text/tokenizer.js";
 import type { Coverage, Plan } from "../../graph/state.js";
+
+/** How many of the best results may name the person a question describes ("the engineer who fixed ERR_1024"). */
+const BRIDGE_SOURCES = 3;
 
 /**
  * The judge that runs with no model: coverage is the share of the plan's facets (names, keywords, time
  * window) present in the current top results. A gap query asks for one missing facet: a missing name
  * on its own (anchored on the names already found, it brought back memories of those instead), a
- * missing word anchored on the names found ("Caroline adopt"). A hit answers a gap query only if it
- * mentions every word of it (routing marks such rounds; view-output checks): a re-asked word alone would
+ * missing word anchored on the names found ("Caroline adopt"). A hit answers such a query only if it
+ * mentions every word of it (`hitsMustMention`; view-output checks): a re-asked word alone would
  * return what BM25 ranked low the first time. The window is the symbolic view's, never a gap query.
+ *
+ * A question about someone it describes instead of naming takes a second hop: the first round finds
+ * who ("Bob Müller fixed ERR_1024"), then the judge asks about them by name ("Bob Müller city live"),
+ * keeping hits that mention the name. A query already asked in an earlier round is not asked again.
  */
-export function judgeWithRules(plan: Plan, found: readonly MemoryEntry[], maxGapQueries: number): Coverage {
+export function judgeWithRules(plan: Plan, found: readonly MemoryEntry[], maxGapQueries: number, asked: ReadonlySet<string> = new Set()): Coverage {
   const facets = facetsOf(plan);
-  if (facets.length === 0) return { complete: true, percent: 100, missing: [], gapQueries: [], judge: "rules" };
   const foundTerms = new Set(found.flatMap((entry) => [...entryTerms(entry)]));
-  const missing = facets.filter((facet) => !facet.isCovered(foundTerms, found)).map((facet) => facet.label);
-  const percent = Math.round((100 * (facets.length - missing.length)) / facets.length);
+  const missingFacets = facets.filter((facet) => !facet.isCovered(foundTerms, found)).map((facet) => facet.label);
+  const percent = facets.length === 0 ? 100 : Math.round((100 * (facets.length - missingFacets.length)) / facets.length);
   const names = [...plan.persons, ...plan.entities, ...plan.locations];
-  const anchor = names.filter((name) => !missing.includes(name)).join(" ");
-  const gapQueries = missing
-    .filter((label) => label !== plan.timeExpression)
-    .slice(0, maxGapQueries)
-    .map((label) => (names.includes(label) || !anchor ? label : `${anchor} ${label}`));
-  return { complete: gapQueries.length === 0, percent, missing, gapQueries, judge: "rules" };
+  const anchor = names.filter((name) => !missingFacets.includes(name)).join(" ");
+  // Second hops first: a described person is the question's subject, a missing word only one of its terms.
+  const hops = secondHops(plan, found);
+  const gaps = [
+    ...hops.map(({ name, query }) => ({ query, mustMention: name })),
+    ...missingFacets
+      .filter((label) => label !== plan.timeExpression)
+      .map((label) => (names.includes(label) || !anchor ? label : `${anchor} ${label}`))
+      .map((query) => ({ query, mustMention: query })),
+  ];
+  const missing = [...hops.map(({ name }) => `${name} (second hop)`), ...missingFacets];
+  const chosen = gaps
+    .filter((gap, i) => !asked.has(gap.query) && gaps.findIndex((other) => other.query === gap.query) === i)
+    .slice(0, maxGapQueries);
+  const gapQueries = chosen.map((gap) => gap.query);
+  const hitsMustMention = Object.fromEntries(chosen.map((gap) => [gap.query, gap.mustMention]));
+  return { complete: gapQueries.length === 0, percent, missing, gapQueries, hitsMustMention, judge: "rules" };
+}
+
+/** "the engineer who fixed", "a person whose car": a determiner, one to three words, who / whom / whose, the next word. */
+const DESCRIBED_PERSON = /\b(?:the|a|an)\s+(?:[\p{L}-]+\s+){1,3}?(?:who|whom|whose)\s+([\p{L}-]+)/iu;
+
+/**
+ * The people a question describes instead of naming, as the best results name them: persons of the
+ * top hits that mention the description's first word ("fixed"), the question's own names left out.
+ * Where some are written right before that word ("Bob Müller fixed ERR_1024"), only those: the others
+ * were merely there ("Alice phoned Wang Lei about the fix"). Each comes with a query of the name and the plan's words its hit did not match:
+ * what the question asks about them.
+ */
+function secondHops(plan: Plan, found: readonly MemoryEntry[]): Array<{ name: string; query: string }> {
+  const described = DESCRIBED_PERSON.exec(plan.subQueries[0] ?? "");
+  const verb = described?.[1] ? tokenize(described[1])[0] : undefined;
+  if (!verb) return [];
+  const named = new Set(plan.persons.map((person) => person.toLowerCase()));
+  const hops: Array<{ name: string; query: string; acted: boolean }> = [];
+  for (const entry of found.slice(0, BRIDGE_SOURCES)) {
+    const terms = entryTerms(entry);
+    if (!terms.has(verb)) continue;
+    const tokens = tokenize(entry.text);
+    const rest = plan.keywords.filter((keyword) => !coversAll(terms, keyword));
+    for (const person of entry.persons) {
+      if (named.has(person.toLowerCase()) || hops.some((hop) => hop.name === person)) continue;
+      hops.push({ name: person, query: [person, ...rest].join(" "), acted: precedes(tokenize(person), verb, tokens) });
+    }
+  }
+  const actors = hops.filter((hop) => hop.acted);
+  return (actors.length > 0 ? actors : hops).map(({ name, query }) => ({ name, query }));
+}
+
+/** True when `name`'s tokens appear in `tokens` immediately followed by `next`. */
+function precedes(name: readonly string[], next: string, tokens: readonly string[]): boolean {
+  if (name.length === 0) return false;
+  for (let i = 0; i + name.length < tokens.length; i++) {
+    if (tokens[i + name.length] === next && name.every((token, j) => tokens[i + j] === token)) return true;
+  }
+  return false;
 }
 
 interface Facet {
