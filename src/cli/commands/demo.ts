@@ -34,6 +34,12 @@ const QUESTIONS: readonly DemoQuestion[] = [
     answer: "Bob Müller fixed it; he presents at Embedded World in Nuremberg on 24 March 2026",
   },
   {
+    kind: "two hops",
+    question: "Which city does the engineer who fixed ERR_1024 live in?",
+    answers: ["demo-10", "demo-02"],
+    answer: "Bob Müller fixed it (first round); reflection then asks about him by name: he lives in Berlin",
+  },
+  {
     kind: "exact code",
     question: "What does ERR_2048 mean?",
     answers: ["demo-13"],
@@ -62,7 +68,7 @@ const QUESTIONS: readonly DemoQuestion[] = [
 export function register(program: Command): void {
   program
     .command("demo")
-    .description("answer six questions over the shipped sample memory (offline, no setup)")
+    .description("answer seven questions over the shipped sample memory (offline, no setup)")
     .addHelpText(
       "after",
       `
