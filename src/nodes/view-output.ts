@@ -26,7 +26,8 @@ export async function runView(view: ViewName, task: ViewTask, search: () => Prom
         // Gap queries share their anchor names, so one entry comes back for several: tokenize it once.
         const termsByKey = new Map<string, Set<string>>();
         for (const found of searches) {
-          const mustMention = task.hitsMustMention[found.query];
+          // Own keys only: a gap query may be any word, "constructor" included.
+          const mustMention = Object.hasOwn(task.hitsMustMention, found.query) ? task.hitsMustMention[found.query] : undefined;
           if (mustMention === undefined) continue;
           found.hits = found.hits.filter(({ entry }) => {
             const key = hitKey(found.namespace, entry.id);

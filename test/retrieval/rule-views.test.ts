@@ -219,6 +219,7 @@ describe("gap rounds of the rule judge", () => {
     assert.deepEqual(await kept({ "John regatta": "John regatta" }, "John regatta"), [hitKey("ns", "c")]);
     // A second hop's query must only be mentioned by name: "John rowed all day" answers "John regatta win".
     assert.deepEqual(await kept({ "John regatta win": "John" }, "John regatta win"), [hitKey("ns", "a"), hitKey("ns", "c")]);
+    assert.deepEqual(await kept({ Regatta: "Regatta" }, "constructor"), [hitKey("ns", "a"), hitKey("ns", "b"), hitKey("ns", "c")], "a query with no entry keeps its hits");
   });
 });
 

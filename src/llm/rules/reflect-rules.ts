@@ -50,8 +50,8 @@ const DESCRIBED_PERSON = /\b(?:the|a|an)\s+(?:[\p{L}-]+\s+){1,3}?(?:who|whom|who
  * The people a question describes instead of naming, as the best results name them: persons of the
  * top hits that mention the description's first word ("fixed"), the question's own names left out.
  * Where some are written right before that word ("Bob Müller fixed ERR_1024"), only those: the others
- * were merely there ("Alice phoned Wang Lei about the fix"). Each comes with a query of the name and the plan's words its hit did not match:
- * what the question asks about them.
+ * were merely there ("Alice phoned Wang Lei about the fix"). Each comes with a query of the name and
+ * the plan's words its hit did not match: what the question asks about them.
  */
 function secondHops(plan: Plan, found: readonly MemoryEntry[]): Array<{ name: string; query: string }> {
   const described = DESCRIBED_PERSON.exec(plan.subQueries[0] ?? "");
