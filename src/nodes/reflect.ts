@@ -55,7 +55,7 @@ export function reflectNode(dependencies: () => Promise<GraphDependencies>) {
         const degraded: Degradation = { step: "reflect", error: `model failed, rules used: ${reply.record.error ?? "unknown"}` };
         return advance(state.round, { ...rules, complete: rules.gapQueries.length === 0 }, [reply.record], [degraded]);
       }
-      const gapQueries = reply.value.gapQueries.slice(0, settings.maxGapQueries);
+      const gapQueries = reply.value.gapQueries.filter((query) => !asked.has(query)).slice(0, settings.maxGapQueries);
       const coverage: Coverage = {
         complete: reply.value.complete || gapQueries.length === 0,
         percent: reply.value.coveragePercent,

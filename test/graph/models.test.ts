@@ -41,7 +41,11 @@ describe("retrieval graph with a chat model", () => {
   });
 
   it("searches again for gaps and stops at the round cap", async () => {
-    const { model, calls } = scriptedModel({ plan: GOOD_PLAN, reflect: INCOMPLETE });
+    const gaps = (round: number) => (round === 1 ? ["Alice meeting partner", "Bob Shanghai"] : ["Carol pricing call"]);
+    const { model, calls } = scriptedModel({
+      plan: GOOD_PLAN,
+      reflect: (call) => json({ complete: false, coveragePercent: 40, missing: ["who"], gapQueries: gaps(call) }),
+    });
     const memory = await teamMemory({ model });
     const output = await memory.retrieve({ question: QUESTION, namespace: "team", now: NOW }, { maxReflectionRounds: 2 });
     assert.equal(output.rounds, 2);
@@ -50,7 +54,16 @@ describe("retrieval graph with a chat model", () => {
     await memory.close();
   });
 
-  it("falls back to the rules when the model answers garbage, and the cap still holds", async () => {
+  it("does not ask a model's gap query again in a later round", async () => {
+    const { model, calls } = scriptedModel({ plan: GOOD_PLAN, reflect: INCOMPLETE });
+    const memory = await teamMemory({ model });
+    const output = await memory.retrieve({ question: QUESTION, namespace: "team", now: NOW }, { maxReflectionRounds: 2 });
+    assert.equal(calls.reflect, 2);
+    assert.equal(output.rounds, 1, "the second judgement repeats the first's queries: nothing new to search");
+    await memory.close();
+  });
+
+    it("falls back to the rules when the model answers garbage, and the cap still holds", async () => {
     const { model, calls } = scriptedModel({ plan: "I think you should search for Alice.", reflect: "not json {" });
     const memory = await teamMemory({ model });
     const output = await memory.retrieve({ question: QUESTION, namespace: "team", now: NOW }, { maxReflectionRounds: 1 });
