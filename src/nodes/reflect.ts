@@ -28,7 +28,7 @@ export function reflectNode(dependencies: () => Promise<GraphDependencies>) {
       if (!plan) return { coverage: offCoverage() };
       const atCap = !settings.reflection || state.round >= settings.maxReflectionRounds;
       const { model } = await dependencies();
-      // Gap queries of earlier rounds: asking one again would only repeat its hits at another round's weight.
+      // Gap queries of earlier rounds: asked again, they would find the same hits and count them twice.
       const asked = new Set(state.viewHits.filter((list) => list.round > 0).map((list) => list.query));
       if (atCap || !model) {
         const coverage = judgeWithRules(plan, top, settings.maxGapQueries, asked);
