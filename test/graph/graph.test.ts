@@ -1,13 +1,12 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
 import { MemorySaver } from "@langchain/langgraph";
 import { createRetrievalGraph } from "../../src/graph/graph.js";
-import { outputOf } from "../../src/retrieve.js";
+import { outputOf, type RetrievalOutput } from "../../src/retrieve.js";
 import type { RetrievalStateValue } from "../../src/graph/state.js";
-import { fileURLToPath } from "node:url";
 import { ingestFile } from "../../src/ingest/index.js";
 import { openRecallGraph, type RecallGraph } from "../../src/recallgraph.js";
-import type { RetrievalOutput } from "../../src/retrieve.js";
 import { teamMemory } from "../support/graph-fixture.js";
 import { NOW } from "../support/team-memory.js";
 
