@@ -6,6 +6,7 @@ import { EXTRACT_MEMORIES_SYSTEM, extractMemoriesUserPrompt } from "../llm/promp
 import { log } from "../log.js";
 import { MAX_TEXT_CHARS, uniqueNames, type MemoryInput } from "../memory/entry.js";
 import { keywords } from "../text/tokenizer.js";
+import { formatterPerZone } from "../time/calendar.js";
 import { participantsOf, type Dialogue, type DialogueTurn } from "./dialogue.js";
 import { buildRuleMemories, ContextOptionsSchema, resolveTurnText } from "./dialogue-rules.js";
 import { stableId } from "./ids.js";
@@ -196,23 +197,16 @@ function normalizeForComparison(text: string): string {
   return text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ").trim();
 }
 
-/** One formatter per time zone: building an Intl.DateTimeFormat costs far more than using one. */
-const readableFormats = new Map<string, Intl.DateTimeFormat>();
+const readableFormat = formatterPerZone("en-GB", {
+  day: "numeric",
+  month: "long",
+  year: "numeric",
+  hour: "2-digit",
+  minute: "2-digit",
+  hourCycle: "h23",
+});
 
 /** "8 May 2023, 13:56 (UTC)": what the model needs to turn relative dates into absolute ones. */
 function readableTime(iso: string, timeZone: string): string {
-  let format = readableFormats.get(timeZone);
-  if (!format) {
-    format = new Intl.DateTimeFormat("en-GB", {
-      timeZone,
-      day: "numeric",
-      month: "long",
-      year: "numeric",
-      hour: "2-digit",
-      minute: "2-digit",
-      hourCycle: "h23",
-    });
-    readableFormats.set(timeZone, format);
-  }
-  return `${format.format(new Date(iso))} (${timeZone})`;
+  return `${readableFormat(timeZone).format(new Date(iso))} (${timeZone})`;
 }

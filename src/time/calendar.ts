@@ -53,28 +53,33 @@ function positionIn(names: readonly string[], name: string): number | undefined 
 
 const DAY_MS = 86_400_000;
 
-// Formatters are costly to build; a cache keyed by zone is memoisation, not state (same input, same output).
-const formatterByZone = new Map<string, Intl.DateTimeFormat>();
-const resolvedZones = new Map<string, string>();
-
-function formatterFor(timeZone: string): Intl.DateTimeFormat {
-  let formatter = formatterByZone.get(timeZone);
-  if (!formatter) {
-    formatter = new Intl.DateTimeFormat("en-US", {
-      timeZone,
-      hourCycle: "h23",
-      era: "short",
-      year: "numeric",
-      month: "numeric",
-      day: "numeric",
-      hour: "numeric",
-      minute: "numeric",
-      second: "numeric",
-    });
-    formatterByZone.set(timeZone, formatter);
-  }
-  return formatter;
+/**
+ * One shape of Intl.DateTimeFormat, memoised per time zone: building a formatter costs far more than
+ * using one. A cache keyed by zone is memoisation, not state (same input, same output).
+ */
+export function formatterPerZone(locale: string, options: Omit<Intl.DateTimeFormatOptions, "timeZone">): (timeZone: string) => Intl.DateTimeFormat {
+  const byZone = new Map<string, Intl.DateTimeFormat>();
+  return (timeZone) => {
+    let formatter = byZone.get(timeZone);
+    if (!formatter) {
+      formatter = new Intl.DateTimeFormat(locale, { ...options, timeZone });
+      byZone.set(timeZone, formatter);
+    }
+    return formatter;
+  };
 }
+
+const formatterFor = formatterPerZone("en-US", {
+  hourCycle: "h23",
+  era: "short",
+  year: "numeric",
+  month: "numeric",
+  day: "numeric",
+  hour: "numeric",
+  minute: "numeric",
+  second: "numeric",
+});
+const resolvedZones = new Map<string, string>();
 
 /** Throws a ValidationError naming `timeZone` unless it is an IANA zone this runtime knows. */
 export function assertTimeZone(timeZone: string): string {
