@@ -22,20 +22,18 @@ export async function runView(view: ViewName, task: ViewTask, search: () => Prom
   return timed(view, async () => {
     try {
       const searches = await search();
-      if (Object.keys(task.hitsMustMention).length > 0) {
-        // Gap queries share their anchor names, so one entry comes back for several: tokenize it once.
-        const termsByKey = new Map<string, Set<string>>();
-        for (const found of searches) {
-          // Own keys only: a gap query may be any word, "constructor" included.
-          const mustMention = Object.hasOwn(task.hitsMustMention, found.query) ? task.hitsMustMention[found.query] : undefined;
-          if (mustMention === undefined) continue;
-          found.hits = found.hits.filter(({ entry }) => {
-            const key = hitKey(found.namespace, entry.id);
-            const terms = termsByKey.get(key) ?? entryTerms(entry);
-            termsByKey.set(key, terms);
-            return coversAll(terms, mustMention);
-          });
-        }
+      // Gap queries share their anchor names, so one entry comes back for several: tokenize it once.
+      const termsByKey = new Map<string, Set<string>>();
+      for (const found of searches) {
+        // Own keys only: a gap query may be any word, "constructor" included.
+        const mustMention = Object.hasOwn(task.hitsMustMention, found.query) ? task.hitsMustMention[found.query] : undefined;
+        if (mustMention === undefined) continue;
+        found.hits = found.hits.filter(({ entry }) => {
+          const key = hitKey(found.namespace, entry.id);
+          const terms = termsByKey.get(key) ?? entryTerms(entry);
+          termsByKey.set(key, terms);
+          return coversAll(terms, mustMention);
+        });
       }
       const viewHits: ViewHitList[] = [];
       const entries: Record<string, MemoryEntry> = {};

@@ -20,13 +20,14 @@ const BRIDGE_SOURCES = 3;
  */
 export function judgeWithRules(plan: Plan, found: readonly MemoryEntry[], maxGapQueries: number, asked: ReadonlySet<string> = new Set()): Coverage {
   const facets = facetsOf(plan);
-  const foundTerms = new Set(found.flatMap((entry) => [...entryTerms(entry)]));
+  const termsOfFound = found.map(entryTerms);
+  const foundTerms = new Set(termsOfFound.flatMap((terms) => [...terms]));
   const missingFacets = facets.filter((facet) => !facet.isCovered(foundTerms, found)).map((facet) => facet.label);
   const percent = facets.length === 0 ? 100 : Math.round((100 * (facets.length - missingFacets.length)) / facets.length);
   const names = [...plan.persons, ...plan.entities, ...plan.locations];
   const anchor = names.filter((name) => !missingFacets.includes(name)).join(" ");
   // Second hops first: a described person is the question's subject, a missing word only one of its terms.
-  const hops = secondHops(plan, found);
+  const hops = secondHops(plan, found, termsOfFound);
   const gaps = [
     ...hops.map(({ name, query }) => ({ query, mustMention: name })),
     ...missingFacets
@@ -53,15 +54,15 @@ const DESCRIBED_PERSON = /\b(?:the|a|an)\s+(?:[\p{L}-]+\s+){1,3}?(?:who|whom|who
  * were merely there ("Alice phoned Wang Lei about the fix"). Each comes with a query of the name and
  * the plan's words its hit did not match: what the question asks about them.
  */
-function secondHops(plan: Plan, found: readonly MemoryEntry[]): Array<{ name: string; query: string }> {
+function secondHops(plan: Plan, found: readonly MemoryEntry[], termsOfFound: ReadonlyArray<ReadonlySet<string>>): Array<{ name: string; query: string }> {
   const described = DESCRIBED_PERSON.exec(plan.subQueries[0] ?? "");
   const verb = described?.[1] ? tokenize(described[1])[0] : undefined;
   if (!verb) return [];
   const named = new Set(plan.persons.map((person) => person.toLowerCase()));
   const hops: Array<{ name: string; query: string; acted: boolean }> = [];
-  for (const entry of found.slice(0, BRIDGE_SOURCES)) {
-    const terms = entryTerms(entry);
-    if (!terms.has(verb)) continue;
+  for (const [i, entry] of found.slice(0, BRIDGE_SOURCES).entries()) {
+    const terms = termsOfFound[i];
+    if (!terms?.has(verb)) continue;
     const tokens = tokenize(entry.text);
     const rest = plan.keywords.filter((keyword) => !coversAll(terms, keyword));
     for (const person of entry.persons) {
