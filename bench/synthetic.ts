@@ -73,6 +73,7 @@ export function syntheticMemories(count: number, seed = 7): MemoryInput[] {
       text,
       timestamp: SYNTHETIC_START_MS + Math.floor((i / count) * SPAN_MS),
       persons: person === friend ? [person] : [person, friend],
+      speaker: person,
       entities: [],
       location: place,
       keywords: activity.split(" ").filter((word) => word.length > 3),

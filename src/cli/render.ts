@@ -13,6 +13,7 @@ export function resultJson(result: RetrievalResult) {
     score: result.score,
     ...(result.rerankScore !== undefined ? { rerankScore: result.rerankScore } : {}),
     persons: result.persons,
+    ...(result.speaker !== undefined ? { speaker: result.speaker } : {}),
     entities: result.entities,
     ...(result.location !== undefined ? { location: result.location } : {}),
     ...(result.topic !== undefined ? { topic: result.topic } : {}),

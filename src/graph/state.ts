@@ -84,6 +84,7 @@ export interface RetrievalResult {
   text: string;
   timestamp: string;
   persons: string[];
+  speaker?: string;
   entities: string[];
   location?: string;
   topic?: string;

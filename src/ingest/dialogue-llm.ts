@@ -181,6 +181,9 @@ function toMemories(
       entities: uniqueNames(item.entities, 32),
       source: { turnIds: cited.map((turn) => turn.turnId) },
     };
+    // One speaker's turns make a memory of what they said; a memory of an exchange has no single speaker.
+    const speakers = new Set(cited.map((turn) => turn.speaker));
+    if (speakers.size === 1) memory.speaker = [...speakers][0];
     if (item.location) memory.location = item.location;
     if (item.topic) memory.topic = item.topic;
     memories.push(memory);

@@ -53,7 +53,7 @@ export function turnEntryId(namespace: string, turnId: string): string {
  * Rule mode (no LLM): one memory per turn.
  * - text: "<Speaker> said: <what was said>", relative dates rewritten as absolute ones against the
  *   turn's time, an image caption appended as "[shared an image: ...]";
- * - persons: the speaker and everyone named (participants also by nickname);
+ * - speaker: the turn's speaker; persons: the speaker and everyone named (participants also by nickname);
  * - entities: proper names, codes, quantities; location: a clearly named place, if any;
  * - keywords: the turn's content words plus, per the context options, its neighbours';
  * - timestamp: the turn's time; source.turnIds: [turnId]; id: derived from (namespace, turnId).
@@ -95,6 +95,7 @@ export function buildRuleMemories(dialogue: Dialogue, options: RuleBuilderOption
       keywords: capList([...(turnKeywords[index] ?? []), ...codeFamilies(names.entities), ...contextWords], 64),
       timestamp: turn.time,
       persons: capList([turn.speaker, ...names.persons], 32),
+      speaker: turn.speaker,
       entities: capList(names.entities, 32),
       source: { turnIds: [turn.turnId] },
     };

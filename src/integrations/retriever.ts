@@ -53,6 +53,7 @@ export class RecallGraphRetriever extends BaseRetriever {
             namespace: result.namespace,
             timestamp: result.timestamp,
             persons: result.persons,
+            speaker: result.speaker,
             entities: result.entities,
             location: result.location,
             source: result.source,

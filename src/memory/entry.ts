@@ -53,6 +53,8 @@ export const MemoryInputSchema = z.strictObject({
   timestamp: TimestampInputSchema.optional(),
   location: z.string().trim().min(1).max(MAX_ID_CHARS).optional(),
   persons: nameList.optional(),
+  /** Who said or wrote it (a dialogue turn's speaker); stored as one of `persons` too. */
+  speaker: z.string().trim().min(1, "speaker must not be empty").max(MAX_ID_CHARS).optional(),
   entities: nameList.optional(),
   topic: z.string().trim().min(1).max(MAX_ID_CHARS).optional(),
   source: SourceSchema.optional(),
@@ -69,6 +71,8 @@ export const MemoryEntrySchema = z.strictObject({
   timestampMs: z.number().int(),
   location: z.string().optional(),
   persons: z.array(z.string()),
+  /** Who said or wrote it; when present, also one of `persons`. */
+  speaker: z.string().optional(),
   entities: z.array(z.string()),
   topic: z.string().optional(),
   source: SourceSchema.optional(),
@@ -139,12 +143,14 @@ export function normalizeEntry(
     keywords: uniqueNames(parsed.keywords),
     timestamp: new Date(timestampMs).toISOString(),
     timestampMs,
-    persons: uniqueNames(parsed.persons),
+    // The speaker is one of the persons, so a persons filter finds what they said.
+    persons: uniqueNames(parsed.speaker === undefined ? parsed.persons : [parsed.speaker, ...(parsed.persons ?? [])]),
     entities: uniqueNames(parsed.entities),
     createdAt: options.previous?.createdAt ?? stamp,
     updatedAt: stamp,
   };
   if (parsed.location !== undefined) entry.location = parsed.location;
+  if (parsed.speaker !== undefined) entry.speaker = parsed.speaker;
   if (parsed.topic !== undefined) entry.topic = parsed.topic;
   if (parsed.source !== undefined) entry.source = parsed.source;
   return entry;

@@ -109,6 +109,7 @@ function toResult(hit: FusedHit, entry: MemoryEntry, contentCap: number, rerankS
     score: hit.score,
     provenance: hit.provenance,
   };
+  if (entry.speaker !== undefined) result.speaker = entry.speaker;
   if (entry.location !== undefined) result.location = entry.location;
   if (entry.topic !== undefined) result.topic = entry.topic;
   if (entry.source !== undefined) result.source = entry.source;

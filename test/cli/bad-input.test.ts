@@ -12,7 +12,7 @@ describe("ingest refuses bad files and writes nothing", () => {
     "good.jsonl": '{"id": "m1", "text": "Alice met Bob in Berlin."}\n{"id": "m2", "text": "Bob fixed ERR_1024."}\n',
     "malformed.jsonl": '{"text": "Carol joined the team."}\n{"text": "Dave left\n',
     "wrong-field.jsonl": '{"text": "Carol joined the team."}\n{"text": "Erin visited Lisbon.", "persons": "Erin"}\n',
-    "unknown-field.jsonl": '{"text": "Carol joined the team.", "speaker": "Carol"}\n',
+    "unknown-field.jsonl": '{"text": "Carol joined the team.", "mood": "glad"}\n',
     "empty.jsonl": "",
     "blank-lines.jsonl": "\n\n  \n",
     "malformed.json": '[{"sample_id": "c1",\n  "conversation": }]',
@@ -24,7 +24,7 @@ describe("ingest refuses bad files and writes nothing", () => {
   const cases: Array<[file: string, message: RegExp]> = [
     ["malformed.jsonl", /^error: line 2: not valid JSON/],
     ["wrong-field.jsonl", /^error: line 2: persons: /],
-    ["unknown-field.jsonl", /^error: line 1: .*speaker/],
+    ["unknown-field.jsonl", /^error: line 1: .*mood/],
     ["empty.jsonl", /^error: .*empty\.jsonl is empty$/],
     ["blank-lines.jsonl", /^error: .*is empty$/],
     ["malformed.json", /^error: line 2: not valid JSON/],

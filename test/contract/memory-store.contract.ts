@@ -48,7 +48,7 @@ export function runMemoryStoreContract(name: string, openStore: OpenContractStor
     describe("upsert, get, replace", () => {
       it("returns what was written, in the order asked, skipping unknown ids", async () => {
         const store = await freshStore();
-        const a = entry("ns", { id: "a", text: "Alice adopted a cat named Miso", persons: ["Alice"], keywords: ["cat", "Miso"] });
+        const a = entry("ns", { id: "a", text: "Alice said: I adopted a cat named Miso", speaker: "Alice", keywords: ["cat", "Miso"] });
         const b = entry("ns", { id: "b", text: "Bob moved to Lisbon", persons: ["Bob"], location: "Lisbon", source: { documentId: "doc-1", version: 2 } });
         await store.upsert("ns", [record(a, [1, 0, 0, 0]), record(b, [0, 1, 0, 0])]);
         assert.deepEqual(await store.get("ns", ["b", "missing", "a"]), [b, a]);

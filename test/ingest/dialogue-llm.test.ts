@@ -64,6 +64,8 @@ describe("LLM memory builder", () => {
     assert.equal(first?.topic, "XYZ-100 meeting");
     assert.equal(first?.timestamp, dialogue.turns[0]?.time);
     assert.ok(first?.persons?.includes("Wang Lei"));
+    assert.equal(first?.speaker, "Alice", "a memory of one speaker's turn is theirs");
+    assert.equal(result.memories[1]?.speaker, undefined, "a memory of an exchange has no single speaker");
     assert.ok(first?.keywords?.includes("meeting") && first.keywords.includes("Shanghai"));
     // The out-of-window citation was dropped.
     assert.ok(!result.memories.some((memory) => memory.text.includes("outside the window")));

@@ -67,6 +67,7 @@ describe("rule memory builder", () => {
 
   it("finds persons (speaker, nickname of a participant, named friends), entities, codes, quantities and a place", () => {
     assert.deepEqual(byTurn.get("D1:1")?.persons, ["Caroline", "Melanie"]);
+    assert.equal(byTurn.get("D1:1")?.speaker, "Caroline");
     const d2 = byTurn.get("D2:1");
     assert.deepEqual(d2?.persons, ["Melanie", "Anna"]);
     for (const entity of ["XYZ-100", "ERR_1024", "10 km"]) assert.ok(d2?.entities?.includes(entity), entity);
