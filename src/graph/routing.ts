@@ -1,10 +1,10 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { Send } from "@langchain/langgraph";
 import { resolveConfiguration } from "./configuration.js";
-import type { RetrievalStateValue, ViewTask } from "./state.js";
+import type { GapCondition, RetrievalStateValue, ViewTask } from "./state.js";
 
 /** The views of one round, fanned out in parallel with `Send`, each with its own task. */
-function viewSends(state: RetrievalStateValue, config: RunnableConfig | undefined, queries: string[], hitsMustMention: Record<string, string> = {}): Send[] {
+function viewSends(state: RetrievalStateValue, config: RunnableConfig | undefined, queries: string[], gapConditions: Record<string, GapCondition> = {}): Send[] {
   const { views } = resolveConfiguration(config);
   if (!state.queryPlan || !state.settings) return [];
   return views
@@ -18,7 +18,7 @@ function viewSends(state: RetrievalStateValue, config: RunnableConfig | undefine
         queries,
         plan: state.queryPlan!,
         settings: state.settings!,
-        hitsMustMention,
+        gapConditions,
       };
       return new Send(view, task);
     });
@@ -35,6 +35,6 @@ export function routeAfterReflect(state: RetrievalStateValue, config?: RunnableC
   const { maxReflectionRounds } = resolveConfiguration(config);
   if (!coverage || coverage.complete || coverage.gapQueries.length === 0) return "finalize";
   if (state.round > maxReflectionRounds) return "finalize"; // the cap holds whatever the judge said
-  const sends = viewSends(state, config, coverage.gapQueries, coverage.hitsMustMention);
+  const sends = viewSends(state, config, coverage.gapQueries, coverage.gapConditions);
   return sends.length ? sends : "finalize";
 }

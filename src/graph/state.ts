@@ -57,17 +57,21 @@ export interface FusedHit {
   provenance: Provenance;
 }
 
+/** What a hit must be to answer one of the rule judge's gap queries. */
+export interface GapCondition {
+  /** Words it must mention: "John adopt" for "John adopt"; "Bob Müller" for a second hop "Bob Müller city live". */
+  mentions?: string;
+  /** Whose words it must be: the speaker the question is about, when it is asked again among their own words. */
+  spokenBy?: string;
+}
+
 export interface Coverage {
   complete: boolean;
   percent: number;
   missing: string[];
   gapQueries: string[];
-  /**
-   * The rule judge's gap queries, each with the words a hit must mention to answer it ("John adopt"
-   * for "John adopt"; "Bob Müller" for a second hop "Bob Müller city live"). A model's gap queries are
-   * free text and have none.
-   */
-  hitsMustMention?: Record<string, string>;
+  /** The rule judge's gap queries with their conditions. A model's gap queries are free text and have none. */
+  gapConditions?: Record<string, GapCondition>;
   judge: "llm" | "rules" | "off";
 }
 
@@ -109,10 +113,10 @@ export interface ViewTask {
   plan: Plan;
   settings: EffectiveSettings;
   /**
-   * For the rule judge's gap queries, the words a hit must mention to answer each (a dense neighbour
-   * of "Caroline adopt" is rarely about adopting); a query without an entry keeps every hit.
+   * The conditions of the rule judge's gap queries, by query (a dense neighbour of "Caroline adopt" is
+   * rarely about adopting); a query without an entry keeps every hit.
    */
-  hitsMustMention: Record<string, string>;
+  gapConditions: Record<string, GapCondition>;
 }
 
 const appendOrOverwrite = <T>() =>

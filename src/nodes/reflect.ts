@@ -32,8 +32,8 @@ export function reflectNode(dependencies: () => Promise<GraphDependencies>) {
       const asked = new Set(state.viewHits.filter((list) => list.round > 0).map((list) => list.query));
       if (atCap || !model) {
         const coverage = judgeWithRules(plan, top, settings.maxGapQueries, asked);
-        if (!settings.reflection) return { coverage: { ...coverage, complete: true, gapQueries: [], hitsMustMention: {}, judge: "off" as const } };
-        return advance(state.round, atCap ? { ...coverage, gapQueries: [], hitsMustMention: {} } : coverage, [], []);
+        if (!settings.reflection) return { coverage: { ...coverage, complete: true, gapQueries: [], gapConditions: {}, judge: "off" as const } };
+        return advance(state.round, atCap ? { ...coverage, gapQueries: [], gapConditions: {} } : coverage, [], []);
       }
 
       const reply = await callStructured(

@@ -1,6 +1,7 @@
 import type { GraphDependencies } from "../graph/dependencies.js";
 import type { ViewTask } from "../graph/state.js";
-import { acrossNamespaces, runView } from "./view-output.js";
+import { gapSearchFilter } from "../retrieval/gap-conditions.js";
+import { acrossNamespaces, gapConditionOf, runView } from "./view-output.js";
 
 /**
  * Semantic view: every query of the round embedded in one batched call, then dense search per
@@ -14,8 +15,9 @@ export function semanticNode(dependencies: () => Promise<GraphDependencies>) {
       const queries = task.queries.filter((query) => embedder.trustworthyFor(query));
       if (queries.length === 0) return [];
       const vectors = await embedder.embeddings.embedDocuments(queries);
-      return acrossNamespaces(task, queries, async (namespace, _query, index) => {
-        const hits = await store.denseSearch(namespace, vectors[index] ?? [], { k: task.settings.semanticTopK });
+      return acrossNamespaces(task, queries, async (namespace, query, index) => {
+        const filter = gapSearchFilter(gapConditionOf(task, query));
+        const hits = await store.denseSearch(namespace, vectors[index] ?? [], { k: task.settings.semanticTopK, ...(filter ? { filter } : {}) });
         // An entry the embedder cannot represent has a meaningless score (USE-lite gives all CJK text one vector).
         return hits.filter((hit) => hit.score >= task.settings.denseMinScore && embedder.trustworthyFor(hit.entry.text));
       });

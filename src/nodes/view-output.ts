@@ -1,9 +1,10 @@
 import { describeError, log } from "../log.js";
 import type { MemoryEntry } from "../memory/entry.js";
-import { coversAll, entryTerms } from "../retrieval/mentions.js";
+import { meetsGapCondition } from "../retrieval/gap-conditions.js";
+import { entryTerms } from "../retrieval/mentions.js";
 import type { ScoredEntry } from "../stores/port.js";
 import type { ViewName } from "../graph/configuration.js";
-import { hitKey, type Degradation, type ViewHitList, type ViewTask } from "../graph/state.js";
+import { hitKey, type Degradation, type GapCondition, type ViewHitList, type ViewTask } from "../graph/state.js";
 import { timed } from "../graph/timing.js";
 
 /** One search a view ran: its query, namespace and ranked hits. */
@@ -16,7 +17,7 @@ export interface ViewSearch {
 /**
  * Runs a view's searches and turns them into a state update. A view that throws (embedder down,
  * store unreachable) contributes no hits and a degradation record; the other views still answer.
- * In a round of the rule judge's gap queries, hits that do not mention what their query requires are dropped.
+ * In a round of the rule judge's gap queries, hits that do not meet their query's condition are dropped.
  */
 export async function runView(view: ViewName, task: ViewTask, search: () => Promise<ViewSearch[]>) {
   return timed(view, async () => {
@@ -25,14 +26,16 @@ export async function runView(view: ViewName, task: ViewTask, search: () => Prom
       // Gap queries share their anchor names, so one entry comes back for several: tokenize it once.
       const termsByKey = new Map<string, Set<string>>();
       for (const found of searches) {
-        // Own keys only: a gap query may be any word, "constructor" included.
-        const mustMention = Object.hasOwn(task.hitsMustMention, found.query) ? task.hitsMustMention[found.query] : undefined;
-        if (mustMention === undefined) continue;
+        const condition = gapConditionOf(task, found.query);
+        if (condition === undefined) continue;
         found.hits = found.hits.filter(({ entry }) => {
           const key = hitKey(found.namespace, entry.id);
-          const terms = termsByKey.get(key) ?? entryTerms(entry);
-          termsByKey.set(key, terms);
-          return coversAll(terms, mustMention);
+          const terms = () => {
+            const known = termsByKey.get(key) ?? entryTerms(entry);
+            termsByKey.set(key, known);
+            return known;
+          };
+          return meetsGapCondition(entry, terms, condition);
         });
       }
       const viewHits: ViewHitList[] = [];
@@ -53,6 +56,11 @@ export async function runView(view: ViewName, task: ViewTask, search: () => Prom
       return { viewHits: [], entries: {}, degraded: [{ step: view, error: describeError(error) }] };
     }
   });
+}
+
+/** The condition of one of the task's gap queries, if it has one. Own keys only: a gap query may be any word, "constructor" included. */
+export function gapConditionOf(task: ViewTask, query: string): GapCondition | undefined {
+  return Object.hasOwn(task.gapConditions, query) ? task.gapConditions[query] : undefined;
 }
 
 /** Every (namespace, query) pair of a task, searched concurrently. */

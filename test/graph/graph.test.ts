@@ -154,3 +154,39 @@ describe("a question about someone it describes, over the shipped sample memory"
     assert.ok(rankOf(firstRoundOnly, "demo-02") > rankOf(full, "demo-02"), "without reflection it ranks lower");
   });
 });
+
+describe("a question about one speaker of a conversation", () => {
+  const question = "What did Mia make in the pottery class?";
+  const now = "2026-03-20T00:00:00Z";
+  let memory: RecallGraph;
+  before(async () => {
+    memory = await openRecallGraph({ store: { kind: "sqlite", path: ":memory:" }, embedder: { provider: "hash", dimension: 256 }, model: null });
+    const at = (minute: number) => `2026-03-14T10:0${minute}:00Z`;
+    // Theo's questions repeat the words of the question; Mia's answer has few of them.
+    await memory.remember("chat", [
+      { id: "theo-asks", text: "Theo said: Mia, how did the pottery class go? Did you make anything?", speaker: "Theo", persons: ["Mia"], timestamp: at(1) },
+      { id: "mia-answers", text: "Mia said: I made a little blue bowl, my very first one!", speaker: "Mia", keywords: ["pottery"], timestamp: at(2) },
+      { id: "theo-replies", text: "Theo said: A bowl from the pottery class, Mia? I want to make one in that class too.", speaker: "Theo", persons: ["Mia"], timestamp: at(3) },
+      { id: "mia-saturdays", text: "Mia said: Sign up, it is on Saturdays.", speaker: "Mia", timestamp: at(4) },
+      { id: "theo-fence", text: "Theo said: I will. My week was busy, I fixed the garden fence.", speaker: "Theo", timestamp: at(5) },
+    ]);
+  });
+  after(() => memory.close());
+
+  it("asks again among their own words, and puts their answer above the other speaker's questions", async () => {
+    const full = await memory.retrieve({ question, namespace: "chat", now });
+    assert.ok(full.coverage?.missing.includes("Mia (own words)"), JSON.stringify(full.coverage));
+    assert.equal(full.results[0]?.id, "mia-answers");
+    assert.equal(full.results[0]?.speaker, "Mia");
+    const ownRound = full.results[0]?.provenance.ranks.filter((rank) => rank.round === 1) ?? [];
+    assert.ok(ownRound.length > 0 && ownRound.every((rank) => rank.query === question), "found again by the question, asked among Mia's words");
+    for (const result of full.results) {
+      const inOwnRound = result.provenance.ranks.some((rank) => rank.round === 1);
+      assert.equal(inOwnRound, result.speaker === "Mia", `${result.id}: only Mia's entries answer that round`);
+    }
+
+    const firstRoundOnly = await memory.retrieve({ question, namespace: "chat", now }, { preset: "no-reflect" });
+    const rankOf = (output: RetrievalOutput) => output.results.findIndex((result) => result.id === "mia-answers");
+    assert.ok(rankOf(firstRoundOnly) > 0, `without reflection Theo's words rank first: ${firstRoundOnly.results.map((r) => r.id).join(", ")}`);
+  });
+});

@@ -3,10 +3,11 @@ import { after, before, describe, it } from "node:test";
 import { resolveConfiguration } from "../../src/graph/configuration.js";
 import { routeAfterReflect } from "../../src/graph/routing.js";
 import { widestSettings } from "../../src/graph/settings.js";
-import { hitKey, type Coverage, type Plan, type RetrievalStateValue, type ViewTask } from "../../src/graph/state.js";
+import { hitKey, type Coverage, type GapCondition, type Plan, type RetrievalStateValue, type ViewTask } from "../../src/graph/state.js";
 import { planWithRules } from "../../src/llm/rules/plan-rules.js";
 import { judgeWithRules } from "../../src/llm/rules/reflect-rules.js";
 import { normalizeEntry, type MemoryInput } from "../../src/memory/entry.js";
+import { gapSearchFilter } from "../../src/retrieval/gap-conditions.js";
 import { openRecallGraph, type RecallGraph } from "../../src/recallgraph.js";
 import type { RetrievalOutput } from "../../src/retrieve.js";
 import { createEmbedder } from "../../src/text/embedders/index.js";
@@ -94,12 +95,12 @@ describe("the rule-based judge", () => {
     assert.equal(coverage.complete, false);
     assert.deepEqual(coverage.missing, ["Pride", "kind", "attend"]);
     assert.deepEqual(coverage.gapQueries, ["Pride", "John kind", "John attend"]);
-    assert.deepEqual(coverage.hitsMustMention, { Pride: "Pride", "John kind": "John kind", "John attend": "John attend" });
+    assert.deepEqual(coverage.gapConditions, { Pride: { mentions: "Pride" }, "John kind": { mentions: "John kind" }, "John attend": { mentions: "John attend" } });
     assert.equal(coverage.percent, 40);
     assert.deepEqual(judgeWithRules(plan({ entities: ["Pride"] }), found, 1).gapQueries, ["Pride"], "at most maxGapQueries");
     const again = judgeWithRules(plan({ entities: ["Pride"] }), found, 3, new Set(["Pride", "John kind"]));
     assert.deepEqual(again.gapQueries, ["John attend"], "a query asked in an earlier round is not asked again");
-    assert.deepEqual(Object.keys(again.hitsMustMention ?? {}), ["John attend"]);
+    assert.deepEqual(Object.keys(again.gapConditions ?? {}), ["John attend"]);
   });
 
   it("takes a second hop for a person the question describes instead of naming", () => {
@@ -118,7 +119,7 @@ describe("the rule-based judge", () => {
     const coverage = judgeWithRules(described, fixedIt, 3);
     assert.equal(coverage.complete, false);
     assert.equal(coverage.gapQueries[0], "Bob Müller city engineer live", "the name, and the words the first hop did not match");
-    assert.equal(coverage.hitsMustMention?.["Bob Müller city engineer live"], "Bob Müller", "a hit must name the person, not the answer's words");
+    assert.deepEqual(coverage.gapConditions?.["Bob Müller city engineer live"], { mentions: "Bob Müller" }, "a hit must name the person, not the answer's words");
     assert.ok(coverage.missing.includes("Bob Müller (second hop)"));
     assert.ok(!coverage.gapQueries.some((query) => /Alice|Wang Lei/.test(query)), "the ones merely mentioned beside the fix are not asked about");
     const noActor = judgeWithRules(described, [fixedIt[0]!, fixedIt[2]!], 3);
@@ -132,6 +133,26 @@ describe("the rule-based judge", () => {
     assert.ok(!named.gapQueries.some((query) => query.startsWith("Bob Müller")), "no second hop when the question names its subject");
     const alreadyNamed = judgeWithRules({ ...described, persons: ["Bob Müller"] }, fixedIt, 3);
     assert.ok(!alreadyNamed.missing.includes("Bob Müller (second hop)"), "a person the plan names is not a hop");
+  });
+
+  it("asks a question about one speaker again among their own words when others' words rank beside them", () => {
+    const said = (speaker: string, text: string, persons: string[] = []) =>
+      normalizeEntry("ns", { text: `${speaker} said: ${text}`, speaker, persons }, { now: Date.parse(NOW) });
+    const mixed = [said("Mary", "John, that fair sounds like a great event!", ["John"]), said("John", "We went to the fair, what an event.")];
+    const question = plan({ subQueries: ["Which event did John attend?"], keywords: ["event"] });
+    const coverage = judgeWithRules(question, mixed, 3);
+    assert.equal(coverage.complete, false);
+    assert.equal(coverage.gapQueries[0], "Which event did John attend?", "the question itself, first");
+    assert.deepEqual(coverage.gapConditions?.["Which event did John attend?"], { spokenBy: "John" });
+    assert.ok(coverage.missing.includes("John (own words)"));
+
+    const ownWordsAsked = (entries: typeof mixed, extra: Partial<Plan> = {}) =>
+      judgeWithRules({ ...question, ...extra }, entries, 3).gapQueries.includes("Which event did John attend?");
+    assert.equal(ownWordsAsked([mixed[1]!]), false, "complete when every top result is theirs");
+    assert.equal(ownWordsAsked([mixed[0]!]), false, "not asked when they said nothing found: perhaps they never speak here");
+    assert.equal(ownWordsAsked(found), false, "memories without speakers (documents) never ask it");
+    assert.equal(ownWordsAsked(mixed, { persons: ["John", "Mary"] }), false, "a question about two people has no single subject");
+    assert.equal(judgeWithRules(question, mixed, 3, new Set(["Which event did John attend?"])).gapQueries.includes("Which event did John attend?"), false, "asked once");
   });
 
   it("counts a time window as covered only by a result inside it, and leaves it to the symbolic view", () => {
@@ -185,7 +206,7 @@ describe("gap rounds of the rule judge", () => {
         percent: 50,
         missing: ["Regatta"],
         gapQueries: ["Regatta"],
-        ...(judge === "rules" ? { hitsMustMention: { Regatta: "Regatta" } } : {}),
+        ...(judge === "rules" ? { gapConditions: { Regatta: { mentions: "Regatta" } } } : {}),
         judge,
       },
     }) as RetrievalStateValue;
@@ -198,28 +219,33 @@ describe("gap rounds of the rule judge", () => {
     };
     const byRules = tasks("rules");
     assert.deepEqual(byRules.map((task) => task.view).sort(), ["lexical", "semantic"], "the symbolic view's conditions do not change");
-    assert.ok(byRules.every((task) => task.hitsMustMention["Regatta"] === "Regatta" && task.queries[0] === "Regatta"));
-    assert.ok(tasks("llm").every((task) => Object.keys(task.hitsMustMention).length === 0));
+    assert.ok(byRules.every((task) => task.gapConditions["Regatta"]?.mentions === "Regatta" && task.queries[0] === "Regatta"));
+    assert.ok(tasks("llm").every((task) => Object.keys(task.gapConditions).length === 0));
   });
 
-  it("keeps only the gap hits that mention every word of their query", async () => {
-    const entry = (id: string, text: string, entities: string[] = []) => ({
-      entry: normalizeEntry("ns", { id, text, entities }, { now: Date.parse(NOW) }),
+  it("keeps only the gap hits that meet their query's condition", async () => {
+    const entry = (id: string, text: string, fields: { entities?: string[]; speaker?: string } = {}) => ({
+      entry: normalizeEntry("ns", { id, text, ...fields }, { now: Date.parse(NOW) }),
       score: 1,
     });
-    const hits = [entry("a", "John rowed all day."), entry("b", "The boats were ready.", ["Regatta"]), entry("c", "John won the regatta!")];
+    const hits = [entry("a", "John rowed all day."), entry("b", "The boats were ready.", { entities: ["Regatta"] }), entry("c", "John won the regatta!", { speaker: "Mary" })];
     // An anchored gap query ("John regatta") needs both words: the entity tag alone does not name John.
-    const task = (hitsMustMention: Record<string, string>): ViewTask => ({ view: "semantic", round: 1, question: "q", namespaces: ["ns"], queries: ["Regatta"], plan: planOf, settings, hitsMustMention });
-    const kept = async (hitsMustMention: Record<string, string>, query = "Regatta") => {
-      const update = await runView("semantic", task(hitsMustMention), async () => [{ query, namespace: "ns", hits }]);
+    const task = (gapConditions: Record<string, GapCondition>): ViewTask => ({ view: "semantic", round: 1, question: "q", namespaces: ["ns"], queries: ["Regatta"], plan: planOf, settings, gapConditions });
+    const kept = async (gapConditions: Record<string, GapCondition>, query = "Regatta") => {
+      const update = await runView("semantic", task(gapConditions), async () => [{ query, namespace: "ns", hits }]);
       return update.viewHits[0]?.hits.map((hit) => hit.key);
     };
-    assert.deepEqual(await kept({ Regatta: "Regatta" }), [hitKey("ns", "b"), hitKey("ns", "c")]);
+    assert.deepEqual(await kept({ Regatta: { mentions: "Regatta" } }), [hitKey("ns", "b"), hitKey("ns", "c")]);
     assert.deepEqual(await kept({}), [hitKey("ns", "a"), hitKey("ns", "b"), hitKey("ns", "c")]);
-    assert.deepEqual(await kept({ "John regatta": "John regatta" }, "John regatta"), [hitKey("ns", "c")]);
+    assert.deepEqual(await kept({ "John regatta": { mentions: "John regatta" } }, "John regatta"), [hitKey("ns", "c")]);
     // A second hop's query must only be mentioned by name: "John rowed all day" answers "John regatta win".
-    assert.deepEqual(await kept({ "John regatta win": "John" }, "John regatta win"), [hitKey("ns", "a"), hitKey("ns", "c")]);
-    assert.deepEqual(await kept({ Regatta: "Regatta" }, "constructor"), [hitKey("ns", "a"), hitKey("ns", "b"), hitKey("ns", "c")], "a query with no entry keeps its hits");
+    assert.deepEqual(await kept({ "John regatta win": { mentions: "John" } }, "John regatta win"), [hitKey("ns", "a"), hitKey("ns", "c")]);
+    assert.deepEqual(await kept({ Regatta: { mentions: "Regatta" } }, "constructor"), [hitKey("ns", "a"), hitKey("ns", "b"), hitKey("ns", "c")], "a query with no entry keeps its hits");
+    // Asked among someone's own words: only what they said, whoever it mentions; names compare case-insensitively.
+    assert.deepEqual(await kept({ "Who won?": { spokenBy: "mary " } }, "Who won?"), [hitKey("ns", "c")]);
+    assert.deepEqual(await kept({ "Who won?": { spokenBy: "John" } }, "Who won?"), [], "mentioned is not spoken by");
+    assert.deepEqual(gapSearchFilter({ spokenBy: "Mary" }), { persons: ["Mary"] }, "the store search is narrowed to the speaker's entries");
+    assert.equal(gapSearchFilter({ mentions: "John" }), undefined);
   });
 });
 

@@ -1,7 +1,8 @@
 import type { MemoryEntry } from "../../memory/entry.js";
 import { coversAll, entryTerms } from "../../retrieval/mentions.js";
 import { tokenize } from "../../text/tokenizer.js";
-import type { Coverage, Plan } from "../../graph/state.js";
+import { isSpokenBy } from "../../retrieval/gap-conditions.js";
+import type { Coverage, GapCondition, Plan } from "../../graph/state.js";
 
 /** How many of the best results may name the person a question describes ("the engineer who fixed ERR_1024"). */
 const BRIDGE_SOURCES = 3;
@@ -11,12 +12,14 @@ const BRIDGE_SOURCES = 3;
  * window) present in the current top results. A gap query asks for one missing facet: a missing name
  * on its own (anchored on the names already found, it brought back memories of those instead), a
  * missing word anchored on the names found ("Caroline adopt"). A hit answers such a query only if it
- * mentions every word of it (`hitsMustMention`; view-output checks): a re-asked word alone would
+ * mentions every word of it (its `gapConditions`; view-output checks): a re-asked word alone would
  * return what BM25 ranked low the first time. The window is the symbolic view's, never a gap query.
  *
  * A question about someone it describes instead of naming takes a second hop: the first round finds
  * who ("Bob Müller fixed ERR_1024"), then the judge asks about them by name ("Bob Müller city live"),
- * keeping hits that mention the name. A query already asked in an earlier round is not asked again.
+ * keeping hits that mention the name. A question about one speaker whose top results also hold other
+ * people's words is asked again among that speaker's own (see ownWords). A query already asked in an
+ * earlier round is not asked again.
  */
 export function judgeWithRules(plan: Plan, found: readonly MemoryEntry[], maxGapQueries: number, asked: ReadonlySet<string> = new Set()): Coverage {
   const facets = facetsOf(plan);
@@ -26,22 +29,40 @@ export function judgeWithRules(plan: Plan, found: readonly MemoryEntry[], maxGap
   const percent = facets.length === 0 ? 100 : Math.round((100 * (facets.length - missingFacets.length)) / facets.length);
   const names = [...plan.persons, ...plan.entities, ...plan.locations];
   const anchor = names.filter((name) => !missingFacets.includes(name)).join(" ");
-  // Second hops first: a described person is the question's subject, a missing word only one of its terms.
+  // The question's subject before its terms: their own words, or who a described person is, then a missing word.
+  const speaker = ownWords(plan, found);
   const hops = secondHops(plan, found, termsOfFound);
-  const gaps = [
-    ...hops.map(({ name, query }) => ({ query, mustMention: name })),
+  const gaps: Array<{ query: string; condition: GapCondition }> = [
+    ...(speaker ? [{ query: speaker.query, condition: { spokenBy: speaker.name } }] : []),
+    ...hops.map(({ name, query }) => ({ query, condition: { mentions: name } })),
     ...missingFacets
       .filter((label) => label !== plan.timeExpression)
       .map((label) => (names.includes(label) || !anchor ? label : `${anchor} ${label}`))
-      .map((query) => ({ query, mustMention: query })),
+      .map((query) => ({ query, condition: { mentions: query } })),
   ];
-  const missing = [...hops.map(({ name }) => `${name} (second hop)`), ...missingFacets];
+  const missing = [...(speaker ? [`${speaker.name} (own words)`] : []), ...hops.map(({ name }) => `${name} (second hop)`), ...missingFacets];
   const chosen = gaps
     .filter((gap, i) => !asked.has(gap.query) && gaps.findIndex((other) => other.query === gap.query) === i)
     .slice(0, maxGapQueries);
   const gapQueries = chosen.map((gap) => gap.query);
-  const hitsMustMention = Object.fromEntries(chosen.map((gap) => [gap.query, gap.mustMention]));
-  return { complete: gapQueries.length === 0, percent, missing, gapQueries, hitsMustMention, judge: "rules" };
+  const gapConditions = Object.fromEntries(chosen.map((gap) => [gap.query, gap.condition]));
+  return { complete: gapQueries.length === 0, percent, missing, gapQueries, gapConditions, judge: "rules" };
+}
+
+/**
+ * A question about one person is best answered in their own words: "What did Caroline research?" is
+ * settled by what Caroline said, while the other speaker's replies ("Caroline, that research sounds
+ * great!") share its words and rank beside it. When the plan names one person, something they said is
+ * among the top results, and so is something they did not say, the question is asked again among
+ * what they said (the views search the person's entries and keep those with them as speaker); what
+ * it finds again gains that round's vote. Memories without speakers (documents) never ask it.
+ */
+function ownWords(plan: Plan, found: readonly MemoryEntry[]): { name: string; query: string } | undefined {
+  const [name, ...others] = plan.persons;
+  const query = plan.subQueries[0];
+  if (!name || others.length > 0 || !query) return undefined;
+  const theirs = found.filter((entry) => isSpokenBy(entry, name)).length;
+  return theirs > 0 && theirs < found.length ? { name, query } : undefined;
 }
 
 /** "the engineer who fixed", "a person whose car": a determiner, one to three words, who / whom / whose, the next word. */
