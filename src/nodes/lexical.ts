@@ -1,8 +1,7 @@
 import type { GraphDependencies } from "../graph/dependencies.js";
 import type { ViewTask } from "../graph/state.js";
 import { englishMonthNumber } from "../time/calendar.js";
-import { gapSearchFilter } from "../retrieval/gap-conditions.js";
-import { acrossNamespaces, gapConditionOf, runView } from "./view-output.js";
+import { acrossNamespaces, runView, searchOptionsFor } from "./view-output.js";
 
 /**
  * Lexical view: BM25 over the question and the plan's keywords on the first round, over each gap
@@ -15,8 +14,7 @@ export function lexicalNode(dependencies: () => Promise<GraphDependencies>) {
       const { store } = await dependencies();
       const queries = task.round === 0 ? [firstRoundQuery(task)] : task.queries;
       return acrossNamespaces(task, queries, async (namespace, query) => {
-        const filter = gapSearchFilter(gapConditionOf(task, query));
-        const hits = await store.lexicalSearch(namespace, query, { k: task.settings.lexicalTopK, ...(filter ? { filter } : {}) });
+        const hits = await store.lexicalSearch(namespace, query, searchOptionsFor(task, query, task.settings.lexicalTopK));
         const best = hits[0]?.score ?? 0;
         return hits.filter((hit) => hit.score >= best * task.settings.lexicalMinRelative);
       });

@@ -1,7 +1,6 @@
 import type { GraphDependencies } from "../graph/dependencies.js";
 import type { ViewTask } from "../graph/state.js";
-import { gapSearchFilter } from "../retrieval/gap-conditions.js";
-import { acrossNamespaces, gapConditionOf, runView } from "./view-output.js";
+import { acrossNamespaces, runView, searchOptionsFor } from "./view-output.js";
 
 /**
  * Semantic view: every query of the round embedded in one batched call, then dense search per
@@ -16,8 +15,7 @@ export function semanticNode(dependencies: () => Promise<GraphDependencies>) {
       if (queries.length === 0) return [];
       const vectors = await embedder.embeddings.embedDocuments(queries);
       return acrossNamespaces(task, queries, async (namespace, query, index) => {
-        const filter = gapSearchFilter(gapConditionOf(task, query));
-        const hits = await store.denseSearch(namespace, vectors[index] ?? [], { k: task.settings.semanticTopK, ...(filter ? { filter } : {}) });
+        const hits = await store.denseSearch(namespace, vectors[index] ?? [], searchOptionsFor(task, query, task.settings.semanticTopK));
         // An entry the embedder cannot represent has a meaningless score (USE-lite gives all CJK text one vector).
         return hits.filter((hit) => hit.score >= task.settings.denseMinScore && embedder.trustworthyFor(hit.entry.text));
       });

@@ -1,8 +1,8 @@
 import { describeError, log } from "../log.js";
 import type { MemoryEntry } from "../memory/entry.js";
-import { meetsGapCondition } from "../retrieval/gap-conditions.js";
+import { gapSearchFilter, meetsGapCondition } from "../retrieval/gap-conditions.js";
 import { entryTerms } from "../retrieval/mentions.js";
-import type { ScoredEntry } from "../stores/port.js";
+import type { ScoredEntry, SearchOptions } from "../stores/port.js";
 import type { ViewName } from "../graph/configuration.js";
 import { hitKey, type Degradation, type GapCondition, type ViewHitList, type ViewTask } from "../graph/state.js";
 import { timed } from "../graph/timing.js";
@@ -23,20 +23,17 @@ export async function runView(view: ViewName, task: ViewTask, search: () => Prom
   return timed(view, async () => {
     try {
       const searches = await search();
-      // Gap queries share their anchor names, so one entry comes back for several: tokenize it once.
-      const termsByKey = new Map<string, Set<string>>();
+      // Gap queries share their anchor names, so one entry comes back for several: tokenize it once, if at all.
+      const termsByKey = new Map<string, ReadonlySet<string>>();
+      const termsOf = (key: string, entry: MemoryEntry) => {
+        let terms = termsByKey.get(key);
+        if (!terms) termsByKey.set(key, (terms = entryTerms(entry)));
+        return terms;
+      };
       for (const found of searches) {
         const condition = gapConditionOf(task, found.query);
         if (condition === undefined) continue;
-        found.hits = found.hits.filter(({ entry }) => {
-          const key = hitKey(found.namespace, entry.id);
-          const terms = () => {
-            const known = termsByKey.get(key) ?? entryTerms(entry);
-            termsByKey.set(key, known);
-            return known;
-          };
-          return meetsGapCondition(entry, terms, condition);
-        });
+        found.hits = found.hits.filter(({ entry }) => meetsGapCondition(entry, () => termsOf(hitKey(found.namespace, entry.id), entry), condition));
       }
       const viewHits: ViewHitList[] = [];
       const entries: Record<string, MemoryEntry> = {};
@@ -59,8 +56,14 @@ export async function runView(view: ViewName, task: ViewTask, search: () => Prom
 }
 
 /** The condition of one of the task's gap queries, if it has one. Own keys only: a gap query may be any word, "constructor" included. */
-export function gapConditionOf(task: ViewTask, query: string): GapCondition | undefined {
+function gapConditionOf(task: ViewTask, query: string): GapCondition | undefined {
   return Object.hasOwn(task.gapConditions, query) ? task.gapConditions[query] : undefined;
+}
+
+/** A view's store options for one query: its k, narrowed to a speaker's entries when the query is asked among their own words. */
+export function searchOptionsFor(task: ViewTask, query: string, k: number): SearchOptions {
+  const filter = gapSearchFilter(gapConditionOf(task, query));
+  return filter ? { k, filter } : { k };
 }
 
 /** Every (namespace, query) pair of a task, searched concurrently. */
