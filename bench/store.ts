@@ -19,7 +19,7 @@ import { z } from "zod";
 import { percentile } from "../src/eval/metrics.js";
 import { normalizeEntry } from "../src/memory/entry.js";
 import type { MemoryFilter, MemoryRecord } from "../src/stores/port.js";
-import { openSqliteStore } from "../src/stores/sqlite.js";
+import { openSqliteStore } from "../src/stores/sqlite/store.js";
 import { pick, seededRandom } from "./synthetic.js";
 
 const DIMENSION = 512;

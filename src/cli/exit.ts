@@ -1,5 +1,5 @@
 import { CommanderError } from "commander";
-import { RecallGraphError, type ErrorCode } from "../errors.js";
+import { RecallGraphError, type ErrorCode } from "../core/errors.js";
 
 /** The command's exit status: 0 done, 1 the user asked for something wrong, 2 recallgraph failed. */
 export const EXIT_OK = 0;

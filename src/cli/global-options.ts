@@ -1,7 +1,7 @@
 import { Option, type Command } from "commander";
 import { z } from "zod";
-import type { StoreConfig } from "../stores/index.js";
-import type { EmbedderProvider } from "../text/embedders/index.js";
+import type { StoreConfig } from "../stores/open-store.js";
+import type { EmbedderProvider } from "../text/embedders/create-embedder.js";
 import { parseOptionValues } from "./option-values.js";
 
 // Listed here rather than imported so that loading the CLI does not load the stores and embedders;

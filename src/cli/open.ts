@@ -3,13 +3,14 @@
  * Loaded lazily by the commands that need it: it pulls in the whole library.
  */
 import { existsSync } from "node:fs";
-import { EmbedderMismatchError, parseOrThrow, RecallGraphError, ValidationError } from "../errors.js";
+import { EmbedderMismatchError, parseOrThrow, RecallGraphError, ValidationError } from "../core/errors.js";
 import type { GraphDependencies } from "../graph/dependencies.js";
-import { openDependencies } from "../recallgraph.js";
-import { DEFAULT_QDRANT_COLLECTION, openStore, storeConfigFromEnv, type StoreConfig } from "../stores/index.js";
-import { EmbeddingSpecSchema, type EmbeddingSpec, type MemoryStore } from "../stores/port.js";
+import { openDependencies } from "../library/open-recallgraph.js";
+import { DEFAULT_QDRANT_COLLECTION, openStore, storeConfigFromEnv, type StoreConfig } from "../stores/open-store.js";
+import type { MemoryStore } from "../stores/port.js";
+import { EmbeddingSpecSchema, type EmbeddingSpec } from "../text/embedder.js";
 import { HASH_DEFAULT_DIMENSION } from "../text/embedders/hashing.js";
-import { createEmbedder, embedderConfigFromEnv, HASH_EMBEDDER_MODEL, USE_LITE_SPEC } from "../text/embedders/index.js";
+import { createEmbedder, embedderConfigFromEnv, HASH_EMBEDDER_MODEL, USE_LITE_SPEC } from "../text/embedders/create-embedder.js";
 import { environmentWith, type GlobalOptions } from "./global-options.js";
 
 export interface StoreLocation {

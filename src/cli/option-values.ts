@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ValidationError } from "../errors.js";
+import { ValidationError } from "../core/errors.js";
 
 /**
  * Validates a command's option values (commander hands over strings and booleans) with `schema`.

@@ -1,6 +1,7 @@
 /** How retrieval output reads on a terminal and in `--json`, shared by `query` and `demo`. */
-import type { Plan, RetrievalResult } from "../graph/state.js";
-import type { RetrievalOutput } from "../retrieve.js";
+import type { Plan } from "../domain/plan.js";
+import type { RetrievalResult } from "../domain/results.js";
+import type { RetrievalOutput } from "../library/retrieve.js";
 import { formatTimestamp, outputWidth, padEnd, padStart, wrapText } from "./output.js";
 
 /** One result as `--json` prints it: the entry's fields, `source.turnIds` always a list, and provenance. */

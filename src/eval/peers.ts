@@ -4,7 +4,7 @@ import MiniSearch from "minisearch";
 import { z } from "zod";
 import type { PresetName, RetrievalConfigInput } from "../graph/configuration.js";
 import type { RetrievalGraph } from "../graph/graph.js";
-import { retrieve } from "../retrieve.js";
+import { retrieve } from "../library/retrieve.js";
 
 /** One question as every retriever is asked it. */
 export interface EvalAsk {

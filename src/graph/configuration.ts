@@ -1,15 +1,12 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { z } from "zod";
-import { parseOrThrow } from "../errors.js";
+import { parseOrThrow } from "../core/errors.js";
+import { VIEW_NAMES, ViewNameSchema } from "../domain/views.js";
 import { RETRIEVAL_PRESETS } from "./presets.js";
 
 /** Named recipes (their settings live in presets.ts). */
 export const PRESET_NAMES = ["full", "dense", "lexical", "symbolic", "union", "no-plan", "no-reflect", "knowledge-base"] as const;
 export type PresetName = (typeof PRESET_NAMES)[number];
-
-export const VIEW_NAMES = ["semantic", "lexical", "symbolic"] as const;
-export const ViewNameSchema = z.enum(VIEW_NAMES);
-export type ViewName = z.infer<typeof ViewNameSchema>;
 
 /**
  * Everything a run can tune, read from `config.configurable` (so LangGraph Studio shows and edits it).

@@ -1,7 +1,8 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { Send } from "@langchain/langgraph";
 import { resolveConfiguration } from "./configuration.js";
-import type { GapCondition, RetrievalStateValue, ViewTask } from "./state.js";
+import type { RetrievalStateValue, ViewTask } from "./state.js";
+import type { GapCondition } from "../domain/coverage.js";
 
 /** The views of one round, fanned out in parallel with `Send`, each with its own task. */
 function viewSends(state: RetrievalStateValue, config: RunnableConfig | undefined, queries: string[], gapConditions: Record<string, GapCondition> = {}): Send[] {

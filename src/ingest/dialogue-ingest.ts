@@ -1,9 +1,9 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { z } from "zod";
-import { parseOrThrow } from "../errors.js";
-import type { LlmCallRecord } from "../llm/structured.js";
+import { parseOrThrow } from "../core/errors.js";
+import type { LlmCallRecord } from "../domain/run-account.js";
 import type { MemoryInput } from "../memory/entry.js";
-import { writeMemories } from "../memory/writer.js";
+import { writeMemories } from "./write-memories.js";
 import type { MemoryStore } from "../stores/port.js";
 import type { Embedder } from "../text/embedder.js";
 import type { Dialogue } from "./dialogue.js";

@@ -1,9 +1,10 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { z } from "zod";
-import { parseOrThrow } from "../errors.js";
-import { callStructured, type LlmCallRecord } from "../llm/structured.js";
+import { parseOrThrow } from "../core/errors.js";
+import { callStructured } from "../llm/structured.js";
+import type { LlmCallRecord } from "../domain/run-account.js";
 import { EXTRACT_MEMORIES_SYSTEM, extractMemoriesUserPrompt } from "../llm/prompts/extract-memories.js";
-import { log } from "../log.js";
+import { log } from "../core/log.js";
 import { MAX_TEXT_CHARS, uniqueNames, type MemoryInput } from "../memory/entry.js";
 import { keywords } from "../text/tokenizer.js";
 import { formatterPerZone } from "../time/calendar.js";

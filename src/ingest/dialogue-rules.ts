@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { parseOrThrow } from "../errors.js";
+import { parseOrThrow } from "../core/errors.js";
 import { MAX_ID_CHARS, uniqueNames, type MemoryInput } from "../memory/entry.js";
 import { keywords } from "../text/tokenizer.js";
 import { resolveRelativeDates } from "../time/index.js";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { parseOrThrow, ValidationError } from "../errors.js";
+import { parseOrThrow, ValidationError } from "../core/errors.js";
 import { MAX_ID_CHARS, MAX_TEXT_CHARS, parseIsoTimestamp, uniqueNames } from "../memory/entry.js";
 
 /** One turn of a conversation as importers hand it to the memory builder. */

@@ -1,8 +1,8 @@
 import { readdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
-import { ValidationError } from "../errors.js";
+import { ValidationError } from "../core/errors.js";
 import type { MemoryInput } from "../memory/entry.js";
-import { writeMemories } from "../memory/writer.js";
+import { writeMemories } from "./write-memories.js";
 import type { MemoryStore } from "../stores/port.js";
 import type { Embedder } from "../text/embedder.js";
 import { keywords } from "../text/tokenizer.js";

@@ -1,4 +1,4 @@
-import { ValidationError } from "../errors.js";
+import { ValidationError } from "../core/errors.js";
 
 /**
  * JSON.parse whose error names the line and column. V8 gives a character position for only some

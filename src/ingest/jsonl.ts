@@ -1,4 +1,4 @@
-import { ValidationError } from "../errors.js";
+import { ValidationError } from "../core/errors.js";
 import { MemoryInputSchema, normalizeEntry, type MemoryInput } from "../memory/entry.js";
 import { keywords } from "../text/tokenizer.js";
 import { stableId } from "./ids.js";

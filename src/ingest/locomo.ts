@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { parseOrThrow, ValidationError } from "../errors.js";
+import { parseOrThrow, ValidationError } from "../core/errors.js";
 import { NamespaceSchema } from "../memory/entry.js";
 import { englishMonthNumber } from "../time/calendar.js";
 import { parseDialogue, type Dialogue, type DialogueTurn } from "./dialogue.js";

@@ -3,7 +3,7 @@ import { BaseRetriever, type BaseRetrieverInput } from "@langchain/core/retrieve
 import type { CallbackManagerForRetrieverRun } from "@langchain/core/callbacks/manager";
 import type { RetrievalConfigInput } from "../graph/configuration.js";
 import type { RetrievalGraph } from "../graph/graph.js";
-import { retrieve } from "../retrieve.js";
+import { retrieve } from "../library/retrieve.js";
 
 export interface RecallGraphRetrieverInput extends BaseRetrieverInput {
   graph: RetrievalGraph;

@@ -2,7 +2,7 @@ import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 import type { RetrievalConfigInput } from "../graph/configuration.js";
 import type { RetrievalGraph } from "../graph/graph.js";
-import { retrieve } from "../retrieve.js";
+import { retrieve } from "../library/retrieve.js";
 
 export interface RecallToolOptions {
   graph: RetrievalGraph;

@@ -1,7 +1,7 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { ChatOpenAI } from "@langchain/openai";
 import { z } from "zod";
-import { parseOrThrow } from "../errors.js";
+import { parseOrThrow } from "../core/errors.js";
 
 /**
  * Chat model configuration from the environment:

@@ -1,17 +1,8 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { AIMessage, type BaseMessage, HumanMessage, SystemMessage } from "@langchain/core/messages";
 import { z } from "zod";
-import { describeError } from "../log.js";
-
-/** What one LLM step cost: calls made (retries included), tokens, and why it failed if it did. */
-export interface LlmCallRecord {
-  step: string;
-  calls: number;
-  inputTokens: number;
-  outputTokens: number;
-  ok: boolean;
-  error?: string;
-}
+import type { LlmCallRecord } from "../domain/run-account.js";
+import { describeError } from "../core/log.js";
 
 export interface StructuredCallOptions {
   /** Name of the step, for the run account. */

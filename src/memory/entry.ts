@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { parseOrThrow, ValidationError } from "../errors.js";
+import { parseOrThrow, ValidationError } from "../core/errors.js";
 
 /** Longest memory text accepted, in characters. A memory is a restatement, not a document: split longer text. */
 export const MAX_TEXT_CHARS = 16_384;

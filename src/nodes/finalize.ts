@@ -8,9 +8,12 @@ import type { MemoryEntry } from "../memory/entry.js";
 import type { MemoryStore } from "../stores/port.js";
 import { resolveConfiguration, type RetrievalConfig } from "../graph/configuration.js";
 import type { GraphDependencies } from "../graph/dependencies.js";
-import { hitKey, splitHitKey, type Degradation, type FusedHit, type RetrievalResult, type RetrievalStateValue } from "../graph/state.js";
+import type { RetrievalStateValue } from "../graph/state.js";
+import { hitKey, splitHitKey, type FusedHit } from "../domain/hits.js";
+import type { Degradation } from "../domain/run-account.js";
+import type { RetrievalResult } from "../domain/results.js";
 import { timed } from "../graph/timing.js";
-import type { LlmCallRecord } from "../llm/structured.js";
+import type { LlmCallRecord } from "../domain/run-account.js";
 
 /**
  * Last node: every candidate is re-read from the store, the record of truth. Deleted entries,

@@ -1,7 +1,7 @@
 import type { GraphDependencies } from "../graph/dependencies.js";
 import type { ViewTask } from "../graph/state.js";
 import { englishMonthNumber } from "../time/calendar.js";
-import { acrossNamespaces, runView, searchOptionsFor } from "./view-output.js";
+import { acrossNamespaces, runView, searchOptionsFor } from "./run-view.js";
 
 /**
  * Lexical view: BM25 over the question and the plan's keywords on the first round, over each gap

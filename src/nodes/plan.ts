@@ -1,18 +1,20 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { Overwrite } from "@langchain/langgraph";
-import { parseOrThrow } from "../errors.js";
+import { parseOrThrow } from "../core/errors.js";
 import { callStructured } from "../llm/structured.js";
 import { PlanOutputSchema, type PlanOutput } from "../llm/schemas.js";
 import { PLAN_SYSTEM, planUserPrompt } from "../llm/prompts/plan.js";
-import { namesMentioned, planWithRules, sameQuery } from "../llm/rules/plan-rules.js";
+import { namesMentioned, planWithRules, sameQuery } from "../planning/rule-planner.js";
 import type { Vocabulary } from "../stores/port.js";
 import { findTimeWindow } from "../time/window.js";
 import { resolveConfiguration, type RetrievalConfig } from "../graph/configuration.js";
 import type { GraphDependencies } from "../graph/dependencies.js";
-import { widestSettings } from "../graph/settings.js";
-import { RetrievalInputSchema, type Degradation, type Plan, type RetrievalStateValue } from "../graph/state.js";
+import { widestSettings } from "../graph/run-settings.js";
+import { RetrievalInputSchema, type RetrievalStateValue } from "../graph/state.js";
+import type { Degradation } from "../domain/run-account.js";
+import type { Plan } from "../domain/plan.js";
 import { timed } from "../graph/timing.js";
-import type { LlmCallRecord } from "../llm/structured.js";
+import type { LlmCallRecord } from "../domain/run-account.js";
 
 /**
  * First node: validates the input, starts the run's accumulators afresh (a reused thread keeps

@@ -1,13 +1,16 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { callStructured, type LlmCallRecord } from "../llm/structured.js";
+import { callStructured } from "../llm/structured.js";
+import type { LlmCallRecord } from "../domain/run-account.js";
 import { ReflectionOutputSchema } from "../llm/schemas.js";
 import { MEMORY_PREVIEW_CHARS } from "../llm/prompts/preview.js";
 import { REFLECT_SYSTEM, reflectUserPrompt } from "../llm/prompts/reflect.js";
-import { judgeWithRules } from "../llm/rules/reflect-rules.js";
+import { judgeWithRules } from "../reflection/rule-judge.js";
 import type { MemoryEntry } from "../memory/entry.js";
 import { resolveConfiguration } from "../graph/configuration.js";
 import type { GraphDependencies } from "../graph/dependencies.js";
-import type { Coverage, Degradation, RetrievalStateValue } from "../graph/state.js";
+import type { RetrievalStateValue } from "../graph/state.js";
+import type { Coverage } from "../domain/coverage.js";
+import type { Degradation } from "../domain/run-account.js";
 import { timed } from "../graph/timing.js";
 
 /**

@@ -1,6 +1,6 @@
 import type { GraphDependencies } from "../graph/dependencies.js";
 import type { ViewTask } from "../graph/state.js";
-import { acrossNamespaces, runView, searchOptionsFor } from "./view-output.js";
+import { acrossNamespaces, runView, searchOptionsFor } from "./run-view.js";
 
 /**
  * Semantic view: every query of the round embedded in one batched call, then dense search per

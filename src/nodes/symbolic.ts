@@ -1,10 +1,11 @@
 import type { GraphDependencies } from "../graph/dependencies.js";
-import { describeError, log } from "../log.js";
+import { describeError, log } from "../core/log.js";
 import type { Embedder } from "../text/embedder.js";
 import type { MemoryFilter } from "../stores/port.js";
 import { isEmptyFilter } from "../stores/port.js";
-import type { Plan, ViewTask } from "../graph/state.js";
-import { acrossNamespaces, runView } from "./view-output.js";
+import type { ViewTask } from "../graph/state.js";
+import type { Plan } from "../domain/plan.js";
+import { acrossNamespaces, runView } from "./run-view.js";
 
 /**
  * Symbolic view: exact metadata and time conditions from the plan (persons, entities, location,

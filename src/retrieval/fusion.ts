@@ -1,5 +1,5 @@
-import { VIEW_NAMES, type ViewName } from "../graph/configuration.js";
-import type { FusedHit, Provenance, ViewHitList } from "../graph/state.js";
+import { VIEW_NAMES, type ViewName } from "../domain/views.js";
+import type { FusedHit, Provenance, ViewHitList } from "../domain/hits.js";
 
 export interface FusionOptions {
   method: "rrf" | "union";

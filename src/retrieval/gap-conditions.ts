@@ -1,4 +1,4 @@
-import type { GapCondition } from "../graph/state.js";
+import type { GapCondition } from "../domain/coverage.js";
 import type { MemoryEntry } from "../memory/entry.js";
 import { foldName, type MemoryFilter } from "../stores/port.js";
 import { coversAll } from "./mentions.js";

@@ -1,19 +1,7 @@
 import { z } from "zod";
 import type { MemoryEntry } from "../memory/entry.js";
-
-/** Which embedder built a store's vectors. A store refuses to be opened with another. */
-export const EmbeddingSpecSchema = z.strictObject({
-  model: z.string().min(1),
-  dimension: z.number().int().min(1).max(65_536),
-});
-export type EmbeddingSpec = z.infer<typeof EmbeddingSpecSchema>;
-
-/** An inclusive-start, exclusive-end time range in epoch ms; either side may be open. */
-export const TimeRangeSchema = z.strictObject({
-  startMs: z.number().finite().optional(),
-  endMs: z.number().finite().optional(),
-});
-export type TimeRange = z.infer<typeof TimeRangeSchema>;
+import type { EmbeddingSpec } from "../text/embedder.js";
+import { TimeRangeSchema } from "../time/types.js";
 
 /**
  * Exact metadata conditions, combined with AND. Within `persons` and `entities` any one name matches

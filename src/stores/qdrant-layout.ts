@@ -7,7 +7,8 @@ import { createHash } from "node:crypto";
 import type { Schemas } from "@qdrant/js-client-rest";
 import { z } from "zod";
 import { MemoryEntrySchema, type MemoryEntry } from "../memory/entry.js";
-import { EmbeddingSpecSchema, foldName, type EmbeddingSpec, type MemoryFilter } from "./port.js";
+import { foldName, type MemoryFilter } from "./port.js";
+import { EmbeddingSpecSchema, type EmbeddingSpec } from "../text/embedder.js";
 
 /** Named dense vector (cosine) holding the embedder's vector. */
 export const DENSE_VECTOR = "dense";

@@ -29,25 +29,13 @@
  */
 import { QdrantClient, type Schemas } from "@qdrant/js-client-rest";
 import { z } from "zod";
-import { EmbedderMismatchError, parseOrThrow, StoreError } from "../errors.js";
+import { EmbedderMismatchError, parseOrThrow, StoreError } from "../core/errors.js";
 import type { MemoryEntry } from "../memory/entry.js";
 import { encodeSparse, encodeSparseQuery } from "../text/sparse.js";
 import { tokenize } from "../text/tokenizer.js";
 import { lexicalDocument } from "./lexical-document.js";
-import {
-  EmbeddingSpecSchema,
-  isEmptyFilter,
-  NamespaceSettingsSchema,
-  type EmbeddingSpec,
-  type FilteredSearchOptions,
-  type MemoryFilter,
-  type MemoryRecord,
-  type MemoryStore,
-  type NamespaceSettings,
-  type ScoredEntry,
-  type SearchOptions,
-  type Vocabulary,
-} from "./port.js";
+import { isEmptyFilter, NamespaceSettingsSchema, type FilteredSearchOptions, type MemoryFilter, type MemoryRecord, type MemoryStore, type NamespaceSettings, type ScoredEntry, type SearchOptions, type Vocabulary } from "./port.js";
+import { EmbeddingSpecSchema, type EmbeddingSpec } from "../text/embedder.js";
 import {
   COLLECTION_METADATA_KEY,
   CollectionMetadataSchema,

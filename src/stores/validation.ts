@@ -3,7 +3,7 @@
  * ValidationError (same `field`) from every backend. Nothing here touches a store.
  */
 import { z } from "zod";
-import { parseOrThrow, ValidationError } from "../errors.js";
+import { parseOrThrow, ValidationError } from "../core/errors.js";
 import { DocumentIdSchema, MAX_ID_CHARS, MAX_TEXT_CHARS, MemoryEntrySchema, NamespaceSchema, type MemoryEntry } from "../memory/entry.js";
 import { MemoryFilterSchema, NamespaceSettingsSchema, type MemoryFilter, type NamespaceSettings } from "./port.js";
 

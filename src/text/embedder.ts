@@ -1,5 +1,12 @@
 import type { Embeddings } from "@langchain/core/embeddings";
-import type { EmbeddingSpec } from "../stores/port.js";
+import { z } from "zod";
+
+/** Which embedder built a store's vectors. A store refuses to be opened with another. */
+export const EmbeddingSpecSchema = z.strictObject({
+  model: z.string().min(1),
+  dimension: z.number().int().min(1).max(65_536),
+});
+export type EmbeddingSpec = z.infer<typeof EmbeddingSpecSchema>;
 
 /** A LangChain Embeddings together with what it is: the store records `spec` and refuses another. */
 export interface Embedder {

@@ -3,7 +3,7 @@
  * civil-date steps, and the boundaries of days, ISO weeks, months, meteorological seasons and years.
  * Every boundary is a local midnight in the zone, so a "day" across a DST change is 23 or 25 hours.
  */
-import { ValidationError } from "../errors.js";
+import { ValidationError } from "../core/errors.js";
 
 /** A calendar date with no zone: month 1-12, day 1-31. */
 export interface CivilDate {

@@ -4,7 +4,7 @@
  * Only expressions that depend on the reference time are rewritten; "on 8 May 2023", "in June" or a bare
  * "Friday" are left as written (a bare month or weekday may be a plan, and guessing its year would falsify it).
  */
-import { parseOrThrow } from "../errors.js";
+import { parseOrThrow } from "../core/errors.js";
 import { addDays, ENGLISH_MONTHS as EN_MONTHS, ENGLISH_WEEKDAYS as EN_WEEKDAYS, isoWeekday, wallTimeAt, type CivilDate, type WallTime } from "./calendar.js";
 import { LocaleSchema, type Locale, type LocatedTimeWindow, type TimeContext } from "./types.js";
 import { referenceOf, windowsFor } from "./window.js";

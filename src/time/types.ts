@@ -5,14 +5,19 @@ export const GRANULARITIES = ["day", "week", "month", "season", "year", "range",
 export const GranularitySchema = z.enum(GRANULARITIES);
 export type Granularity = z.infer<typeof GranularitySchema>;
 
+/** An inclusive-start, exclusive-end time range in epoch ms; either side may be open. */
+export const TimeRangeSchema = z.strictObject({
+  startMs: z.number().finite().optional(),
+  endMs: z.number().finite().optional(),
+});
+export type TimeRange = z.infer<typeof TimeRangeSchema>;
+
 /**
  * A resolved time window. `startMs` inclusive, `endMs` exclusive; an open range leaves one of them out
  * ("before 2023" has no start). `start`/`end` are the same bounds as ISO 8601 UTC strings.
  * `index`/`length` locate `expression` in the text it was found in.
  */
-export const TimeWindowSchema = z.strictObject({
-  startMs: z.number().finite().optional(),
-  endMs: z.number().finite().optional(),
+export const TimeWindowSchema = TimeRangeSchema.extend({
   start: z.iso.datetime().optional(),
   end: z.iso.datetime().optional(),
   expression: z.string(),

@@ -2,7 +2,7 @@
  * The entry of the time module: find the time expressions of a question or sentence and resolve each into a
  * calendar-exact window in the request's zone, relative to the request's reference time (never the clock).
  */
-import { parseOrThrow } from "../errors.js";
+import { parseOrThrow } from "../core/errors.js";
 import { assertTimeZone, wallTimeAt } from "./calendar.js";
 import { findBaseWindows } from "./chrono-results.js";
 import { assembleWindows } from "./combine.js";

@@ -8,9 +8,10 @@
  */
 import assert from "node:assert/strict";
 import { afterEach, describe, it } from "node:test";
-import { EmbedderMismatchError, RecallGraphError, StoreError, ValidationError } from "../../src/errors.js";
+import { EmbedderMismatchError, RecallGraphError, StoreError, ValidationError } from "../../src/core/errors.js";
 import { MAX_DOCUMENT_ID_CHARS, MAX_TEXT_CHARS, normalizeEntry, type MemoryEntry, type MemoryInput } from "../../src/memory/entry.js";
-import type { EmbeddingSpec, MemoryFilter, MemoryRecord, MemoryStore, ScoredEntry } from "../../src/stores/port.js";
+import type { MemoryFilter, MemoryRecord, MemoryStore, ScoredEntry } from "../../src/stores/port.js";
+import type { EmbeddingSpec } from "../../src/text/embedder.js";
 
 /**
  * Opens the adapter's store with `embedding` on the backing storage named `backend` (a file, a

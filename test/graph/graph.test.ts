@@ -3,10 +3,10 @@ import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { MemorySaver } from "@langchain/langgraph";
 import { createRetrievalGraph } from "../../src/graph/graph.js";
-import { outputOf, type RetrievalOutput } from "../../src/retrieve.js";
+import { outputOf, type RetrievalOutput } from "../../src/library/retrieve.js";
 import type { RetrievalStateValue } from "../../src/graph/state.js";
-import { ingestFile } from "../../src/ingest/index.js";
-import { openRecallGraph, type RecallGraph } from "../../src/recallgraph.js";
+import { ingestFile } from "../../src/ingest/ingest-file.js";
+import { openRecallGraph, type RecallGraph } from "../../src/library/open-recallgraph.js";
 import { teamMemory } from "../support/graph-fixture.js";
 import { NOW } from "../support/team-memory.js";
 

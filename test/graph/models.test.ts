@@ -5,7 +5,7 @@ import { AIMessage } from "@langchain/core/messages";
 import { fakeModel } from "@langchain/core/testing";
 import { Embeddings } from "@langchain/core/embeddings";
 import type { Embedder } from "../../src/text/embedder.js";
-import { createEmbedder } from "../../src/text/embedders/index.js";
+import { createEmbedder } from "../../src/text/embedders/create-embedder.js";
 import { teamMemory } from "../support/graph-fixture.js";
 import { json, scriptedModel } from "../support/scripted-model.js";
 import { NOW } from "../support/team-memory.js";

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { openRecallGraph } from "../../src/recallgraph.js";
-import { openSqliteStore } from "../../src/stores/sqlite.js";
-import { createEmbedder } from "../../src/text/embedders/index.js";
-import { widestSettings } from "../../src/graph/settings.js";
+import { openRecallGraph } from "../../src/library/open-recallgraph.js";
+import { openSqliteStore } from "../../src/stores/sqlite/store.js";
+import { createEmbedder } from "../../src/text/embedders/create-embedder.js";
+import { widestSettings } from "../../src/graph/run-settings.js";
 import { resolveConfiguration } from "../../src/graph/configuration.js";
 
 async function emptyMemory() {

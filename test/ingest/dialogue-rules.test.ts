@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { parseDialogue, type Dialogue } from "../../src/ingest/dialogue.js";
 import { DialogueBuilderSettingsSchema, ingestDialogue } from "../../src/ingest/dialogue-ingest.js";
-import { parseOrThrow } from "../../src/errors.js";
+import { parseOrThrow } from "../../src/core/errors.js";
 import { buildRuleMemories, turnEntryId } from "../../src/ingest/dialogue-rules.js";
 import { RecordingStore, testEmbedder } from "./helpers.js";
 

@@ -1,7 +1,7 @@
 import type { MemoryEntry } from "../../src/memory/entry.js";
-import { openSqliteStore } from "../../src/stores/sqlite.js";
+import { openSqliteStore } from "../../src/stores/sqlite/store.js";
 import type { Embedder } from "../../src/text/embedder.js";
-import { createHashEmbedder } from "../../src/text/embedders/index.js";
+import { createHashEmbedder } from "../../src/text/embedders/create-embedder.js";
 import type { MemoryRecord, MemoryStore, NamespaceSettings, ScoredEntry, Vocabulary } from "../../src/stores/port.js";
 
 /**

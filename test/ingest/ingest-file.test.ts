@@ -5,8 +5,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { detectFormat, ingestFile, type IngestProgress } from "../../src/ingest/index.js";
-import { ValidationError } from "../../src/errors.js";
+import { detectFormat, ingestFile, type IngestProgress } from "../../src/ingest/ingest-file.js";
+import { ValidationError } from "../../src/core/errors.js";
 import { RecordingStore, testEmbedder } from "./helpers.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");

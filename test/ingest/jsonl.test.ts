@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { fillMissingFields, parseJsonl, withStableIds } from "../../src/ingest/jsonl.js";
-import { ValidationError } from "../../src/errors.js";
+import { ValidationError } from "../../src/core/errors.js";
 
 describe("JSON Lines memories", () => {
   it("reads one memory per non-blank line, only text required", () => {

@@ -6,7 +6,7 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { ingestDocuments } from "../../src/ingest/documents.js";
-import { ingestFile } from "../../src/ingest/index.js";
+import { ingestFile } from "../../src/ingest/ingest-file.js";
 import type { MemoryStore } from "../../src/stores/port.js";
 import { openTestSqliteStore, testEmbedder } from "./helpers.js";
 

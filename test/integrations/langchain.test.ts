@@ -6,8 +6,8 @@ import { Annotation, END, START, StateGraph } from "@langchain/langgraph";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
 import { RecallGraphRetriever } from "../../src/integrations/retriever.js";
 import { createRecallTool } from "../../src/integrations/tool.js";
-import type { RecallGraph } from "../../src/recallgraph.js";
-import type { RetrievalResult } from "../../src/graph/state.js";
+import type { RecallGraph } from "../../src/library/open-recallgraph.js";
+import type { RetrievalResult } from "../../src/domain/results.js";
 import { teamMemory } from "../support/graph-fixture.js";
 import { NOW } from "../support/team-memory.js";
 

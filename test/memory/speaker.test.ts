@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { ValidationError } from "../../src/errors.js";
+import { ValidationError } from "../../src/core/errors.js";
 import { normalizeEntry } from "../../src/memory/entry.js";
 
 describe("an entry's speaker", () => {

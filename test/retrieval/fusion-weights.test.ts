@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { ViewHitList } from "../../src/graph/state.js";
-import { planWithRules } from "../../src/llm/rules/plan-rules.js";
+import type { ViewHitList } from "../../src/domain/hits.js";
+import { planWithRules } from "../../src/planning/rule-planner.js";
 import { fuseRankedLists } from "../../src/retrieval/fusion.js";
 
 const list = (view: ViewHitList["view"], round: number, keys: string[], query = "q"): ViewHitList => ({

@@ -2,16 +2,19 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { resolveConfiguration } from "../../src/graph/configuration.js";
 import { routeAfterReflect } from "../../src/graph/routing.js";
-import { widestSettings } from "../../src/graph/settings.js";
-import { hitKey, type Coverage, type GapCondition, type Plan, type RetrievalStateValue, type ViewTask } from "../../src/graph/state.js";
-import { planWithRules } from "../../src/llm/rules/plan-rules.js";
-import { judgeWithRules } from "../../src/llm/rules/reflect-rules.js";
+import { widestSettings } from "../../src/graph/run-settings.js";
+import type { RetrievalStateValue, ViewTask } from "../../src/graph/state.js";
+import { hitKey } from "../../src/domain/hits.js";
+import type { Coverage, GapCondition } from "../../src/domain/coverage.js";
+import type { Plan } from "../../src/domain/plan.js";
+import { planWithRules } from "../../src/planning/rule-planner.js";
+import { judgeWithRules } from "../../src/reflection/rule-judge.js";
 import { normalizeEntry, type MemoryInput } from "../../src/memory/entry.js";
 import { gapSearchFilter } from "../../src/retrieval/gap-conditions.js";
-import { openRecallGraph, type RecallGraph } from "../../src/recallgraph.js";
-import type { RetrievalOutput } from "../../src/retrieve.js";
-import { createEmbedder } from "../../src/text/embedders/index.js";
-import { runView } from "../../src/nodes/view-output.js";
+import { openRecallGraph, type RecallGraph } from "../../src/library/open-recallgraph.js";
+import type { RetrievalOutput } from "../../src/library/retrieve.js";
+import { createEmbedder } from "../../src/text/embedders/create-embedder.js";
+import { runView } from "../../src/nodes/run-view.js";
 
 const NOW = "2026-11-18T10:00:00.000Z";
 

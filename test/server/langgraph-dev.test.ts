@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, before, describe, it } from "node:test";
 import { setTimeout as delay } from "node:timers/promises";
-import { openRecallGraph } from "../../src/recallgraph.js";
+import { openRecallGraph } from "../../src/library/open-recallgraph.js";
 import { TEAM, NOW } from "../support/team-memory.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));

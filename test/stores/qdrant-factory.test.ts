@@ -1,8 +1,8 @@
 /** The store factory's configuration parsing, and that it opens the Qdrant adapter (against the spec-checking stub, not a real Qdrant). */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { ValidationError } from "../../src/errors.js";
-import { DEFAULT_SQLITE_PATH, openStore, StoreConfigSchema, storeConfigFromEnv } from "../../src/stores/index.js";
+import { ValidationError } from "../../src/core/errors.js";
+import { DEFAULT_SQLITE_PATH, openStore, StoreConfigSchema, storeConfigFromEnv } from "../../src/stores/open-store.js";
 import { qdrantSpecAvailable, QDRANT_SPEC_PATH } from "./qdrant-spec.js";
 import { SpecCheckingQdrantStub } from "./qdrant-stub.js";
 

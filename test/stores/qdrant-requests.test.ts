@@ -5,9 +5,10 @@
  */
 import assert from "node:assert/strict";
 import { after, afterEach, before, beforeEach, describe, it } from "node:test";
-import { EmbedderMismatchError, StoreError, ValidationError } from "../../src/errors.js";
+import { EmbedderMismatchError, StoreError, ValidationError } from "../../src/core/errors.js";
 import { normalizeEntry, type MemoryEntry, type MemoryInput } from "../../src/memory/entry.js";
-import type { EmbeddingSpec, MemoryRecord } from "../../src/stores/port.js";
+import type { MemoryRecord } from "../../src/stores/port.js";
+import type { EmbeddingSpec } from "../../src/text/embedder.js";
 import { memoryPointId } from "../../src/stores/qdrant-layout.js";
 import { openQdrantStore, type QdrantMemoryStore } from "../../src/stores/qdrant.js";
 import { QdrantSpec, QDRANT_SPEC_PATH, qdrantSpecAvailable } from "./qdrant-spec.js";

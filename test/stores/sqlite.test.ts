@@ -8,10 +8,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import Database from "better-sqlite3";
-import { EmbedderMismatchError, StoreError, ValidationError } from "../../src/errors.js";
+import { EmbedderMismatchError, StoreError, ValidationError } from "../../src/core/errors.js";
 import { normalizeEntry, type MemoryInput } from "../../src/memory/entry.js";
-import type { EmbeddingSpec, MemoryRecord } from "../../src/stores/port.js";
-import { openSqliteStore } from "../../src/stores/sqlite.js";
+import type { MemoryRecord } from "../../src/stores/port.js";
+import type { EmbeddingSpec } from "../../src/text/embedder.js";
+import { openSqliteStore } from "../../src/stores/sqlite/store.js";
 import { CONTRACT_EMBEDDING, runMemoryStoreContract } from "../contract/memory-store.contract.js";
 
 const tempDir = mkdtempSync(join(tmpdir(), "recallgraph-sqlite-test-"));

@@ -1,9 +1,9 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
-import { openRecallGraph, type RecallGraph } from "../../src/recallgraph.js";
+import { openRecallGraph, type RecallGraph } from "../../src/library/open-recallgraph.js";
 import type { MemoryStore } from "../../src/stores/port.js";
 import type { Embedder } from "../../src/text/embedder.js";
-import { createEmbedder } from "../../src/text/embedders/index.js";
-import { openSqliteStore } from "../../src/stores/sqlite.js";
+import { createEmbedder } from "../../src/text/embedders/create-embedder.js";
+import { openSqliteStore } from "../../src/stores/sqlite/store.js";
 import { RIVALS, TEAM } from "./team-memory.js";
 
 /** An in-memory sqlite store with the team and rival memories, the hashing embedder, and the given model. */

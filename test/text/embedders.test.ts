@@ -4,10 +4,10 @@ import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { Embeddings } from "@langchain/core/embeddings";
 import { z } from "zod";
-import { ValidationError } from "../../src/errors.js";
+import { ValidationError } from "../../src/core/errors.js";
 import { checkedEmbedder, EmbeddingOutputError } from "../../src/text/embedders/checked.js";
 import { HASH_DEFAULT_DIMENSION, hashEmbed } from "../../src/text/embedders/hashing.js";
-import { createEmbedder, EmbedderConfigSchema, embedderConfigFromEnv } from "../../src/text/embedders/index.js";
+import { createEmbedder, EmbedderConfigSchema, embedderConfigFromEnv } from "../../src/text/embedders/create-embedder.js";
 import { loadUseLiteModel, USE_LITE_SPEC, useLiteTrustworthyFor } from "../../src/text/embedders/use-lite.js";
 
 function cosine(a: readonly number[], b: readonly number[]): number {

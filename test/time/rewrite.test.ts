@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { ValidationError } from "../../src/errors.js";
+import { ValidationError } from "../../src/core/errors.js";
 import { resolveRelativeDates } from "../../src/time/index.js";
 
 // Monday 8 May 2023, 13:56 UTC (a LoCoMo session time).

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { ValidationError } from "../../src/errors.js";
+import { ValidationError } from "../../src/core/errors.js";
 import { findTimeExpressions, findTimeWindow, resolveRelativeDates, TimeWindowSchema, type TimeContext } from "../../src/time/index.js";
 
 const context = { now: Date.parse("2023-05-10T15:00:00Z"), timeZone: "Europe/Berlin" };

@@ -1,6 +1,6 @@
 import { Option, type Command } from "commander";
 import { z } from "zod";
-import { ValidationError } from "../../errors.js";
+import { ValidationError } from "../../core/errors.js";
 import { NamespaceSchema } from "../../memory/entry.js";
 import { readGlobalOptions } from "../global-options.js";
 import { parseOptionValues } from "../option-values.js";

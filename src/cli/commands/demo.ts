@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { fileURLToPath } from "node:url";
-import type { RetrievalOutput } from "../../retrieve.js";
+import type { RetrievalOutput } from "../../library/retrieve.js";
 import { readGlobalOptions } from "../global-options.js";
 import { formatSeconds, printJson, printLines } from "../output.js";
 
@@ -82,9 +82,9 @@ USE-lite embedder unless --embedder says otherwise.`,
       const globals = readGlobalOptions(command);
       const started = performance.now();
       const [{ openRecallGraph }, { ingestFile }, { embedderConfigFromEnv }, render] = await Promise.all([
-        import("../../recallgraph.js"),
-        import("../../ingest/index.js"),
-        import("../../text/embedders/index.js"),
+        import("../../library/open-recallgraph.js"),
+        import("../../ingest/ingest-file.js"),
+        import("../../text/embedders/create-embedder.js"),
         import("../render.js"),
       ]);
       // No configuration means none: the environment's store, model and embedder are not consulted,

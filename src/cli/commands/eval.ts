@@ -62,7 +62,7 @@ Examples:
       const [{ runEval }, { evalJson, evalText }, { embedderConfigFromEnv }, { chatModelFromEnv }, { stageProgressBar }] = await Promise.all([
         import("../../eval/run.js"),
         import("../../eval/report.js"),
-        import("../../text/embedders/index.js"),
+        import("../../text/embedders/create-embedder.js"),
         import("../../llm/chat-model.js"),
         import("../progress.js"),
       ]);

@@ -1,6 +1,6 @@
 import { Option, type Command } from "commander";
 import { z } from "zod";
-import type { IngestFormat } from "../../ingest/index.js";
+import type { IngestFormat } from "../../ingest/ingest-file.js";
 import { NamespaceSchema } from "../../memory/entry.js";
 import { readGlobalOptions } from "../global-options.js";
 import { collect, parseOptionValues } from "../option-values.js";
@@ -41,7 +41,7 @@ Examples:
       const options = parseOptionValues(IngestOptionsSchema, rawOptions);
       const [{ openForWriting }, { ingestFile }, { stageProgressBar }] = await Promise.all([
         import("../open.js"),
-        import("../../ingest/index.js"),
+        import("../../ingest/ingest-file.js"),
         import("../progress.js"),
       ]);
       const dependencies = await openForWriting(globals);

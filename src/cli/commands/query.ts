@@ -1,6 +1,6 @@
 import { Option, type Command } from "commander";
 import { z } from "zod";
-import { ValidationError } from "../../errors.js";
+import { ValidationError } from "../../core/errors.js";
 import { PRESET_NAMES, type RetrievalConfigInput } from "../../graph/configuration.js";
 import { NamespaceSchema, parseIsoTimestamp } from "../../memory/entry.js";
 import { readGlobalOptions } from "../global-options.js";
@@ -47,7 +47,7 @@ Examples:
       if (!question.trim()) throw new ValidationError("question", "must not be empty");
       const [{ openForReading }, { retrieve }, { createRetrievalGraph }, render] = await Promise.all([
         import("../open.js"),
-        import("../../retrieve.js"),
+        import("../../library/retrieve.js"),
         import("../../graph/graph.js"),
         import("../render.js"),
       ]);

@@ -18,8 +18,8 @@ import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import * as sqliteVec from "sqlite-vec";
 import { z } from "zod";
-import { EmbedderMismatchError, errorMessage, StoreError } from "../../errors.js";
-import type { EmbeddingSpec } from "../port.js";
+import { EmbedderMismatchError, errorMessage, StoreError } from "../../core/errors.js";
+import type { EmbeddingSpec } from "../../text/embedder.js";
 
 export type SqliteDatabase = Database.Database;
 

@@ -19,23 +19,10 @@
  */
 import type Database from "better-sqlite3";
 import { z } from "zod";
-import { errorMessage, parseOrThrow, RecallGraphError, StoreError } from "../../errors.js";
+import { errorMessage, parseOrThrow, RecallGraphError, StoreError } from "../../core/errors.js";
 import { MemoryEntrySchema, type MemoryEntry } from "../../memory/entry.js";
-import {
-  EmbeddingSpecSchema,
-  foldName,
-  isEmptyFilter,
-  NamespaceSettingsSchema,
-  type EmbeddingSpec,
-  type FilteredSearchOptions,
-  type MemoryFilter,
-  type MemoryRecord,
-  type MemoryStore,
-  type NamespaceSettings,
-  type ScoredEntry,
-  type SearchOptions,
-  type Vocabulary,
-} from "../port.js";
+import { foldName, isEmptyFilter, NamespaceSettingsSchema, type FilteredSearchOptions, type MemoryFilter, type MemoryRecord, type MemoryStore, type NamespaceSettings, type ScoredEntry, type SearchOptions, type Vocabulary } from "../port.js";
+import { EmbeddingSpecSchema, type EmbeddingSpec } from "../../text/embedder.js";
 import {
   validateDocumentId,
   validateDocumentIds,

@@ -5,7 +5,7 @@
  * re-derives both norms for every pair. Cosine ignores length anyway, so nothing is lost; only the
  * zero vector, whose cosine is undefined, is refused.
  */
-import { ValidationError } from "../../errors.js";
+import { ValidationError } from "../../core/errors.js";
 
 /** The vector scaled to length 1, as little-endian float32 bytes (what vec0 stores). */
 export function unitVectorBlob(vector: Float64Array, field: string): Buffer {

@@ -1,6 +1,6 @@
 import { Embeddings, type EmbeddingsInterface } from "@langchain/core/embeddings";
-import { RecallGraphError } from "../../errors.js";
-import type { EmbeddingSpec } from "../../stores/port.js";
+import { RecallGraphError } from "../../core/errors.js";
+import type { EmbeddingSpec } from "../embedder.js";
 import type { Embedder } from "../embedder.js";
 
 /** An embedder produced a vector that does not fit its own spec (wrong dimension, NaN, wrong count). */

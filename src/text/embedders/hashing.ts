@@ -10,7 +10,7 @@
  * similarity behaves like a blend of term overlap and spelling overlap. Costs microseconds per text.
  */
 import { Embeddings } from "@langchain/core/embeddings";
-import type { EmbeddingSpec } from "../../stores/port.js";
+import type { EmbeddingSpec } from "../embedder.js";
 import type { Embedder } from "../embedder.js";
 import { termIndex } from "../sparse.js";
 import { ENGLISH_STOPWORDS, tokenize } from "../tokenizer.js";

@@ -5,8 +5,8 @@
  * checked against it.
  */
 import { OpenAIEmbeddings } from "@langchain/openai";
-import { ValidationError } from "../../errors.js";
-import type { EmbeddingSpec } from "../../stores/port.js";
+import { ValidationError } from "../../core/errors.js";
+import type { EmbeddingSpec } from "../embedder.js";
 import type { Embedder } from "../embedder.js";
 import { checkedEmbedder } from "./checked.js";
 

@@ -9,8 +9,8 @@
  */
 import { Embeddings } from "@langchain/core/embeddings";
 import type { EmbeddingsModel } from "@energetic-ai/embeddings";
-import { RecallGraphError } from "../../errors.js";
-import type { EmbeddingSpec } from "../../stores/port.js";
+import { RecallGraphError } from "../../core/errors.js";
+import type { EmbeddingSpec } from "../embedder.js";
 import type { Embedder } from "../embedder.js";
 import { checkedEmbedder } from "./checked.js";
 

@@ -1,8 +1,9 @@
-import type { MemoryEntry } from "../../memory/entry.js";
-import { coversAll, entryTerms } from "../../retrieval/mentions.js";
-import { tokenize } from "../../text/tokenizer.js";
-import { isSpokenBy } from "../../retrieval/gap-conditions.js";
-import type { Coverage, GapCondition, Plan } from "../../graph/state.js";
+import type { MemoryEntry } from "../memory/entry.js";
+import { coversAll, entryTerms } from "../retrieval/mentions.js";
+import { tokenize } from "../text/tokenizer.js";
+import { isSpokenBy } from "../retrieval/gap-conditions.js";
+import type { Coverage, GapCondition } from "../domain/coverage.js";
+import type { Plan } from "../domain/plan.js";
 
 /** How many of the best results may name the person a question describes ("the engineer who fixed ERR_1024"). */
 const BRIDGE_SOURCES = 3;

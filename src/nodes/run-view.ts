@@ -1,10 +1,13 @@
-import { describeError, log } from "../log.js";
+import { describeError, log } from "../core/log.js";
 import type { MemoryEntry } from "../memory/entry.js";
 import { gapSearchFilter, meetsGapCondition } from "../retrieval/gap-conditions.js";
 import { entryTerms } from "../retrieval/mentions.js";
 import type { ScoredEntry, SearchOptions } from "../stores/port.js";
-import type { ViewName } from "../graph/configuration.js";
-import { hitKey, type Degradation, type GapCondition, type ViewHitList, type ViewTask } from "../graph/state.js";
+import type { ViewName } from "../domain/views.js";
+import type { ViewTask } from "../graph/state.js";
+import { hitKey, type ViewHitList } from "../domain/hits.js";
+import type { Degradation } from "../domain/run-account.js";
+import type { GapCondition } from "../domain/coverage.js";
 import { timed } from "../graph/timing.js";
 
 /** One search a view ran: its query, namespace and ranked hits. */

@@ -1,7 +1,7 @@
-import type { Vocabulary } from "../../stores/port.js";
-import { ENGLISH_STOPWORDS, keywords as contentWords } from "../../text/tokenizer.js";
-import { findTimeWindow } from "../../time/window.js";
-import type { Plan } from "../../graph/state.js";
+import type { Vocabulary } from "../stores/port.js";
+import { ENGLISH_STOPWORDS, keywords as contentWords } from "../text/tokenizer.js";
+import { findTimeWindow } from "../time/window.js";
+import type { Plan } from "../domain/plan.js";
 
 export interface RulePlanContext {
   vocabulary: Vocabulary;

@@ -1,7 +1,7 @@
-import { parseOrThrow, ValidationError } from "../errors.js";
+import { parseOrThrow, ValidationError } from "../core/errors.js";
 import type { Embedder } from "../text/embedder.js";
 import type { MemoryStore } from "../stores/port.js";
-import { NamespaceSchema, normalizeEntry, type MemoryEntry } from "./entry.js";
+import { NamespaceSchema, normalizeEntry, type MemoryEntry } from "../memory/entry.js";
 
 export interface WriteOptions {
   /** Texts embedded (and written) per batch. */

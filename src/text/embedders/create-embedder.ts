@@ -16,7 +16,7 @@
  * A store records the embedder's model and dimension and refuses to be opened with another one.
  */
 import { z } from "zod";
-import { parseOrThrow, ValidationError } from "../../errors.js";
+import { parseOrThrow, ValidationError } from "../../core/errors.js";
 import type { Embedder } from "../embedder.js";
 import { createHashEmbedder, HASH_DEFAULT_DIMENSION } from "./hashing.js";
 import { createOpenAIEmbedder } from "./openai.js";

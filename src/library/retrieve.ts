@@ -1,11 +1,15 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { z } from "zod";
-import { parseOrThrow } from "./errors.js";
-import { NamespaceSchema } from "./memory/entry.js";
-import type { RetrievalConfigInput } from "./graph/configuration.js";
-import type { RetrievalGraph } from "./graph/graph.js";
-import { RetrievalInputSchema, type Coverage, type Degradation, type Plan, type RetrievalResult, type RetrievalStateValue } from "./graph/state.js";
-import type { LlmCallRecord } from "./llm/structured.js";
+import { parseOrThrow } from "../core/errors.js";
+import { NamespaceSchema } from "../memory/entry.js";
+import type { RetrievalConfigInput } from "../graph/configuration.js";
+import type { RetrievalGraph } from "../graph/graph.js";
+import { RetrievalInputSchema, type RetrievalStateValue } from "../graph/state.js";
+import type { Coverage } from "../domain/coverage.js";
+import type { Degradation } from "../domain/run-account.js";
+import type { Plan } from "../domain/plan.js";
+import type { RetrievalResult } from "../domain/results.js";
+import type { LlmCallRecord } from "../domain/run-account.js";
 
 /** A question as callers ask it. */
 export const RetrieveRequestSchema = z.object({

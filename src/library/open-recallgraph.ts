@@ -1,15 +1,15 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
-import { chatModelFromEnv } from "./llm/chat-model.js";
-import { writeMemories, type WriteOptions } from "./memory/writer.js";
-import type { MemoryEntry } from "./memory/entry.js";
-import type { RetrievalConfigInput } from "./graph/configuration.js";
-import type { GraphDependencies } from "./graph/dependencies.js";
-import { createRetrievalGraph, type RetrievalGraph } from "./graph/graph.js";
+import { chatModelFromEnv } from "../llm/chat-model.js";
+import { writeMemories, type WriteOptions } from "../ingest/write-memories.js";
+import type { MemoryEntry } from "../memory/entry.js";
+import type { RetrievalConfigInput } from "../graph/configuration.js";
+import type { GraphDependencies } from "../graph/dependencies.js";
+import { createRetrievalGraph, type RetrievalGraph } from "../graph/graph.js";
 import { retrieve, type RetrievalOutput, type RetrieveRequest } from "./retrieve.js";
-import { openStore, storeConfigFromEnv, type StoreConfig } from "./stores/index.js";
-import type { MemoryStore } from "./stores/port.js";
-import type { Embedder } from "./text/embedder.js";
-import { createEmbedder, embedderConfigFromEnv, type EmbedderConfig } from "./text/embedders/index.js";
+import { openStore, storeConfigFromEnv, type StoreConfig } from "../stores/open-store.js";
+import type { MemoryStore } from "../stores/port.js";
+import type { Embedder } from "../text/embedder.js";
+import { createEmbedder, embedderConfigFromEnv, type EmbedderConfig } from "../text/embedders/create-embedder.js";
 
 export interface OpenOptions {
   /** A store configuration or an open store; default from the environment (embedded sqlite file). */

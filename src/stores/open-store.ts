@@ -9,10 +9,11 @@
  * - `QDRANT_COLLECTION`  collection name (default `recallgraph`)
  */
 import { z } from "zod";
-import { parseOrThrow, ValidationError } from "../errors.js";
-import type { EmbeddingSpec, MemoryStore } from "./port.js";
+import { parseOrThrow, ValidationError } from "../core/errors.js";
+import type { MemoryStore } from "./port.js";
+import type { EmbeddingSpec } from "../text/embedder.js";
 import { openQdrantStore, QdrantStoreOptionsSchema } from "./qdrant.js";
-import { openSqliteStore } from "./sqlite.js";
+import { openSqliteStore } from "./sqlite/store.js";
 
 export { DEFAULT_QDRANT_COLLECTION } from "./qdrant.js";
 export const DEFAULT_SQLITE_PATH = "./.recallgraph/memory.db";

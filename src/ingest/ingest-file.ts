@@ -1,9 +1,9 @@
 import { readFile, stat } from "node:fs/promises";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { z } from "zod";
-import { parseOrThrow, ValidationError } from "../errors.js";
+import { parseOrThrow, ValidationError } from "../core/errors.js";
 import { NamespaceSchema } from "../memory/entry.js";
-import { writeMemories } from "../memory/writer.js";
+import { writeMemories } from "./write-memories.js";
 import type { MemoryStore } from "../stores/port.js";
 import type { Embedder } from "../text/embedder.js";
 import { parseDialogue, type Dialogue } from "./dialogue.js";
@@ -13,16 +13,6 @@ import { fillMissingFields, isPlainObject, parseJsonl, withStableIds } from "./j
 import { parseJson } from "./json-text.js";
 import { parseLocomo, type LocomoConversation } from "./locomo.js";
 
-export { DialogueSchema, DialogueTurnSchema, parseDialogue, participantsOf, type Dialogue, type DialogueTurn } from "./dialogue.js";
-export { buildRuleMemories, ContextOptionsSchema, turnEntryId, type ContextOptions, type RuleBuilderOptions } from "./dialogue-rules.js";
-export { buildLlmMemories, ExtractedMemoriesSchema, type LlmBuilderOptions, type LlmBuildResult } from "./dialogue-llm.js";
-export { ingestDialogue, DialogueBuilderSettingsSchema, type DialogueBuilderSettings, type DialogueIngestResult } from "./dialogue-ingest.js";
-export { chunkDocument, type DocumentChunk } from "./chunker.js";
-export { findDocuments, ingestDocuments, ingestDocumentText, type DocumentIngestResult } from "./documents.js";
-export { fillMissingFields, parseJsonl, withStableIds, type JsonlMemory } from "./jsonl.js";
-export { parseLocomo, parseLocomoDateTime, type LocomoConversation, type LocomoQuestion } from "./locomo.js";
-export { codeFamilies, findNames } from "./names.js";
-export { parseJson } from "./json-text.js";
 
 /** Where memories go when no namespace is given (formats other than LoCoMo, which names its own). */
 export const DEFAULT_NAMESPACE = "default";
