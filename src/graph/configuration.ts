@@ -10,7 +10,8 @@ export type PresetName = (typeof PRESET_NAMES)[number];
 
 /**
  * Everything a run can tune, read from `config.configurable` (so LangGraph Studio shows and edits it).
- * Defaults are the design's numbers.
+ * Defaults are the numbers measured best on conversations offline (see the README's Results); a
+ * preset (presets.ts) changes several at once.
  */
 export const RetrievalConfigSchema = z.object({
   preset: z.enum(PRESET_NAMES).default("full").describe("Named recipe applied before the other fields"),

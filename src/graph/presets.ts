@@ -13,12 +13,12 @@ export const RETRIEVAL_PRESETS = {
   lexical: { views: ["lexical"], planning: false, reflection: false },
   /** Metadata and time filters alone (needs the planner to extract conditions). */
   symbolic: { views: ["symbolic"], reflection: false },
-  /** The original three-view retriever's merge: first-seen union instead of RRF. */
+  /** First-seen union instead of RRF: every view's hits in the order they were found. */
   union: { fusion: "union" },
   "no-plan": { planning: false },
   "no-reflect": { reflection: false },
   /**
-   * The knowledge-base chain: dense with an absolute threshold plus lexical with a relative one,
+   * For documents: dense with an absolute threshold plus lexical with a relative one,
    * RRF, record re-check, LLM rerank when a model is configured; no planning or reflection.
    */
   "knowledge-base": {
@@ -28,7 +28,7 @@ export const RETRIEVAL_PRESETS = {
     rerank: true,
     denseMinScore: 0.3,
     lexicalMinRelative: 0.2,
-    // The published chain: plain RRF, k = 60, both views equal.
+    // Plain RRF, k = 60, both views equal: no weighting tuned on conversations.
     rrfK: 60,
     viewWeights: { semantic: 1, lexical: 1, symbolic: 1 },
     timeWindowWeight: 1,

@@ -7,7 +7,7 @@ import type { RetrievalResult } from "../domain/results.js";
 import type { Degradation, LlmCallRecord } from "../domain/run-account.js";
 import type { ViewName } from "../domain/views.js";
 import { NamespaceSchema, type MemoryEntry } from "../memory/entry.js";
-import type { EffectiveSettings } from "./run-settings.js";
+import type { RunSettings } from "./run-settings.js";
 
 /** The work one view does in one round: sent to the view node with `Send`. */
 export interface ViewTask {
@@ -17,7 +17,7 @@ export interface ViewTask {
   namespaces: string[];
   queries: string[];
   plan: Plan;
-  settings: EffectiveSettings;
+  settings: RunSettings;
   /**
    * The conditions of the rule judge's gap queries, by query (a dense neighbour of "Caroline adopt" is
    * rarely about adopting); a query without an entry keeps every hit.
@@ -41,8 +41,8 @@ export const RetrievalState = Annotation.Root({
   now: Annotation<string | undefined>,
 
   queryPlan: Annotation<Plan | undefined>,
-  /** Top-k and thresholds in force for this run (configuration widened by the namespaces' own settings). */
-  settings: Annotation<EffectiveSettings | undefined>,
+  /** The run's settings, resolved once by the plan node (configuration widened by the namespaces' own settings). */
+  settings: Annotation<RunSettings | undefined>,
   round: Annotation<number>({ reducer: (_current, update) => update, default: () => 0 }),
   /** Every view's ranked lists over all rounds of this run (reset when a run starts). */
   viewHits: appendOrOverwrite<ViewHitList>(),
@@ -77,3 +77,11 @@ export const RetrievalInputSchema = z.object({
 });
 export type RetrievalInput = z.infer<typeof RetrievalInputSchema>;
 
+/**
+ * The plan and settings the plan node settled. Every node after it reads them from here, so a run's
+ * configuration is resolved once.
+ */
+export function plannedRun(state: RetrievalStateValue): { plan: Plan; settings: RunSettings } {
+  if (!state.queryPlan || !state.settings) throw new Error("the plan node has not run: the state has no plan or settings");
+  return { plan: state.queryPlan, settings: state.settings };
+}

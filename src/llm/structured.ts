@@ -14,6 +14,12 @@ export interface StructuredCallOptions {
   signal?: AbortSignal;
 }
 
+/** The limits every model step runs under: a per-attempt timeout and the run's cancellation. */
+export interface ModelCallLimits {
+  timeoutMs: number;
+  signal?: AbortSignal | undefined;
+}
+
 export type StructuredResult<T> = { ok: true; value: T; record: LlmCallRecord } | { ok: false; record: LlmCallRecord };
 
 /**

@@ -1,14 +1,13 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
-import { callStructured } from "../llm/structured.js";
+import { callStructured, type ModelCallLimits } from "../llm/structured.js";
 import { RerankOutputSchema } from "../llm/schemas.js";
 import { MEMORY_PREVIEW_CHARS } from "../llm/prompts/preview.js";
 import { RERANK_SYSTEM, rerankUserPrompt } from "../llm/prompts/rerank.js";
 import type { MemoryEntry } from "../memory/entry.js";
 import type { MemoryStore } from "../stores/port.js";
-import { resolveConfiguration, type RetrievalConfig } from "../graph/configuration.js";
 import type { GraphDependencies } from "../graph/dependencies.js";
-import type { RetrievalStateValue } from "../graph/state.js";
+import { plannedRun, type RetrievalStateValue } from "../graph/state.js";
 import { hitKey, splitHitKey, type FusedHit } from "../domain/hits.js";
 import type { Degradation } from "../domain/run-account.js";
 import type { RetrievalResult } from "../domain/results.js";
@@ -23,15 +22,15 @@ import type { LlmCallRecord } from "../domain/run-account.js";
 export function finalizeNode(dependencies: () => Promise<GraphDependencies>) {
   return async (state: RetrievalStateValue, config?: RunnableConfig) =>
     timed("finalize", async () => {
-      const settings = resolveConfiguration(config);
+      const { settings } = plannedRun(state);
       const { store, model } = await dependencies();
-      const finalK = state.settings?.finalK ?? settings.finalK;
+      const finalK = settings.finalK;
       const candidates = await recheck(store, state.namespaces, state.fused.slice(0, finalK * 2));
       const degraded: Degradation[] = [];
       const llmCalls: LlmCallRecord[] = [];
       let ranked = candidates.map(({ hit, entry }) => ({ hit, entry, rerankScore: undefined as number | undefined }));
       if (settings.rerank && model && ranked.length > 1) {
-        const reranked = await rerank(model, state.question, ranked, settings);
+        const reranked = await rerank(model, state.question, ranked, { timeoutMs: settings.llmTimeoutMs, signal: config?.signal });
         llmCalls.push(reranked.record);
         if (reranked.order) ranked = reranked.order;
         else degraded.push({ step: "rerank", error: reranked.reason });
@@ -72,20 +71,20 @@ async function recheck(store: MemoryStore, namespaces: readonly string[], fused:
 type Ranked = { hit: FusedHit; entry: MemoryEntry; rerankScore: number | undefined };
 
 /**
- * LLM rerank with the knowledge-base chain's protections: the model sees the first 400 characters
+ * LLM rerank, guarded against a weak model: the model sees the first 400 characters
  * of each hit; when fewer than half the scores parse the rerank is abandoned; ranks are renumbered.
  */
 async function rerank(
   model: BaseChatModel,
   question: string,
   ranked: Ranked[],
-  settings: RetrievalConfig,
+  limits: ModelCallLimits,
 ): Promise<{ order?: Ranked[]; reason: string; record: LlmCallRecord }> {
   const reply = await callStructured(
     model,
     RerankOutputSchema,
     { system: RERANK_SYSTEM, user: rerankUserPrompt(question, ranked.map(({ entry }) => entry.text.slice(0, MEMORY_PREVIEW_CHARS))) },
-    { step: "rerank", retries: 0, timeoutMs: settings.llmTimeoutMs },
+    { step: "rerank", retries: 0, timeoutMs: limits.timeoutMs, signal: limits.signal },
   );
   if (!reply.ok) return { reason: `model failed: ${reply.record.error ?? "unknown"}`, record: reply.record };
   const scores = new Map<number, number>();

@@ -1,6 +1,4 @@
-import type { RunnableConfig } from "@langchain/core/runnables";
-import { resolveConfiguration } from "../graph/configuration.js";
-import type { RetrievalStateValue } from "../graph/state.js";
+import { plannedRun, type RetrievalStateValue } from "../graph/state.js";
 import { timed } from "../graph/timing.js";
 import { fuseRankedLists } from "../retrieval/fusion.js";
 
@@ -10,10 +8,10 @@ import { fuseRankedLists } from "../retrieval/fusion.js";
  * dense similarity can tell when something happened, so there the symbolic view is the authority.
  */
 export function mergeNode() {
-  return async (state: RetrievalStateValue, config?: RunnableConfig) =>
+  return async (state: RetrievalStateValue) =>
     timed("merge", async () => {
-      const settings = resolveConfiguration(config);
-      const timeScoped = state.queryPlan?.timeWindow !== undefined;
+      const { plan, settings } = plannedRun(state);
+      const timeScoped = plan.timeWindow !== undefined;
       const weights = timeScoped ? { ...settings.viewWeights, symbolic: settings.timeWindowWeight } : settings.viewWeights;
       return {
         fused: fuseRankedLists(state.viewHits, {

@@ -1,9 +1,10 @@
-import type { MemoryEntry } from "../memory/entry.js";
-import { coversAll, entryTerms } from "../retrieval/mentions.js";
-import { tokenize } from "../text/tokenizer.js";
-import { isSpokenBy } from "../retrieval/gap-conditions.js";
 import type { Coverage, GapCondition } from "../domain/coverage.js";
 import type { Plan } from "../domain/plan.js";
+import type { MemoryEntry } from "../memory/entry.js";
+import { isSpokenBy } from "../retrieval/gap-conditions.js";
+import { coversAll, entryTerms } from "../retrieval/mentions.js";
+import { tokenize } from "../text/tokenizer.js";
+import { makeCoverage } from "./coverage.js";
 
 /** How many of the best results may name the person a question describes ("the engineer who fixed ERR_1024"). */
 const BRIDGE_SOURCES = 3;
@@ -13,14 +14,14 @@ const BRIDGE_SOURCES = 3;
  * window) present in the current top results. A gap query asks for one missing facet: a missing name
  * on its own (anchored on the names already found, it brought back memories of those instead), a
  * missing word anchored on the names found ("Caroline adopt"). A hit answers such a query only if it
- * mentions every word of it (its `gapConditions`; view-output checks): a re-asked word alone would
+ * mentions every word of it (its `gapConditions`; the views check them): a re-asked word alone would
  * return what BM25 ranked low the first time. The window is the symbolic view's, never a gap query.
  *
  * A question about someone it describes instead of naming takes a second hop: the first round finds
  * who ("Bob Müller fixed ERR_1024"), then the judge asks about them by name ("Bob Müller city live"),
  * keeping hits that mention the name. A question about one speaker whose top results also hold other
  * people's words is asked again among that speaker's own (see ownWords). A query already asked in an
- * earlier round is not asked again.
+ * earlier round is not asked again (makeCoverage).
  */
 export function judgeWithRules(plan: Plan, found: readonly MemoryEntry[], maxGapQueries: number, asked: ReadonlySet<string> = new Set()): Coverage {
   const facets = facetsOf(plan);
@@ -42,12 +43,7 @@ export function judgeWithRules(plan: Plan, found: readonly MemoryEntry[], maxGap
       .map((query) => ({ query, condition: { mentions: query } })),
   ];
   const missing = [...(speaker ? [`${speaker.name} (own words)`] : []), ...hops.map(({ name }) => `${name} (second hop)`), ...missingFacets];
-  const chosen = gaps
-    .filter((gap, i) => !asked.has(gap.query) && gaps.findIndex((other) => other.query === gap.query) === i)
-    .slice(0, maxGapQueries);
-  const gapQueries = chosen.map((gap) => gap.query);
-  const gapConditions = Object.fromEntries(chosen.map((gap) => [gap.query, gap.condition]));
-  return { complete: gapQueries.length === 0, percent, missing, gapQueries, gapConditions, judge: "rules" };
+  return makeCoverage({ judge: "rules", saysComplete: false, percent, missing, gaps }, { asked, maxGapQueries });
 }
 
 /**

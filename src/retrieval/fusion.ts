@@ -22,7 +22,7 @@ export interface FusionOptions {
  *   (roundWeight < 1): a gap query is a guess at what is missing, weaker evidence than the question.
  *   Ranks only: raw scores of different views are never added, since cosine and BM25 live on
  *   unrelated scales.
- * - union: the original retriever's merge, first-seen order over rounds, then views, then queries;
+ * - union: a plain merge, first-seen order over rounds, then views, then queries;
  *   the score is 1 / position so that it still sorts.
  */
 export function fuseRankedLists(lists: readonly ViewHitList[], options: FusionOptions): FusedHit[] {

@@ -81,7 +81,8 @@ export interface Vocabulary {
  * reads or writes outside it. Writes validate the whole batch before touching anything.
  */
 export interface MemoryStore {
-  readonly kind: "sqlite" | "qdrant";
+  /** The adapter's name, as stats and messages show it ("sqlite", "qdrant"). */
+  readonly kind: string;
   readonly embedding: EmbeddingSpec;
 
   /** Inserts or replaces (by id) every entry and all of its index rows, all or nothing. Entries must belong to `namespace`. */
