@@ -9,7 +9,8 @@
  * - `QDRANT_COLLECTION`  collection name (default `recallgraph`)
  */
 import { z } from "zod";
-import { parseOrThrow, ValidationError } from "../core/errors.js";
+import { readChoice, readRequired, readVariable, type Environment } from "../core/env.js";
+import { parseOrThrow } from "../core/errors.js";
 import type { MemoryStore } from "./port.js";
 import type { EmbeddingSpec } from "../text/embedder.js";
 import { openQdrantStore, QdrantStoreOptionsSchema } from "./qdrant.js";
@@ -52,25 +53,18 @@ export async function openStore(config: StoreConfig, embedding: EmbeddingSpec): 
   }
 }
 
+const STORE_KINDS = ["sqlite", "qdrant"] as const;
+
 /** The store configuration the environment describes (see the module comment for the variables). */
-export function storeConfigFromEnv(env: Readonly<Record<string, string | undefined>> = process.env): StoreConfig {
-  const value = (name: string): string | undefined => {
-    const raw = env[name]?.trim();
-    return raw ? raw : undefined;
-  };
-  const kind = (value("RECALLGRAPH_STORE") ?? "sqlite").toLowerCase();
+export function storeConfigFromEnv(env: Environment = process.env): StoreConfig {
+  const kind = readChoice(env, "RECALLGRAPH_STORE", STORE_KINDS) ?? "sqlite";
   if (kind === "sqlite") {
-    return parseOrThrow(StoreConfigSchema, { kind, path: value("RECALLGRAPH_DB") ?? DEFAULT_SQLITE_PATH }, "RECALLGRAPH_DB");
+    return parseOrThrow(StoreConfigSchema, { kind, path: readVariable(env, "RECALLGRAPH_DB") ?? DEFAULT_SQLITE_PATH }, "RECALLGRAPH_DB");
   }
-  if (kind === "qdrant") {
-    const url = value("QDRANT_URL");
-    if (!url) throw new ValidationError("QDRANT_URL", "QDRANT_URL is required when RECALLGRAPH_STORE=qdrant");
-    const config: Record<string, string> = { kind, url };
-    const apiKey = value("QDRANT_API_KEY");
-    const collection = value("QDRANT_COLLECTION");
-    if (apiKey) config.apiKey = apiKey;
-    if (collection) config.collection = collection;
-    return parseOrThrow(StoreConfigSchema, config, "QDRANT");
-  }
-  throw new ValidationError("RECALLGRAPH_STORE", `must be "sqlite" or "qdrant", got "${kind}"`);
+  const config: Record<string, string> = { kind, url: readRequired(env, "QDRANT_URL", "when RECALLGRAPH_STORE=qdrant") };
+  const apiKey = readVariable(env, "QDRANT_API_KEY");
+  const collection = readVariable(env, "QDRANT_COLLECTION");
+  if (apiKey) config.apiKey = apiKey;
+  if (collection) config.collection = collection;
+  return parseOrThrow(StoreConfigSchema, config, "QDRANT");
 }

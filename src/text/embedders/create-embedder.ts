@@ -16,6 +16,7 @@
  * A store records the embedder's model and dimension and refuses to be opened with another one.
  */
 import { z } from "zod";
+import { readChoice, readPositiveInteger, readRequired, readVariable } from "../../core/env.js";
 import { parseOrThrow, ValidationError } from "../../core/errors.js";
 import type { Embedder } from "../embedder.js";
 import { createHashEmbedder, HASH_DEFAULT_DIMENSION } from "./hashing.js";
@@ -86,28 +87,12 @@ const ENV_NAME_OF_FIELD: Readonly<Record<string, string>> = {
   apiKey: "OPENAI_API_KEY",
 };
 
-function readVariable(env: NodeJS.ProcessEnv, name: string): string | undefined {
-  const value = env[name]?.trim();
-  return value ? value : undefined;
-}
-
-function readPositiveInteger(env: NodeJS.ProcessEnv, name: string): number | undefined {
-  const value = readVariable(env, name);
-  if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value) || Number(value) < 1) throw new ValidationError(name, `must be a positive integer, got "${value}"`);
-  return Number(value);
-}
-
 /**
  * The embedder configuration the environment describes (variables listed at the top of this file).
  * Invalid values throw a ValidationError whose field is the variable's name.
  */
 export function embedderConfigFromEnv(env: NodeJS.ProcessEnv = process.env): EmbedderConfig {
-  const providerText = (readVariable(env, "RECALLGRAPH_EMBEDDER") ?? "use-lite").toLowerCase();
-  const provider = EMBEDDER_PROVIDERS.find((name) => name === providerText);
-  if (!provider) {
-    throw new ValidationError("RECALLGRAPH_EMBEDDER", `must be one of ${EMBEDDER_PROVIDERS.join(", ")}, got "${providerText}"`);
-  }
+  const provider = readChoice(env, "RECALLGRAPH_EMBEDDER", EMBEDDER_PROVIDERS) ?? "use-lite";
   const dimensions = readPositiveInteger(env, "RECALLGRAPH_EMBEDDING_DIMENSIONS");
   const batchSizeValue = readPositiveInteger(env, "RECALLGRAPH_EMBEDDING_BATCH_SIZE");
 
@@ -132,10 +117,9 @@ export function embedderConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Emb
       );
     }
     const baseURL = readVariable(env, "OPENAI_BASE_URL");
-    const apiKey = readVariable(env, "OPENAI_API_KEY");
-    if (!baseURL && !apiKey) {
-      throw new ValidationError("OPENAI_API_KEY", "is required when OPENAI_BASE_URL is not set (api.openai.com needs a key)");
-    }
+    const apiKey = baseURL
+      ? readVariable(env, "OPENAI_API_KEY")
+      : readRequired(env, "OPENAI_API_KEY", "when OPENAI_BASE_URL is not set (api.openai.com needs a key)");
     config = {
       provider,
       model,

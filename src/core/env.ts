@@ -1,0 +1,57 @@
+/**
+ * Reading configuration from environment variables.
+ *
+ * One module, so that the store, the embedder and the chat model read variables alike: every reader
+ * trims, treats an empty value as unset, returns `undefined` when unset (callers apply their defaults
+ * with `??`), and throws a ValidationError whose field is the variable's name and whose message says
+ * what was expected and what was found.
+ */
+import { z } from "zod";
+import { ValidationError } from "./errors.js";
+
+/** The variables a configuration is read from: `process.env`, or a plain record in tests. */
+export type Environment = Readonly<Record<string, string | undefined>>;
+
+/** The error every reader throws: `NAME: <expected>, got "<found>"`. */
+function invalid(name: string, expected: string, found: string): ValidationError {
+  return new ValidationError(name, `${expected}, got "${found}"`);
+}
+
+/** The variable's value, trimmed; unset, empty and whitespace-only all read as `undefined`. */
+export function readVariable(env: Environment, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value ? value : undefined;
+}
+
+/** The variable's value, which must be set; `when` says why it is needed (e.g. "when X=y"). */
+export function readRequired(env: Environment, name: string, when: string): string {
+  const value = readVariable(env, name);
+  if (value === undefined) throw new ValidationError(name, `is required ${when}`);
+  return value;
+}
+
+/** The variable parsed by `schema`, or `undefined` when unset; the schema's first message says what was expected. */
+export function readParsed<T>(env: Environment, name: string, schema: z.ZodType<T, string>): T | undefined {
+  const value = readVariable(env, name);
+  if (value === undefined) return undefined;
+  const result = schema.safeParse(value);
+  if (!result.success) throw invalid(name, result.error.issues[0]?.message ?? "must be valid", value);
+  return result.data;
+}
+
+// Digits only, at least one of them not zero: no sign, fraction, exponent or hex, which Number() would accept.
+const PositiveIntegerSchema = z.string().regex(/^\d*[1-9]\d*$/, "must be a positive integer").transform(Number);
+
+/** The variable as a positive integer (1, 2, ...), or `undefined` when unset. */
+export function readPositiveInteger(env: Environment, name: string): number | undefined {
+  return readParsed(env, name, PositiveIntegerSchema);
+}
+
+/** The variable as one of `choices`, matched case-insensitively and returned as the list spells it; `undefined` when unset. */
+export function readChoice<const C extends string>(env: Environment, name: string, choices: readonly C[]): C | undefined {
+  const value = readVariable(env, name);
+  if (value === undefined) return undefined;
+  const choice = choices.find((candidate) => candidate.toLowerCase() === value.toLowerCase());
+  if (choice === undefined) throw invalid(name, `must be one of ${choices.join(", ")}`, value);
+  return choice;
+}
