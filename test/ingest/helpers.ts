@@ -10,7 +10,7 @@ import type { MemoryRecord, MemoryStore, NamespaceSettings, ScoredEntry, Vocabul
  * the sqlite store's own tests cover search.
  */
 export class RecordingStore implements MemoryStore {
-  readonly kind = "sqlite" as const;
+  readonly kind = "recording";
   readonly embedding = testEmbedder.spec;
   readonly entries = new Map<string, Map<string, MemoryEntry>>();
   upserts = 0;

@@ -1,0 +1,109 @@
+/** Lexical search: BM25-style ranking, searchable fields, query syntax taken as text, identifiers, Chinese, filters. */
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { NOW, DAY, entry, record, fillerEntries, basis, ids, type ContractContext } from "./shared.js";
+
+export function lexicalSearchTests({ freshStore }: ContractContext): void {
+  describe("lexical search", () => {
+    it("ranks the entry holding a rare exact term first", async () => {
+      const store = await freshStore();
+      const entries = [
+        ...fillerEntries("ns", 8),
+        entry("ns", { id: "rare", text: "We planned a weekend trip to Zanzibar with the kids" }),
+        entry("ns", { id: "common", text: "We planned a weekend trip to the lake with the kids" }),
+      ];
+      await store.upsert("ns", entries.map((e, i) => record(e, basis(i))));
+      const hits = await store.lexicalSearch("ns", "When is the trip to Zanzibar?", { k: 5 });
+      assert.equal(hits[0]?.entry.id, "rare");
+      assert.ok(ids(hits).includes("common"), "the other trip still matches on 'trip'");
+      assert.ok(hits.every((hit) => hit.score > 0), "scores are positive, higher is better");
+      assert.ok((hits[0]?.score ?? 0) > (hits[1]?.score ?? 0));
+    });
+
+    it("keywords, persons, entities, location and topic are searchable too", async () => {
+      const store = await freshStore();
+      const tagged = entry("ns", {
+        id: "tagged",
+        text: "She signed the contract",
+        keywords: ["mortgage"],
+        persons: ["Priyanka"],
+        entities: ["Globex"],
+        location: "Reykjavik",
+        topic: "housing",
+      });
+      await store.upsert("ns", [record(tagged, [1, 0, 0, 0]), ...fillerEntries("ns", 4).map((e, i) => record(e, basis(i)))]);
+      for (const query of ["mortgage", "Priyanka", "globex", "reykjavik", "housing"]) {
+        assert.deepEqual(ids(await store.lexicalSearch("ns", query, { k: 5 })), ["tagged"], query);
+      }
+    });
+
+    it("treats FTS query syntax in the question as plain text", async () => {
+      const store = await freshStore();
+      const entries = [...fillerEntries("ns", 5), entry("ns", { id: "zanzibar", text: "A trip to Zanzibar in July" })];
+      await store.upsert("ns", entries.map((e, i) => record(e, basis(i))));
+      const tricky = [
+        '"zanzibar',
+        "zanzibar*",
+        "NEAR(zanzibar july)",
+        "zanzibar OR",
+        "AND zanzibar NOT",
+        "-zanzibar",
+        "(zanzibar",
+        "text_terms:zanzibar",
+        "nosuchcolumn: zanzibar",
+        "^zanzibar",
+        "{text tags}: zanzibar",
+        "zanzibar + july - 'x'",
+      ];
+      for (const query of tricky) {
+        const hits = await store.lexicalSearch("ns", query, { k: 3 });
+        assert.equal(hits[0]?.entry.id, "zanzibar", `query ${JSON.stringify(query)}`);
+      }
+      for (const query of ['"', "* ( ) : ^ - +", "", "   ", "NEAR", "OR AND NOT"]) {
+        const hits = await store.lexicalSearch("ns", query, { k: 3 });
+        assert.ok(Array.isArray(hits), `query ${JSON.stringify(query)} returns a list`);
+        assert.ok(!ids(hits).includes("zanzibar"), `query ${JSON.stringify(query)} does not match by accident`);
+      }
+    });
+
+    it("keeps identifiers and versions whole: ERR_1024 is not ERR_2048", async () => {
+      const store = await freshStore();
+      const entries = [
+        entry("ns", { id: "e1024", text: "The deploy failed with ERR_1024 on release v2.3.1" }),
+        entry("ns", { id: "e2048", text: "The deploy failed with ERR_2048 on release v2.3.2" }),
+        ...fillerEntries("ns", 4),
+      ];
+      await store.upsert("ns", entries.map((e, i) => record(e, basis(i))));
+      assert.deepEqual(ids(await store.lexicalSearch("ns", "ERR_1024", { k: 5 })), ["e1024"]);
+      assert.deepEqual(ids(await store.lexicalSearch("ns", "err_2048", { k: 5 })), ["e2048"]);
+      assert.deepEqual(ids(await store.lexicalSearch("ns", "v2.3.2", { k: 5 })), ["e2048"]);
+    });
+
+    it("finds Chinese by words, not whole sentences: 报销标准 finds 报销的标准是多少", async () => {
+      const store = await freshStore();
+      const entries = [
+        entry("ns", { id: "reimburse", text: "报销的标准是多少" }),
+        entry("ns", { id: "weather", text: "今天的天气很好" }),
+        entry("ns", { id: "meeting", text: "会议室在三楼" }),
+        ...fillerEntries("ns", 3),
+      ];
+      await store.upsert("ns", entries.map((e, i) => record(e, basis(i))));
+      const hits = await store.lexicalSearch("ns", "报销标准", { k: 5 });
+      assert.equal(hits[0]?.entry.id, "reimburse");
+      assert.ok(!ids(hits).includes("weather"));
+    });
+
+    it("applies a filter and still returns up to k", async () => {
+      const store = await freshStore();
+      const entries = Array.from({ length: 10 }, (_, i) =>
+        entry("ns", { id: `s${i}`, text: `Sailing lesson number ${i} on the bay`, persons: [i % 2 ? "Odette" : "Evan"], timestamp: NOW - i * DAY }),
+      );
+      await store.upsert("ns", entries.map((e, i) => record(e, basis(i))));
+      const hits = await store.lexicalSearch("ns", "sailing lesson", { k: 3, filter: { persons: ["odette"] } });
+      assert.equal(hits.length, 3);
+      assert.ok(hits.every((hit) => hit.entry.persons.includes("Odette")));
+      const inWindow = await store.lexicalSearch("ns", "sailing", { k: 10, filter: { timeRange: { startMs: NOW - 2 * DAY, endMs: NOW } } });
+      assert.deepEqual(ids(inWindow).sort(), ["s1", "s2"]);
+    });
+  });
+}
