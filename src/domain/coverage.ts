@@ -1,18 +1,22 @@
+import { z } from "zod";
+
 /** What a hit must be to answer one of the rule judge's gap queries. */
-export interface GapCondition {
-  /** Words it must mention: "John adopt" for "John adopt"; "Bob Müller" for a second hop "Bob Müller city live". */
-  mentions?: string;
-  /** Whose words it must be: the speaker the question is about, when it is asked again among their own words. */
-  spokenBy?: string;
-}
+export const GapConditionSchema = z.object({
+  mentions: z.string().optional().describe('Words it must mention: "John adopt" for "John adopt"; "Bob Müller" for a second hop "Bob Müller city live"'),
+  spokenBy: z.string().optional().describe("Whose words it must be: the speaker the question is about, asked again among their own words"),
+});
+export type GapCondition = z.infer<typeof GapConditionSchema>;
 
 /** A judge's verdict on one round: how much of the plan the top results cover, and what to ask next. */
-export interface Coverage {
-  complete: boolean;
-  percent: number;
-  missing: string[];
-  gapQueries: string[];
-  /** The rule judge's gap queries with their conditions. A model's gap queries are free text and have none. */
-  gapConditions?: Record<string, GapCondition>;
-  judge: "llm" | "rules" | "off";
-}
+export const CoverageSchema = z.object({
+  complete: z.boolean(),
+  percent: z.number().describe("Share of the plan's facets the top results cover, 0-100"),
+  missing: z.array(z.string()),
+  gapQueries: z.array(z.string()).describe("Searches for the next round; empty when the run ends"),
+  gapConditions: z
+    .record(z.string(), GapConditionSchema)
+    .optional()
+    .describe("The rule judge's gap queries with their conditions; a model's gap queries are free text and have none"),
+  judge: z.enum(["llm", "rules", "off"]),
+});
+export type Coverage = z.infer<typeof CoverageSchema>;

@@ -1,4 +1,5 @@
-import type { ViewName } from "./views.js";
+import { z } from "zod";
+import { ViewNameSchema } from "./views.js";
 
 /** A hit's address: entries are unique per namespace, not across namespaces. */
 export function hitKey(namespace: string, id: string): string {
@@ -12,25 +13,24 @@ export function splitHitKey(key: string): [namespace: string, id: string] {
 }
 
 /** One ranked list produced by one view for one query in one namespace and round. */
-export interface ViewHitList {
-  view: ViewName;
-  query: string;
-  namespace: string;
-  round: number;
-  hits: Array<{ key: string; score: number }>;
-}
+export const ViewHitListSchema = z.object({
+  view: ViewNameSchema,
+  query: z.string(),
+  namespace: z.string(),
+  round: z.number().int(),
+  hits: z.array(z.object({ key: z.string(), score: z.number() })),
+});
+export type ViewHitList = z.infer<typeof ViewHitListSchema>;
 
 /** Where a fused hit came from: every (view, query) list that ranked it. */
-export interface Provenance {
-  views: ViewName[];
-  subQueries: string[];
-  ranks: Array<{ view: ViewName; query: string; round: number; rank: number; score: number }>;
-  fusedScore: number;
-}
+export const ProvenanceSchema = z.object({
+  views: z.array(ViewNameSchema),
+  subQueries: z.array(z.string()),
+  ranks: z.array(z.object({ view: ViewNameSchema, query: z.string(), round: z.number().int(), rank: z.number().int(), score: z.number() })),
+  fusedScore: z.number(),
+});
+export type Provenance = z.infer<typeof ProvenanceSchema>;
 
 /** One entry of the fused ranking, with its fused score and provenance. */
-export interface FusedHit {
-  key: string;
-  score: number;
-  provenance: Provenance;
-}
+export const FusedHitSchema = z.object({ key: z.string(), score: z.number(), provenance: ProvenanceSchema });
+export type FusedHit = z.infer<typeof FusedHitSchema>;

@@ -1,19 +1,21 @@
-import type { MemorySource } from "../memory/entry.js";
-import type { Provenance } from "./hits.js";
+import { z } from "zod";
+import { SourceSchema } from "../memory/entry.js";
+import { ProvenanceSchema } from "./hits.js";
 
 /** A returned memory: the entry (text cut to the content cap), its fused score and how it was found. */
-export interface RetrievalResult {
-  id: string;
-  namespace: string;
-  text: string;
-  timestamp: string;
-  persons: string[];
-  speaker?: string;
-  entities: string[];
-  location?: string;
-  topic?: string;
-  source?: MemorySource;
-  score: number;
-  rerankScore?: number;
-  provenance: Provenance;
-}
+export const RetrievalResultSchema = z.object({
+  id: z.string(),
+  namespace: z.string(),
+  text: z.string(),
+  timestamp: z.string(),
+  persons: z.array(z.string()),
+  speaker: z.string().optional(),
+  entities: z.array(z.string()),
+  location: z.string().optional(),
+  topic: z.string().optional(),
+  source: SourceSchema.optional(),
+  score: z.number().describe("Fused score (RRF), higher is better"),
+  rerankScore: z.number().optional().describe("The model's 0-10 score, when reranked"),
+  provenance: ProvenanceSchema,
+});
+export type RetrievalResult = z.infer<typeof RetrievalResultSchema>;

@@ -56,13 +56,27 @@ export const RetrievalConfigSchema = z.object({
 });
 
 export type RetrievalConfig = z.output<typeof RetrievalConfigSchema>;
+
+/**
+ * The same fields as the graph's `context` schema: every one optional (its default is applied when the
+ * run resolves its configuration), so Studio and the server's schemas endpoint mark none required.
+ */
+export const RetrievalContextSchema = RetrievalConfigSchema.partial();
 export type RetrievalConfigInput = z.input<typeof RetrievalConfigSchema>;
 
-/** Reads the run's configuration: preset first, then the explicit configurable fields, then defaults. */
-export function resolveConfiguration(config: RunnableConfig | undefined): RetrievalConfig {
-  const configurable: Record<string, unknown> = { ...(config?.configurable ?? {}) };
+/**
+ * Reads the run's configuration: preset first, then the explicit fields, then defaults. The fields may
+ * come as LangGraph's `context` or in `configurable` (LangGraph Studio and older clients); both are
+ * read, `configurable` winning where both set a field. Keys that are not configuration fields (the
+ * server's thread id, its authenticated user) are left out.
+ */
+export function resolveConfiguration(config: (RunnableConfig & { context?: unknown }) | undefined): RetrievalConfig {
   const known = new Set(Object.keys(RetrievalConfigSchema.shape));
-  for (const key of Object.keys(configurable)) if (!known.has(key)) delete configurable[key];
-  const presetName = parseOrThrow(RetrievalConfigSchema.shape.preset, configurable.preset, "configurable.preset");
-  return parseOrThrow(RetrievalConfigSchema, { ...RETRIEVAL_PRESETS[presetName], ...configurable }, "configurable");
+  const fields: Record<string, unknown> = {};
+  for (const source of [config?.context, config?.configurable]) {
+    if (typeof source !== "object" || source === null) continue;
+    for (const [key, value] of Object.entries(source)) if (known.has(key) && value !== undefined) fields[key] = value;
+  }
+  const presetName = parseOrThrow(RetrievalConfigSchema.shape.preset, fields.preset, "configurable.preset");
+  return parseOrThrow(RetrievalConfigSchema, { ...RETRIEVAL_PRESETS[presetName], ...fields }, "configurable");
 }

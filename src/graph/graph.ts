@@ -1,8 +1,8 @@
 import { END, START, StateGraph, type BaseCheckpointSaver } from "@langchain/langgraph";
-import { RetrievalConfigSchema } from "./configuration.js";
+import { RetrievalContextSchema } from "./configuration.js";
 import { dependencyAccessor, type DependencySource } from "./dependencies.js";
 import { routeAfterPlan, routeAfterReflect } from "./routing.js";
-import { RetrievalInputSchema, RetrievalState } from "./state.js";
+import { RetrievalGraphInput, RetrievalGraphOutput, RetrievalState } from "./state.js";
 import { planNode } from "../nodes/plan.js";
 import { semanticNode } from "../nodes/semantic.js";
 import { lexicalNode } from "../nodes/lexical.js";
@@ -18,7 +18,7 @@ import { finalizeNode } from "../nodes/finalize.js";
  */
 export function createRetrievalGraph(source: DependencySource, options: { checkpointer?: BaseCheckpointSaver } = {}) {
   const dependencies = dependencyAccessor(source);
-  return new StateGraph(RetrievalState, { input: RetrievalInputSchema, context: RetrievalConfigSchema })
+  return new StateGraph(RetrievalState, { input: RetrievalGraphInput, output: RetrievalGraphOutput, context: RetrievalContextSchema })
     .addNode("plan", planNode(dependencies))
     .addNode("semantic", semanticNode(dependencies))
     .addNode("lexical", lexicalNode(dependencies))

@@ -1,13 +1,15 @@
-import { Annotation } from "@langchain/langgraph";
+import { withLangGraph } from "@langchain/langgraph/zod";
 import { z } from "zod";
-import type { Coverage, GapCondition } from "../domain/coverage.js";
-import type { FusedHit, ViewHitList } from "../domain/hits.js";
-import type { Plan } from "../domain/plan.js";
-import type { RetrievalResult } from "../domain/results.js";
-import type { Degradation, LlmCallRecord } from "../domain/run-account.js";
+import { CoverageSchema, type GapCondition } from "../domain/coverage.js";
+import { FusedHitSchema, ViewHitListSchema, type FusedHit } from "../domain/hits.js";
+import { PlanSchema, type Plan } from "../domain/plan.js";
+import { RetrievalResultSchema, type RetrievalResult } from "../domain/results.js";
+import { DegradationSchema, LlmCallRecordSchema, RunAccountSchema } from "../domain/run-account.js";
 import type { ViewName } from "../domain/views.js";
-import { NamespaceSchema, type MemoryEntry } from "../memory/entry.js";
+import { MemoryEntrySchema, NamespaceSchema } from "../memory/entry.js";
+import { RetrievalConfigSchema } from "./configuration.js";
 import type { RunSettings } from "./run-settings.js";
+import { addNodeMs } from "./timing.js";
 
 /** The work one view does in one round: sent to the view node with `Send`. */
 export interface ViewTask {
@@ -25,51 +27,70 @@ export interface ViewTask {
   gapConditions: Record<string, GapCondition>;
 }
 
-const appendOrOverwrite = <T>() =>
-  Annotation<T[]>({
-    reducer: (current, update) => current.concat(update),
+/**
+ * A state channel typed and documented by `schema` (Studio and the server's schemas endpoint show its
+ * JSON Schema) but not validated again by LangGraph on every write. Nodes write what they built from
+ * input the plan node validated; re-validating a round's hundred hits and entries on each update would
+ * cost more than the search that found them. The input channels are read this way too, so bad input
+ * reaches the plan node and comes back as one ValidationError naming the field.
+ */
+function described<S extends z.ZodType>(schema: S, description?: string): z.ZodType<z.output<S>, z.output<S>> {
+  const { $schema: _dialect, ...json } = z.toJSONSchema(schema, { io: "output", unrepresentable: "any" });
+  return z.any().meta(description ? { ...json, description } : json) as z.ZodType<z.output<S>, z.output<S>>;
+}
+
+/** A channel that gathers what the nodes of a run add (reset by the plan node when a run starts). */
+function appended<S extends z.ZodType>(item: S, description: string) {
+  return withLangGraph(described(z.array(item), description), {
+    reducer: { fn: (current: z.output<S>[], update: z.output<S>[]) => current.concat(update) },
     default: () => [],
   });
+}
+
+const EntriesByKeySchema = z.record(z.string(), MemoryEntrySchema);
+const NodeMsSchema = z.record(z.string(), z.number());
 
 /** The graph's state: plain serialisable data, so it lives in checkpoints and the server's thread history. */
-export const RetrievalState = Annotation.Root({
-  /** Input: the question. */
-  question: Annotation<string>,
-  /** Input: whose memories; one or more namespaces (a user's own and a shared one, say). */
-  namespaces: Annotation<string[]>,
-  /** Input: reference time (ISO 8601) that relative time expressions resolve against; default the clock. */
-  now: Annotation<string | undefined>,
-
-  queryPlan: Annotation<Plan | undefined>,
-  /** The run's settings, resolved once by the plan node (configuration widened by the namespaces' own settings). */
-  settings: Annotation<RunSettings | undefined>,
-  round: Annotation<number>({ reducer: (_current, update) => update, default: () => 0 }),
-  /** Every view's ranked lists over all rounds of this run (reset when a run starts). */
-  viewHits: appendOrOverwrite<ViewHitList>(),
-  /** Entries seen by any view this run, by hit key. */
-  entries: Annotation<Record<string, MemoryEntry>>({
-    reducer: (current, update) => ({ ...current, ...update }),
+export const RetrievalState = z.object({
+  question: described(z.string(), "Input, required: the question"),
+  namespaces: described(z.array(z.string()), "Input, required: whose memories; one or more namespaces (a user's own and a shared one, say)"),
+  now: described(
+    z.string().nullable().optional(),
+    "Input: reference time (ISO 8601) that relative time expressions resolve against; default the clock. Consumed by the run it was given to.",
+  ),
+  referenceTime: described(z.string().optional(), "The reference time this run resolved (the input's `now`, or the clock)"),
+  queryPlan: described(PlanSchema.optional(), "What the planner decided the question needs"),
+  settings: described(RetrievalConfigSchema.optional(), "The run's settings, resolved once by the plan node (configuration widened by the namespaces' own settings)"),
+  round: withLangGraph(described(z.number().int(), "Reflection rounds taken so far"), { default: () => 0 }),
+  viewHits: appended(ViewHitListSchema, "Every view's ranked lists over all rounds of this run"),
+  entries: withLangGraph(described(EntriesByKeySchema, "Entries seen by any view this run, by hit key"), {
+    reducer: { fn: (current: z.output<typeof EntriesByKeySchema>, update: z.output<typeof EntriesByKeySchema>) => ({ ...current, ...update }) },
     default: () => ({}),
   }),
-  fused: Annotation<FusedHit[]>({ reducer: (_current, update) => update, default: () => [] }),
-  coverage: Annotation<Coverage | undefined>,
-  results: Annotation<RetrievalResult[]>({ reducer: (_current, update) => update, default: () => [] }),
-  degraded: appendOrOverwrite<Degradation>(),
-  llmCalls: appendOrOverwrite<LlmCallRecord>(),
-  nodeMs: Annotation<Record<string, number>>({
-    reducer: (current, update) => {
-      const sum = { ...current };
-      for (const [node, ms] of Object.entries(update)) sum[node] = (sum[node] ?? 0) + ms;
-      return sum;
-    },
+  fused: withLangGraph(described(z.array(FusedHitSchema), "The fused, de-duplicated ranking after the last merge"), { default: (): FusedHit[] => [] }),
+  coverage: described(CoverageSchema.optional(), "The last judgement of coverage"),
+  results: withLangGraph(described(z.array(RetrievalResultSchema), "The answer: memories re-checked against the store"), {
+    default: (): RetrievalResult[] => [],
+  }),
+  degraded: appended(DegradationSchema, "Steps that failed and were worked around"),
+  llmCalls: appended(LlmCallRecordSchema, "LLM calls of this run"),
+  nodeMs: withLangGraph(described(NodeMsSchema, "Wall time per node, ms"), {
+    reducer: { fn: addNodeMs },
     default: () => ({}),
   }),
+  account: described(RunAccountSchema.optional(), "What the run cost, closed by the last node"),
 });
 
-export type RetrievalStateValue = typeof RetrievalState.State;
-export type RetrievalStateUpdate = typeof RetrievalState.Update;
+export type RetrievalStateValue = z.output<typeof RetrievalState>;
 
-/** The graph's input, validated before the run starts. */
+/** What the graph accepts: described for Studio's form, validated by the plan node (RetrievalInputSchema). */
+export const RetrievalGraphInput = RetrievalState.pick({ question: true, namespaces: true, now: true }).partial();
+
+/** What a run answers with: the results and how they were found, not the working state. */
+export const RetrievalGraphOutput = RetrievalState.pick({ results: true, queryPlan: true, coverage: true, degraded: true, account: true });
+export type RetrievalGraphOutputValue = z.output<typeof RetrievalGraphOutput>;
+
+/** The graph's input, validated before the run plans. */
 export const RetrievalInputSchema = z.object({
   question: z.string().trim().min(1, "question must not be empty").max(4000),
   namespaces: z.array(NamespaceSchema).min(1, "at least one namespace is required").max(16),

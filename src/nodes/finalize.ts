@@ -9,10 +9,9 @@ import type { MemoryStore } from "../stores/port.js";
 import type { GraphDependencies } from "../graph/dependencies.js";
 import { plannedRun, type RetrievalStateValue } from "../graph/state.js";
 import { hitKey, splitHitKey, type FusedHit } from "../domain/hits.js";
-import type { Degradation } from "../domain/run-account.js";
 import type { RetrievalResult } from "../domain/results.js";
-import { timed } from "../graph/timing.js";
-import type { LlmCallRecord } from "../domain/run-account.js";
+import { addNodeMs, timed } from "../graph/timing.js";
+import { summarizeAccount, type Degradation, type LlmCallRecord } from "../domain/run-account.js";
 
 /**
  * Last node: every candidate is re-read from the store, the record of truth. Deleted entries,
@@ -20,8 +19,8 @@ import type { LlmCallRecord } from "../domain/run-account.js";
  * rerank reorders what is left; the text is cut to the content cap.
  */
 export function finalizeNode(dependencies: () => Promise<GraphDependencies>) {
-  return async (state: RetrievalStateValue, config?: RunnableConfig) =>
-    timed("finalize", async () => {
+  return async (state: RetrievalStateValue, config?: RunnableConfig) => {
+    const update = await timed("finalize", async () => {
       const { settings } = plannedRun(state);
       const { store, model } = await dependencies();
       const finalK = settings.finalK;
@@ -38,6 +37,10 @@ export function finalizeNode(dependencies: () => Promise<GraphDependencies>) {
       const results = ranked.slice(0, finalK).map(({ hit, entry, rerankScore }) => toResult(hit, entry, settings.contentCap, rerankScore));
       return { results, degraded, llmCalls };
     });
+    // The last node closes the run's account, its own time and calls included.
+    const account = summarizeAccount([...state.llmCalls, ...update.llmCalls], addNodeMs(state.nodeMs, update.nodeMs), state.round);
+    return { ...update, account };
+  };
 }
 
 /** Fused hits whose entry still exists, in an asked namespace, at its document's latest version. */

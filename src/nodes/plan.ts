@@ -17,7 +17,7 @@ import { timed } from "../graph/timing.js";
 export function planNode(dependencies: () => Promise<GraphDependencies>) {
   return async (state: RetrievalStateValue, config?: RunnableConfig) =>
     timed("plan", async () => {
-      const input = parseOrThrow(RetrievalInputSchema, { question: state.question, namespaces: state.namespaces, now: state.now }, "input");
+      const input = parseOrThrow(RetrievalInputSchema, { question: state.question, namespaces: state.namespaces, now: state.now ?? undefined }, "input");
       const configuration = resolveConfiguration(config);
       const { store, model } = await dependencies();
       const namespaces = [...new Set(input.namespaces)];
@@ -33,11 +33,14 @@ export function planNode(dependencies: () => Promise<GraphDependencies>) {
       return {
         question: input.question,
         namespaces,
-        now: now.toISOString(),
+        // The input's reference time belongs to this run: on a reused thread, a run given none reads the clock.
+        now: null,
+        referenceTime: now.toISOString(),
         queryPlan: plan,
         settings: widestSettings(configuration, stored),
         round: 0,
         coverage: undefined,
+        account: undefined,
         fused: [],
         results: [],
         viewHits: new Overwrite([]),

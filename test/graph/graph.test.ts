@@ -97,14 +97,46 @@ describe("retrieval graph with the rule-based planner (no model)", () => {
       { store: memory.store, embedder: memory.embedder },
       { checkpointer: new MemorySaver() },
     );
-    await compiled.invoke({ question: QUESTION, namespaces: ["team"], now: NOW }, { configurable: { thread_id: "t" } });
-    const second = (await compiled.invoke(
-      { question: "What happened with ERR_1024?", namespaces: ["team"], now: NOW },
-      { configurable: { thread_id: "t" } },
-    )) as RetrievalStateValue;
+    const thread = { configurable: { thread_id: "t" } };
+    await compiled.invoke({ question: QUESTION, namespaces: ["team"], now: NOW }, thread);
+    const answer = await compiled.invoke({ question: "What happened with ERR_1024?", namespaces: ["team"], now: NOW }, thread);
+    const second = (await compiled.getState(thread)).values as RetrievalStateValue;
     assert.ok(second.viewHits.length > 0);
     assert.ok(second.viewHits.every((list) => !list.query.includes("Shanghai")), "no list from the first run survives");
-    assert.equal(outputOf(second).results[0]?.id, "err-1024");
+    assert.equal(outputOf(answer).results[0]?.id, "err-1024");
+    assert.equal(second.referenceTime, NOW, "the run reads the reference time it was given");
+
+    const before = Date.now();
+    await compiled.invoke({ question: "What happened with ERR_1024?", namespaces: ["team"] }, thread);
+    const third = (await compiled.getState(thread)).values as RetrievalStateValue;
+    assert.ok(Date.parse(third.referenceTime ?? "") >= before, "a run given no reference time reads the clock, not the previous run's");
+  });
+
+  it("answers with the results and how they were found, not its working state", async () => {
+    const answer = await memory.graph.invoke({ question: "What happened with ERR_1024?", namespaces: ["team"], now: NOW });
+    assert.deepEqual(Object.keys(answer).sort(), ["account", "coverage", "degraded", "queryPlan", "results"]);
+    assert.equal(answer.results[0]?.id, "err-1024");
+    assert.ok((answer.account?.nodeMs.finalize ?? 0) > 0, "the account includes the last node");
+  });
+
+  it("reads configuration given as context the same as in configurable", async () => {
+    const input = { question: "What happened with ERR_1024?", namespaces: ["team"], now: NOW };
+    // LangGraph types `context` as the whole schema with every key present; a run may give any of them.
+    const byContext = await memory.graph.invoke(input, { context: { finalK: 2 } as never });
+    const byConfigurable = await memory.graph.invoke(input, { configurable: { finalK: 2 } });
+    assert.equal(byContext.results.length, 2);
+    assert.deepEqual(byContext.results.map((r) => r.id), byConfigurable.results.map((r) => r.id));
+  });
+
+  it("names the field of bad input in one line", async () => {
+    await assert.rejects(
+      memory.graph.invoke({ question: "anything" } as never),
+      (error: Error) => error.name === "ValidationError" && /^input\.namespaces: /.test(error.message) && !error.message.includes("\n"),
+    );
+    await assert.rejects(
+      memory.graph.invoke({ question: 42, namespaces: ["team"] } as never),
+      (error: Error) => error.name === "ValidationError" && /^input\.question: /.test(error.message),
+    );
   });
 
   it("with union fusion keeps the first-seen order of the views", async () => {
