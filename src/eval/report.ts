@@ -37,7 +37,7 @@ export function evalJson(run: EvalRun): EvalJson {
   const headline = headlineSummary(primary.results, run.ks);
   const byCategory: EvalJson["byCategory"] = {};
   for (const category of categoriesOf(primary.results)) {
-    const summary = summarize(primary.results.filter((result) => result.category === category), run.ks);
+    const summary = categorySummary(primary.results, category, run.ks);
     byCategory[String(category)] = { n: summary.n, recall: byK(summary.recall, run.ks) };
   }
   const calls = primary.results.map((result) => result.llmCalls);
@@ -82,71 +82,104 @@ function headlineComparison(primary: RetrieverRun, other: RetrieverRun, k: numbe
 /** The human report: headline, categories, peers (when run), cost and timings. */
 export function evalText(run: EvalRun): string {
   const primary = primaryRun(run);
-  const ks = run.ks;
-  const lines: string[] = [];
-  const skippedNote = run.skipped.length ? ` (${run.skipped.length} skipped: missing or malformed evidence ids)` : "";
-  lines.push(
-    `LoCoMo evidence retrieval: ${run.dataset}, ${run.conversations.length} conversation(s), ${run.questions.length} questions scored${skippedNote}`,
-    `mode ${run.mode}, embedder ${run.embedder}, ${run.entries} entries (source turns per entry: ${round(run.turnsPerEntry, 2)}), top ${ks[ks.length - 1]} retrieved per question`,
-    "",
-  );
+  const peerLines = run.retrievers.length > 1 ? peerSections(run, primary) : [];
+  return [...runHeader(run), ...categorySection(primary, run.ks), ...peerLines, ...costLines(run, primary)].join("\n");
+}
 
-  const recallHeads = ks.map((k) => `recall@${k}`);
+function runHeader(run: EvalRun): string[] {
+  const skippedNote = run.skipped.length ? ` (${run.skipped.length} skipped: missing or malformed evidence ids)` : "";
+  return [
+    `LoCoMo evidence retrieval: ${run.dataset}, ${run.conversations.length} conversation(s), ${run.questions.length} questions scored${skippedNote}`,
+    `mode ${run.mode}, embedder ${run.embedder}, ${run.entries} entries (source turns per entry: ${round(run.turnsPerEntry, 2)}), top ${run.ks[run.ks.length - 1]} retrieved per question`,
+    "",
+  ];
+}
+
+/** The requested mode's recall and MRR per category, then over the headline categories. */
+function categorySection(primary: RetrieverRun, ks: readonly number[]): string[] {
   const categoryRows = categoriesOf(primary.results).map((category) => {
-    const summary = summarize(primary.results.filter((result) => result.category === category), ks);
-    return [`${category} ${CATEGORY_NAMES[category] ?? ""}`.trim(), String(summary.n), ...ks.map((k) => fixed(summary.recall[k])), fixed(summary.mrr)];
+    const summary = categorySummary(primary.results, category, ks);
+    return [categoryLabel(category), String(summary.n), ...ks.map((k) => fixed(summary.recall[k])), fixed(summary.mrr)];
   });
   const headline = headlineSummary(primary.results, ks);
   categoryRows.push([`1-4 (headline)`, String(headline.n), ...ks.map((k) => fixed(headline.recall[k])), fixed(headline.mrr)]);
-  lines.push(`${primary.name}, by category`, table(["category", "n", ...recallHeads, "MRR"], categoryRows), "");
+  return [`${primary.name}, by category`, table(["category", "n", ...recallHeads(ks), "MRR"], categoryRows), ""];
+}
 
-  if (run.retrievers.length > 1) {
-    const hitK = ks.includes(10) ? 10 : (ks[0] ?? 10);
-    const peerRows = run.retrievers.map((retriever) => {
-      const summary = headlineSummary(retriever.results, ks);
-      return [retriever.name, ...ks.map((k) => fixed(summary.recall[k])), fixed(summary.hit[hitK]), fixed(summary.mrr), ms(percentile(latencies(retriever.results), 50))];
-    });
-    lines.push(
-      "Same entries, same vectors: categories 1-4",
-      table(["retriever", ...recallHeads, `hit@${hitK}`, "MRR", "p50 ms"], peerRows),
-      "",
-    );
-    const others = run.retrievers.filter((retriever) => retriever !== primary);
-    const comparisonRows = others.map((retriever) => [
-      retriever.name,
-      ...ks.map((k) => {
-        const { difference, wins, losses, pValue } = headlineComparison(primary, retriever, k);
-        return `${signed(difference)} (${wins}/${losses}, p ${pValue < 0.001 ? "<0.001" : pValue.toFixed(3)})`;
-      }),
-    ]);
-    lines.push(
-      `${primary.name} against each row, question by question: recall difference (questions better/worse, sign-test p)`,
-      table(["against", ...recallHeads], comparisonRows),
-      "",
-    );
-    const categories = categoriesOf(primary.results);
-    const recallK = ks.includes(10) ? 10 : (ks[0] ?? 10);
-    const byCategoryRows = run.retrievers.map((retriever) => [
-      retriever.name,
-      ...categories.map((category) => fixed(summarize(retriever.results.filter((result) => result.category === category), ks).recall[recallK])),
-    ]);
-    lines.push(`recall@${recallK} by category`, table(["retriever", ...categories.map((category) => `${category} ${CATEGORY_NAMES[category] ?? ""}`.trim())], byCategoryRows), "");
-    lines.push(
-      "Each distinct text was embedded once; every retriever searched those same vectors (LangGraph's",
-      "InMemoryStore was given an Embeddings that serves the cached vectors). BM25 is MiniSearch with its defaults.",
-      "",
-    );
-  }
+/** With peers: every retriever side by side, the requested mode against each, and recall by category. */
+function peerSections(run: EvalRun, primary: RetrieverRun): string[] {
+  return [
+    ...peerTable(run.retrievers, run.ks),
+    ...comparisonTable(run.retrievers, primary, run.ks),
+    ...categoryRecallTable(run.retrievers, primary, run.ks),
+    "Each distinct text was embedded once; every retriever searched those same vectors (LangGraph's",
+    "InMemoryStore was given an Embeddings that serves the cached vectors). BM25 is MiniSearch with its defaults.",
+    "",
+  ];
+}
 
+function peerTable(retrievers: readonly RetrieverRun[], ks: readonly number[]): string[] {
+  const hitK = preferredK(ks);
+  const peerRows = retrievers.map((retriever) => {
+    const summary = headlineSummary(retriever.results, ks);
+    return [retriever.name, ...ks.map((k) => fixed(summary.recall[k])), fixed(summary.hit[hitK]), fixed(summary.mrr), ms(percentile(latencies(retriever.results), 50))];
+  });
+  return ["Same entries, same vectors: categories 1-4", table(["retriever", ...recallHeads(ks), `hit@${hitK}`, "MRR", "p50 ms"], peerRows), ""];
+}
+
+function comparisonTable(retrievers: readonly RetrieverRun[], primary: RetrieverRun, ks: readonly number[]): string[] {
+  const others = retrievers.filter((retriever) => retriever !== primary);
+  const comparisonRows = others.map((retriever) => [
+    retriever.name,
+    ...ks.map((k) => {
+      const { difference, wins, losses, pValue } = headlineComparison(primary, retriever, k);
+      return `${signed(difference)} (${wins}/${losses}, p ${pValue < 0.001 ? "<0.001" : pValue.toFixed(3)})`;
+    }),
+  ]);
+  return [
+    `${primary.name} against each row, question by question: recall difference (questions better/worse, sign-test p)`,
+    table(["against", ...recallHeads(ks)], comparisonRows),
+    "",
+  ];
+}
+
+/** Every retriever's recall at one k, per category of the requested mode's questions. */
+function categoryRecallTable(retrievers: readonly RetrieverRun[], primary: RetrieverRun, ks: readonly number[]): string[] {
+  const categories = categoriesOf(primary.results);
+  const recallK = preferredK(ks);
+  const byCategoryRows = retrievers.map((retriever) => [
+    retriever.name,
+    ...categories.map((category) => fixed(categorySummary(retriever.results, category, ks).recall[recallK])),
+  ]);
+  return [`recall@${recallK} by category`, table(["retriever", ...categories.map(categoryLabel)], byCategoryRows), ""];
+}
+
+function costLines(run: EvalRun, primary: RetrieverRun): string[] {
   const calls = primary.results.map((result) => result.llmCalls);
   const latency = latencyOf(primary.results);
   const t = run.timings;
-  lines.push(
+  return [
     `LLM calls per question: mean ${round(mean(calls), 2)}, p50 ${percentile(calls, 50)}. Latency (${primary.name}): p50 ${latency.p50} ms, p95 ${latency.p95} ms, embedding-model time excluded.`,
     `Time: embed ${t.textsEmbedded} texts ${round(t.modelSeconds, 1)} s (entries ${round(t.embedEntriesSeconds, 1)} s, questions ${round(t.embedQuestionsSeconds, 1)} s), ` +
       `ingest ${round(t.ingestSeconds, 1)} s, ask ${Object.values(t.askSeconds).reduce((sum, s) => sum + s, 0).toFixed(1)} s, total ${round(t.totalSeconds, 1)} s.`,
-  );
-  return lines.join("\n");
+  ];
+}
+
+/** The single k a table shows when it has room for one: 10 when asked for, else the smallest. */
+function preferredK(ks: readonly number[]): number {
+  return ks.includes(10) ? 10 : (ks[0] ?? 10);
+}
+
+function recallHeads(ks: readonly number[]): string[] {
+  return ks.map((k) => `recall@${k}`);
+}
+
+function categoryLabel(category: number): string {
+  return `${category} ${CATEGORY_NAMES[category] ?? ""}`.trim();
+}
+
+function categorySummary(results: readonly QuestionResult[], category: number, ks: readonly number[]): Summary {
+  return summarize(results.filter((result) => result.category === category), ks);
 }
 
 function primaryRun(run: EvalRun): RetrieverRun {

@@ -10,6 +10,7 @@ import { DialogueBuilderSettingsSchema, writeDialogueMemories, type DialogueBuil
 import { parseJson } from "../ingest/json-text.js";
 import { parseLocomo, type LocomoConversation } from "../ingest/locomo.js";
 import { openSqliteStore } from "../stores/sqlite/store.js";
+import type { MemoryInput } from "../memory/entry.js";
 import type { MemoryStore } from "../stores/port.js";
 import type { Embedder } from "../text/embedder.js";
 import { createEmbedder, EmbedderConfigSchema, type EmbedderConfig } from "../text/embedders/create-embedder.js";
@@ -102,6 +103,23 @@ export interface EvalRun {
   timings: EvalTimings;
 }
 
+type EvalSettings = z.output<typeof EvalOptionsSchema>;
+type EvalEmbedder = ReturnType<typeof cachedEmbedder>;
+type ReportProgress = (progress: EvalProgress) => void;
+
+/** The questions of a run and the conversations they come from. */
+interface EvalSelection {
+  selected: LocomoConversation[];
+  questions: EvalQuestion[];
+  skipped: SkippedQuestion[];
+}
+
+/** A retriever to ask, and whether it is the requested mode. */
+interface EvalEntrant {
+  retriever: EvalRetriever;
+  primary: boolean;
+}
+
 /**
  * Evaluates evidence retrieval on a LoCoMo-format file: each conversation is ingested by the product's
  * own rule-based memory builder into its own namespace of a fresh in-memory store, every scorable
@@ -114,70 +132,20 @@ export async function runEval(options: EvalOptions, context: EvalContext = {}): 
   const settings = parseOrThrow(EvalOptionsSchema, options, "options");
   if (context.retrieval) parseOrThrow(RetrievalConfigSchema, context.retrieval, "retrieval");
   const ks = [...new Set(settings.ks)].sort((a, b) => a - b);
-  const maxK = ks[ks.length - 1] ?? 10;
   const progress = context.onProgress ?? (() => {});
-
-  const all = parseLocomo(parseJson(await readText(settings.file)));
-  const { selected, questions, skipped } = selectQuestions(all, settings.conversations, settings.limit);
-  if (questions.length === 0) throw new ValidationError("conversations", "no scorable question in the selection");
+  const selection = await loadSelection(settings);
 
   const embedder = cachedEmbedder(context.embedder ?? createEmbedder(settings.embedder));
   const embeddings = embedder.embeddings;
   const store = await openSqliteStore({ path: ":memory:", embedding: embedder.spec });
   try {
-    const builder: DialogueBuilderSettings = settings.builder ?? {};
-    let phaseStart = performance.now();
-    // Each conversation's entries are built once; every text is embedded up front, in one length-sorted
-    // pass, so the writes below find them all cached.
-    const built = selected.map((conversation) => buildRuleMemories(conversation.dialogue, { ...builder, namespace: conversation.sampleId }));
-    const entryTexts = built.flatMap((memories) => memories.map((memory) => memory.text.trim()));
-    await embeddings.warm(entryTexts, (done, total) => progress({ phase: "embed entries", done, total }));
-    const embedEntriesSeconds = seconds(phaseStart);
-
-    phaseStart = performance.now();
-    const modelMsBeforeIngest = embeddings.modelMs;
-    const corpus = new Map<string, CorpusEntry[]>();
-    progress({ phase: "ingest", done: 0, total: selected.length });
-    for (const [i, conversation] of selected.entries()) {
-      await writeDialogueMemories(store, embedder, conversation.sampleId, conversation.dialogue, built[i] ?? []);
-      corpus.set(conversation.sampleId, await storedEntries(store, conversation));
-      progress({ phase: "ingest", done: i + 1, total: selected.length });
-    }
-    const ingestSeconds = seconds(phaseStart) - (embeddings.modelMs - modelMsBeforeIngest) / 1000;
-    const stored = [...corpus.values()].flat();
-
-    phaseStart = performance.now();
-    await embeddings.warm(
-      questions.map((question) => question.question),
-      (done, total) => progress({ phase: "embed questions", done, total }),
-    );
-    const embedQuestionsSeconds = seconds(phaseStart);
-
-    const graph = createRetrievalGraph(context.model ? { store, embedder, model: context.model } : { store, embedder });
-    const retrievers: Array<{ retriever: EvalRetriever; primary: boolean }> = [
-      { retriever: recallgraphRetriever(graph, settings.mode, context.retrieval), primary: true },
-    ];
-    if (settings.peers) {
-      for (const mode of EVAL_MODES) {
-        if (mode !== settings.mode) retrievers.push({ retriever: recallgraphRetriever(graph, mode, context.retrieval), primary: false });
-      }
-      retrievers.push({ retriever: await inMemoryStorePeer(embeddings, embedder.spec.dimension, corpus), primary: false });
-      retrievers.push({ retriever: bm25Peer(corpus), primary: false });
-    }
-
-    const nowOf = new Map(selected.map((conversation) => [conversation.sampleId, conversation.lastSessionTime]));
-    const askSeconds: Record<string, number> = {};
-    const runs: RetrieverRun[] = [];
-    for (const { retriever, primary } of retrievers) {
-      phaseStart = performance.now();
-      const modelMsBefore = embeddings.modelMs;
-      const results = await askAll(retriever, questions, nowOf, ks, maxK, embeddings, (done, total) =>
-        progress({ phase: "ask", label: retriever.name, done, total }),
-      );
-      askSeconds[retriever.name] = seconds(phaseStart) - (embeddings.modelMs - modelMsBefore) / 1000;
-      runs.push({ name: retriever.name, description: retriever.description, primary, results });
-    }
-
+    const { selected, questions } = selection;
+    const entries = await timed(() => embedEntries(selected, settings.builder ?? {}, embeddings, progress));
+    const ingest = await timedOutsideModel(embeddings, () => ingestConversations(store, embedder, selected, entries.value, progress));
+    const questionEmbedding = await timed(() => embedQuestions(questions, embeddings, progress));
+    const entrants = await evalEntrants(store, embedder, ingest.value, settings, context);
+    const asked = await askEveryEntrant(entrants, selection, ks, embeddings, progress);
+    const stored = [...ingest.value.values()].flat();
     return {
       dataset: basename(settings.file),
       conversations: selected.map((conversation) => conversation.sampleId),
@@ -185,15 +153,15 @@ export async function runEval(options: EvalOptions, context: EvalContext = {}): 
       ks,
       embedder: `${embedder.spec.model} (${embedder.spec.dimension}-d)`,
       questions,
-      skipped,
+      skipped: selection.skipped,
       entries: stored.length,
       turnsPerEntry: stored.length === 0 ? 0 : stored.reduce((sum, entry) => sum + entry.turnIds.length, 0) / stored.length,
-      retrievers: runs,
+      retrievers: asked.runs,
       timings: {
-        embedEntriesSeconds,
-        ingestSeconds,
-        embedQuestionsSeconds,
-        askSeconds,
+        embedEntriesSeconds: entries.seconds,
+        ingestSeconds: ingest.seconds,
+        embedQuestionsSeconds: questionEmbedding.seconds,
+        askSeconds: asked.askSeconds,
         totalSeconds: seconds(started),
         textsEmbedded: embeddings.textsEmbedded,
         modelSeconds: embeddings.modelMs / 1000,
@@ -204,12 +172,116 @@ export async function runEval(options: EvalOptions, context: EvalContext = {}): 
   }
 }
 
+/** Reads the file and picks the questions to ask; a selection with none to score is an error. */
+async function loadSelection(settings: EvalSettings): Promise<EvalSelection> {
+  const all = parseLocomo(parseJson(await readText(settings.file)));
+  const selection = selectQuestions(all, settings.conversations, settings.limit);
+  if (selection.questions.length === 0) throw new ValidationError("conversations", "no scorable question in the selection");
+  return selection;
+}
+
+/**
+ * Builds each conversation's entries once and embeds every text up front, in one length-sorted pass,
+ * so the writes of the ingest find them all cached.
+ */
+async function embedEntries(
+  selected: readonly LocomoConversation[],
+  builder: DialogueBuilderSettings,
+  embeddings: CachedEmbeddings,
+  progress: ReportProgress,
+): Promise<MemoryInput[][]> {
+  const built = selected.map((conversation) => buildRuleMemories(conversation.dialogue, { ...builder, namespace: conversation.sampleId }));
+  const entryTexts = built.flatMap((memories) => memories.map((memory) => memory.text.trim()));
+  await embeddings.warm(entryTexts, (done, total) => progress({ phase: "embed entries", done, total }));
+  return built;
+}
+
+/** Writes each conversation's built entries through the product's ingest path; returns what each stored, by sample id. */
+async function ingestConversations(
+  store: MemoryStore,
+  embedder: EvalEmbedder,
+  selected: readonly LocomoConversation[],
+  built: readonly MemoryInput[][],
+  progress: ReportProgress,
+): Promise<Map<string, CorpusEntry[]>> {
+  const corpus = new Map<string, CorpusEntry[]>();
+  progress({ phase: "ingest", done: 0, total: selected.length });
+  for (const [i, conversation] of selected.entries()) {
+    await writeDialogueMemories(store, embedder, conversation.sampleId, conversation.dialogue, built[i] ?? []);
+    corpus.set(conversation.sampleId, await storedEntries(store, conversation));
+    progress({ phase: "ingest", done: i + 1, total: selected.length });
+  }
+  return corpus;
+}
+
+async function embedQuestions(questions: readonly EvalQuestion[], embeddings: CachedEmbeddings, progress: ReportProgress): Promise<void> {
+  await embeddings.warm(
+    questions.map((question) => question.question),
+    (done, total) => progress({ phase: "embed questions", done, total }),
+  );
+}
+
+/** The requested mode, then with peers every other mode, LangGraph's InMemoryStore and BM25. */
+async function evalEntrants(
+  store: MemoryStore,
+  embedder: EvalEmbedder,
+  corpus: ReadonlyMap<string, CorpusEntry[]>,
+  settings: EvalSettings,
+  context: EvalContext,
+): Promise<EvalEntrant[]> {
+  const graph = createRetrievalGraph(context.model ? { store, embedder, model: context.model } : { store, embedder });
+  const entrants: EvalEntrant[] = [{ retriever: recallgraphRetriever(graph, settings.mode, context.retrieval), primary: true }];
+  if (!settings.peers) return entrants;
+  for (const mode of EVAL_MODES) {
+    if (mode !== settings.mode) entrants.push({ retriever: recallgraphRetriever(graph, mode, context.retrieval), primary: false });
+  }
+  entrants.push({ retriever: await inMemoryStorePeer(embedder.embeddings, embedder.spec.dimension, corpus), primary: false });
+  entrants.push({ retriever: bm25Peer(corpus), primary: false });
+  return entrants;
+}
+
+/** Asks every question of every entrant in turn; ask time is per retriever, without embedding-model time. */
+async function askEveryEntrant(
+  entrants: readonly EvalEntrant[],
+  selection: EvalSelection,
+  ks: readonly number[],
+  embeddings: CachedEmbeddings,
+  progress: ReportProgress,
+): Promise<{ runs: RetrieverRun[]; askSeconds: Record<string, number> }> {
+  const maxK = ks[ks.length - 1] ?? 10;
+  const nowOf = new Map(selection.selected.map((conversation) => [conversation.sampleId, conversation.lastSessionTime]));
+  const askSeconds: Record<string, number> = {};
+  const runs: RetrieverRun[] = [];
+  for (const { retriever, primary } of entrants) {
+    const asked = await timedOutsideModel(embeddings, () =>
+      askAll(retriever, selection.questions, nowOf, ks, maxK, embeddings, (done, total) => progress({ phase: "ask", label: retriever.name, done, total })),
+    );
+    askSeconds[retriever.name] = asked.seconds;
+    runs.push({ name: retriever.name, description: retriever.description, primary, results: asked.value });
+  }
+  return { runs, askSeconds };
+}
+
+/** Runs a phase; returns its value and the wall-clock seconds it took. */
+async function timed<T>(phase: () => Promise<T>): Promise<{ value: T; seconds: number }> {
+  const started = performance.now();
+  const value = await phase();
+  return { value, seconds: seconds(started) };
+}
+
+/** As `timed`, less the time the phase spent inside the embedding model. */
+async function timedOutsideModel<T>(embeddings: CachedEmbeddings, phase: () => Promise<T>): Promise<{ value: T; seconds: number }> {
+  const modelMsBefore = embeddings.modelMs;
+  const { value, seconds } = await timed(phase);
+  return { value, seconds: seconds - (embeddings.modelMs - modelMsBefore) / 1000 };
+}
+
 /** Conversations and questions in file order, up to `limit` scorable questions; skipped ones counted on the way. */
 function selectQuestions(
   conversations: LocomoConversation[],
   wanted: readonly string[] | undefined,
   limit: number | undefined,
-): { selected: LocomoConversation[]; questions: EvalQuestion[]; skipped: SkippedQuestion[] } {
+): EvalSelection {
   if (wanted) {
     const known = new Set(conversations.map((conversation) => conversation.sampleId));
     const missing = wanted.filter((id) => !known.has(id));

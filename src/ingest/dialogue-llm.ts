@@ -1,7 +1,7 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { z } from "zod";
 import { parseOrThrow } from "../core/errors.js";
-import { callStructured } from "../llm/structured.js";
+import { callStructured, type StructuredResult } from "../llm/structured.js";
 import type { LlmCallRecord } from "../domain/run-account.js";
 import { EXTRACT_MEMORIES_SYSTEM, extractMemoriesUserPrompt } from "../llm/prompts/extract-memories.js";
 import { log } from "../core/log.js";
@@ -67,6 +67,34 @@ export function llmEntryId(namespace: string, windowKey: string, ordinal: number
   return stableId("llm", namespace, windowKey, ordinal);
 }
 
+type LlmBuilderSettings = z.output<typeof LlmBuilderOptionsSchema>;
+
+/** One window of turns; `newTurns` are those no earlier window showed, the rest are context only. */
+interface TurnWindow {
+  index: number;
+  start: number;
+  turns: DialogueTurn[];
+  newTurns: DialogueTurn[];
+  /** The first NEW turn's id: what the window's entry ids derive from. */
+  key: string;
+}
+
+/** What every window of one dialogue shares. */
+interface BuildContext {
+  settings: LlmBuilderSettings;
+  participants: string[];
+  resolvedText: ReadonlyMap<string, string>;
+  /** Each turn's rule-built entry, by turn id: the fallback and the cover for skipped turns. */
+  ruleMemories: ReadonlyMap<string, MemoryInput>;
+}
+
+/** A window's entries, and whether the rules stood in for the model entirely or in part. */
+interface WindowOutcome {
+  memories: MemoryInput[];
+  fellBack: boolean;
+  coveredByRules: number;
+}
+
 /**
  * LLM mode: structured extraction over windows of turns (default 10, overlapping by 2). Each window
  * gets the previous window's entries to avoid repeats; an entry must cite at least one NEW turn of
@@ -80,77 +108,109 @@ export async function buildLlmMemories(
   onWindow?: (done: number, total: number) => void,
 ): Promise<LlmBuildResult> {
   const settings = parseOrThrow(LlmBuilderOptionsSchema, options, "options");
-  const participants = participantsOf(dialogue);
+  const starts = windowStarts(dialogue.turns.length, settings);
+  const context = buildContext(dialogue, settings);
+  const result: LlmBuildResult = { memories: [], windows: starts.length, fallbackWindows: 0, coveredByRules: 0, calls: [] };
+  let previous: MemoryInput[] = [];
+  for (const window of turnWindows(dialogue.turns, starts, settings.windowTurns)) {
+    const call = await extractWindow(model, window, previous, context);
+    result.calls.push(call.record);
+    const outcome = settleWindow(call, window, previous, context);
+    if (outcome.fellBack) result.fallbackWindows += 1;
+    result.coveredByRules += outcome.coveredByRules;
+    result.memories.push(...outcome.memories);
+    previous = outcome.memories;
+    onWindow?.(window.index + 1, starts.length);
+  }
+  return result;
+}
+
+/** Where each window starts: `windowTurns` apart less the overlap, the last one reaching the end. */
+function windowStarts(turnCount: number, settings: LlmBuilderSettings): number[] {
   const step = Math.max(1, settings.windowTurns - Math.min(settings.overlapTurns, settings.windowTurns - 1));
   const starts: number[] = [];
-  for (let start = 0; start < dialogue.turns.length; start += step) {
+  for (let start = 0; start < turnCount; start += step) {
     starts.push(start);
-    if (start + settings.windowTurns >= dialogue.turns.length) break;
+    if (start + settings.windowTurns >= turnCount) break;
   }
+  return starts;
+}
+
+/** The windows that show at least one turn no earlier window showed. */
+function turnWindows(turns: readonly DialogueTurn[], starts: readonly number[], windowTurns: number): TurnWindow[] {
+  const windows: TurnWindow[] = [];
+  let coveredUpTo = 0;
+  for (const [index, start] of starts.entries()) {
+    const shown = turns.slice(start, start + windowTurns);
+    const newTurns = shown.filter((_, i) => start + i >= coveredUpTo);
+    coveredUpTo = start + shown.length;
+    if (newTurns.length === 0) continue;
+    windows.push({ index, start, turns: shown, newTurns, key: newTurns[0]?.turnId ?? String(start) });
+  }
+  return windows;
+}
+
+function buildContext(dialogue: Dialogue, settings: LlmBuilderSettings): BuildContext {
   // Each turn's text with relative dates resolved, once: shown to the model and used by the rule builder.
   const resolved = dialogue.turns.map((turn) => resolveTurnText(turn, settings.timeZone));
   const resolvedText = new Map(dialogue.turns.map((turn, index) => [turn.turnId, resolved[index] ?? ""]));
-  // Rule entries for every turn, built once: the fallback and the cover for skipped turns.
   const ruleMemories = new Map(
     buildRuleMemories(dialogue, { ...settings, namespace: settings.namespace }, resolved).map((memory) => [memory.source?.turnIds?.[0] ?? "", memory]),
   );
+  return { settings, participants: participantsOf(dialogue), resolvedText, ruleMemories };
+}
 
-  const result: LlmBuildResult = { memories: [], windows: starts.length, fallbackWindows: 0, coveredByRules: 0, calls: [] };
-  let previous: MemoryInput[] = [];
-  let coveredUpTo = 0;
-  for (const [windowIndex, start] of starts.entries()) {
-    const windowTurns = dialogue.turns.slice(start, start + settings.windowTurns);
-    const newTurns = windowTurns.filter((_, i) => start + i >= coveredUpTo);
-    coveredUpTo = start + windowTurns.length;
-    if (newTurns.length === 0) continue;
-    const windowKey = newTurns[0]?.turnId ?? String(start);
+/** The model call for one window: its turns (context-only ones marked) and the previous window's entries. */
+async function extractWindow(
+  model: BaseChatModel,
+  window: TurnWindow,
+  previous: readonly MemoryInput[],
+  { settings, participants, resolvedText }: BuildContext,
+): Promise<StructuredResult<ExtractedMemories>> {
+  const user = extractMemoriesUserPrompt({
+    participants,
+    previousEntries: previous.slice(-settings.previousEntries).map((memory) => memory.text),
+    turns: window.turns.map((turn) => ({
+      turnId: turn.turnId,
+      speaker: turn.speaker,
+      when: readableTime(turn.time, settings.timeZone),
+      text: resolvedText.get(turn.turnId) ?? turn.text,
+      ...(turn.imageCaption ? { imageCaption: turn.imageCaption } : {}),
+      contextOnly: !window.newTurns.includes(turn),
+    })),
+  });
+  return callStructured(
+    model,
+    ExtractedMemoriesSchema,
+    { system: EXTRACT_MEMORIES_SYSTEM, user },
+    { step: "extract-memories", retries: settings.retries, timeoutMs: settings.timeoutMs },
+  );
+}
 
-    const call = await callStructured(
-      model,
-      ExtractedMemoriesSchema,
-      {
-        system: EXTRACT_MEMORIES_SYSTEM,
-        user: extractMemoriesUserPrompt({
-          participants,
-          previousEntries: previous.slice(-settings.previousEntries).map((memory) => memory.text),
-          turns: windowTurns.map((turn) => ({
-            turnId: turn.turnId,
-            speaker: turn.speaker,
-            when: readableTime(turn.time, settings.timeZone),
-            text: resolvedText.get(turn.turnId) ?? turn.text,
-            ...(turn.imageCaption ? { imageCaption: turn.imageCaption } : {}),
-            contextOnly: !newTurns.includes(turn),
-          })),
-        }),
-      },
-      { step: "extract-memories", retries: settings.retries, timeoutMs: settings.timeoutMs },
-    );
-    result.calls.push(call.record);
-
-    const extracted = call.ok ? toMemories(call.value, windowTurns, newTurns, previous, settings.namespace, windowKey) : [];
-    let windowMemories: MemoryInput[];
-    if (extracted.length === 0 && newTurns.some((turn) => ruleMemories.has(turn.turnId))) {
-      result.fallbackWindows += 1;
-      log.warn("ingest.extract_fallback", { window: windowKey, reason: call.ok ? "no usable entries" : call.record.error });
-      windowMemories = newTurns.flatMap((turn) => ruleMemories.get(turn.turnId) ?? []);
-    } else {
-      windowMemories = extracted;
-      if (settings.coverAllTurns) {
-        const cited = new Set(extracted.flatMap((memory) => memory.source?.turnIds ?? []));
-        for (const turn of newTurns) {
-          const rule = ruleMemories.get(turn.turnId);
-          if (rule && !cited.has(turn.turnId)) {
-            windowMemories.push(rule);
-            result.coveredByRules += 1;
-          }
-        }
-      }
-    }
-    result.memories.push(...windowMemories);
-    previous = windowMemories;
-    onWindow?.(windowIndex + 1, starts.length);
+/** The model's usable entries, or the rules' when there are none but the window has content. */
+function settleWindow(
+  call: StructuredResult<ExtractedMemories>,
+  window: TurnWindow,
+  previous: readonly MemoryInput[],
+  context: BuildContext,
+): WindowOutcome {
+  const extracted = call.ok ? toMemories(call.value, window.turns, window.newTurns, previous, context.settings.namespace, window.key) : [];
+  if (extracted.length > 0 || !window.newTurns.some((turn) => context.ruleMemories.has(turn.turnId))) {
+    return coverUncitedTurns(extracted, window.newTurns, context);
   }
-  return result;
+  log.warn("ingest.extract_fallback", { window: window.key, reason: call.ok ? "no usable entries" : call.record.error });
+  return { memories: window.newTurns.flatMap((turn) => context.ruleMemories.get(turn.turnId) ?? []), fellBack: true, coveredByRules: 0 };
+}
+
+/** With coverAllTurns, adds the rule entry of each NEW turn with content that no extracted entry cites. */
+function coverUncitedTurns(extracted: MemoryInput[], newTurns: readonly DialogueTurn[], { settings, ruleMemories }: BuildContext): WindowOutcome {
+  if (!settings.coverAllTurns) return { memories: extracted, fellBack: false, coveredByRules: 0 };
+  const cited = new Set(extracted.flatMap((memory) => memory.source?.turnIds ?? []));
+  const cover = newTurns.flatMap((turn) => {
+    const rule = ruleMemories.get(turn.turnId);
+    return rule && !cited.has(turn.turnId) ? [rule] : [];
+  });
+  return { memories: [...extracted, ...cover], fellBack: false, coveredByRules: cover.length };
 }
 
 /** Model output -> entries: citations limited to the window, at least one NEW turn, repeats of earlier entries dropped. */

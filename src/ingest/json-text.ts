@@ -20,114 +20,144 @@ export function parseJson(text: string): unknown {
 
 /** Offset of the first character at which `text` is no longer valid JSON; undefined when it is valid. */
 export function syntaxErrorOffset(text: string): number | undefined {
-  let i = 0;
-  const fail = (): never => {
-    throw new ScanError(Math.min(i, text.length));
-  };
-  const space = () => {
-    while (i < text.length && " \t\n\r".includes(text.charAt(i))) i += 1;
-  };
-  const literal = (word: string) => {
-    for (const char of word) {
-      if (text.charAt(i) !== char) fail();
-      i += 1;
-    }
-  };
-  const string = () => {
-    i += 1; // opening quote
-    while (i < text.length) {
-      const char = text.charAt(i);
-      if (char === '"') {
-        i += 1;
-        return;
-      }
-      if (char < " ") fail();
-      if (char === "\\") {
-        i += 1;
-        const escape = text.charAt(i);
-        if (escape === "u") {
-          for (let k = 1; k <= 4; k += 1) {
-            if (!/[0-9a-fA-F]/.test(text.charAt(i + k))) {
-              i += k;
-              fail();
-            }
-          }
-          i += 5;
-          continue;
-        }
-        if (!'"\\/bfnrt'.includes(escape) || escape === "") fail();
-      }
-      i += 1;
-    }
-    fail();
-  };
-  const number = () => {
-    const match = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/.exec(text.slice(i));
-    if (!match) fail();
-    i += match?.[0].length ?? 0;
-  };
-  const value = (): void => {
-    space();
-    const char = text.charAt(i);
-    if (char === "{") {
-      i += 1;
-      space();
-      if (text.charAt(i) === "}") {
-        i += 1;
-        return;
-      }
-      for (;;) {
-        space();
-        if (text.charAt(i) !== '"') fail();
-        string();
-        space();
-        if (text.charAt(i) !== ":") fail();
-        i += 1;
-        value();
-        space();
-        if (text.charAt(i) === ",") i += 1;
-        else if (text.charAt(i) === "}") {
-          i += 1;
-          return;
-        } else fail();
-      }
-    }
-    if (char === "[") {
-      i += 1;
-      space();
-      if (text.charAt(i) === "]") {
-        i += 1;
-        return;
-      }
-      for (;;) {
-        value();
-        space();
-        if (text.charAt(i) === ",") i += 1;
-        else if (text.charAt(i) === "]") {
-          i += 1;
-          return;
-        } else fail();
-      }
-    }
-    if (char === '"') return string();
-    if (char === "t") return literal("true");
-    if (char === "f") return literal("false");
-    if (char === "n") return literal("null");
-    return number();
-  };
-  try {
-    value();
-    space();
-    if (i < text.length) fail();
-    return undefined;
-  } catch (error) {
-    if (error instanceof ScanError) return error.offset;
-    throw error;
-  }
+  return new JsonScanner(text).firstErrorOffset();
 }
 
 class ScanError extends Error {
   constructor(readonly offset: number) {
     super("json syntax error");
+  }
+}
+
+const CLOSING_BRACKET: Readonly<Record<string, "}" | "]">> = { "{": "}", "[": "]" };
+
+/** A recursive-descent JSON recognizer that only tracks where it is, and throws ScanError where the text breaks. */
+class JsonScanner {
+  private i = 0;
+
+  constructor(private readonly text: string) {}
+
+  firstErrorOffset(): number | undefined {
+    try {
+      this.document();
+      return undefined;
+    } catch (error) {
+      if (error instanceof ScanError) return error.offset;
+      throw error;
+    }
+  }
+
+  private document(): void {
+    this.value();
+    this.space();
+    if (this.i < this.text.length) this.fail();
+  }
+
+  /**
+   * One value. Objects and arrays are scanned here rather than in helpers of their own so that a level
+   * of nesting costs one stack frame: the scanner recurses once per level the text nests.
+   */
+  private value(): void {
+    this.space();
+    const close = CLOSING_BRACKET[this.peek()];
+    if (close === undefined) return this.scalar();
+    this.i += 1; // opening brace or bracket
+    this.space();
+    if (this.eat(close)) return;
+    do {
+      if (close === "}") this.memberKey();
+      this.value();
+    } while (!this.listEnds(close));
+  }
+
+  private scalar(): void {
+    const char = this.peek();
+    if (char === '"') return this.string();
+    if (char === "t") return this.literal("true");
+    if (char === "f") return this.literal("false");
+    if (char === "n") return this.literal("null");
+    return this.number();
+  }
+
+  /** An object member's key and its colon. */
+  private memberKey(): void {
+    this.space();
+    if (this.peek() !== '"') this.fail();
+    this.string();
+    this.space();
+    if (!this.eat(":")) this.fail();
+  }
+
+  /** After an item: true once the closing bracket is eaten, false after a comma. */
+  private listEnds(close: string): boolean {
+    this.space();
+    if (this.eat(",")) return false;
+    if (this.eat(close)) return true;
+    return this.fail();
+  }
+
+  private string(): void {
+    this.i += 1; // opening quote
+    while (this.i < this.text.length) {
+      const char = this.peek();
+      if (char === '"') {
+        this.i += 1;
+        return;
+      }
+      if (char < " ") this.fail();
+      if (char === "\\") this.escape();
+      else this.i += 1;
+    }
+    this.fail();
+  }
+
+  private escape(): void {
+    this.i += 1; // backslash
+    const escape = this.peek();
+    if (escape === "u") return this.unicodeEscape();
+    // "".includes is true for every string, so the end of text needs its own test.
+    if (escape === "" || !'"\\/bfnrt'.includes(escape)) this.fail();
+    this.i += 1;
+  }
+
+  private unicodeEscape(): void {
+    for (let k = 1; k <= 4; k += 1) {
+      if (!/[0-9a-fA-F]/.test(this.text.charAt(this.i + k))) {
+        this.i += k;
+        this.fail();
+      }
+    }
+    this.i += 5; // "u" and four hex digits
+  }
+
+  private number(): void {
+    const match = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/.exec(this.text.slice(this.i));
+    if (!match) return this.fail();
+    this.i += match[0].length;
+  }
+
+  private literal(word: string): void {
+    for (const char of word) {
+      if (this.peek() !== char) this.fail();
+      this.i += 1;
+    }
+  }
+
+  private space(): void {
+    while (this.i < this.text.length && " \t\n\r".includes(this.peek())) this.i += 1;
+  }
+
+  private peek(): string {
+    return this.text.charAt(this.i);
+  }
+
+  private eat(char: string): boolean {
+    if (this.peek() !== char) return false;
+    this.i += 1;
+    return true;
+  }
+
+  private fail(): never {
+    throw new ScanError(Math.min(this.i, this.text.length));
   }
 }

@@ -53,6 +53,9 @@ export interface FoundNames {
   location?: string;
 }
 
+/** The participant a word names (whole name, first name or a nickname starting it), if any. */
+type ParticipantLookup = (word: string) => string | undefined;
+
 /**
  * Names in `text`. `participants` are the conversation's known people: they are recognised anywhere
  * (even at the start of a sentence) and by a nickname that starts their name ("Mel" for Melanie).
@@ -60,8 +63,18 @@ export interface FoundNames {
 export function findNames(text: string, participants: readonly string[] = []): FoundNames {
   const persons = new NameSet();
   const entities = new NameSet();
+  const participantFor = participantLookup(participants);
+  addCuedPersons(text, participantFor, persons);
+  addCapitalisedNames(text, participantFor, persons, entities);
+  addCodesAndQuantities(text, entities);
+  const location = findLocation(text, (word) => participantFor(word) !== undefined || persons.has(word));
+  const result: FoundNames = { persons: persons.values(), entities: entities.values().filter((name) => !persons.has(name)) };
+  if (location) result.location = location;
+  return result;
+}
 
-  const participantFor = (word: string): string | undefined => {
+function participantLookup(participants: readonly string[]): ParticipantLookup {
+  return (word) => {
     const lower = word.toLowerCase();
     for (const name of participants) {
       const first = name.split(/\s+/)[0]?.toLowerCase() ?? "";
@@ -70,39 +83,45 @@ export function findNames(text: string, participants: readonly string[] = []): F
     }
     return undefined;
   };
+}
 
+/** "my sister Anna", "Dr. Lee", "a dog named Max". */
+function addCuedPersons(text: string, participantFor: ParticipantLookup, persons: NameSet): void {
   for (const match of text.matchAll(PERSON_CUES)) {
     const name = stripPossessive(match[1] ?? match[2] ?? match[3] ?? "");
     if (name && !isNotName(name)) persons.add(participantFor(name) ?? name);
   }
+}
 
+/** Runs of capitalised words: a participant is a person, any other name an entity. */
+function addCapitalisedNames(text: string, participantFor: ParticipantLookup, persons: NameSet, entities: NameSet): void {
   for (const match of text.matchAll(CAPITALISED_RUN)) {
     const words = match[0].split(/\s+/).map(stripPossessive);
-    const atSentenceStart = isSentenceStart(text, match.index);
-    // A lone participant name or nickname is a person wherever it stands.
-    if (words.length === 1) {
-      const participant = participantFor(words[0] ?? "");
-      if (participant) {
-        persons.add(participant);
-        continue;
-      }
-    }
-    // Drop a leading sentence-opening word ("Thanks Mel" keeps Mel) and any leading non-name.
-    let start = 0;
-    while (start < words.length && (isNotName(words[start] ?? "") || (start === 0 && atSentenceStart && words.length === 1))) start += 1;
-    const kept = words.slice(start).filter((word) => !TIME_WORDS.has(word.toLowerCase()));
-    if (kept.length === 0) continue;
-    if (kept.length === 1) {
-      const participant = participantFor(kept[0] ?? "");
-      if (participant) {
-        persons.add(participant);
-        continue;
-      }
-    }
-    const name = kept.join(" ");
-    if (!persons.has(name)) entities.add(name);
+    const named = nameOfRun(words, isSentenceStart(text, match.index), participantFor);
+    if (named?.kind === "person") persons.add(named.name);
+    else if (named && !persons.has(named.name)) entities.add(named.name);
   }
+}
 
+/** What one capitalised run names, once sentence openers, non-names and time words are dropped. */
+function nameOfRun(
+  words: readonly string[],
+  atSentenceStart: boolean,
+  participantFor: ParticipantLookup,
+): { kind: "person" | "entity"; name: string } | undefined {
+  // A lone participant name or nickname is a person wherever it stands.
+  const lone = words.length === 1 ? participantFor(words[0] ?? "") : undefined;
+  if (lone) return { kind: "person", name: lone };
+  // Drop a leading sentence-opening word ("Thanks Mel" keeps Mel) and any leading non-name.
+  let start = 0;
+  while (start < words.length && (isNotName(words[start] ?? "") || (start === 0 && atSentenceStart && words.length === 1))) start += 1;
+  const kept = words.slice(start).filter((word) => !TIME_WORDS.has(word.toLowerCase()));
+  if (kept.length === 0) return undefined;
+  const participant = kept.length === 1 ? participantFor(kept[0] ?? "") : undefined;
+  return participant ? { kind: "person", name: participant } : { kind: "entity", name: kept.join(" ") };
+}
+
+function addCodesAndQuantities(text: string, entities: NameSet): void {
   for (const match of text.matchAll(CODE)) entities.add(match[0]);
   for (const match of text.matchAll(ACRONYM)) if (!NOT_NAMES.has(match[0].toLowerCase())) entities.add(match[0]);
   for (const match of text.matchAll(QUANTITY)) {
@@ -110,11 +129,6 @@ export function findNames(text: string, participants: readonly string[] = []): F
     // "2026年" is a year, not an amount.
     if (!/^\d{4}\s?年$/.test(quantity)) entities.add(quantity);
   }
-
-  const location = findLocation(text, (word) => participantFor(word) !== undefined || persons.has(word));
-  const result: FoundNames = { persons: persons.values(), entities: entities.values().filter((name) => !persons.has(name)) };
-  if (location) result.location = location;
-  return result;
 }
 
 /** The first clearly named place, or undefined. */

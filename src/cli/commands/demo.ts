@@ -1,7 +1,9 @@
 import type { Command } from "commander";
 import { fileURLToPath } from "node:url";
+import type { IngestSummary } from "../../ingest/ingest-file.js";
+import type { RecallGraph } from "../../library/open-recallgraph.js";
 import type { RetrievalOutput } from "../../library/retrieve.js";
-import { readGlobalOptions } from "../global-options.js";
+import { readGlobalOptions, type GlobalOptions } from "../global-options.js";
 import { formatSeconds, printJson, printLines } from "../output.js";
 
 /** The sample memory that ships with the package (see samples/README.md for what it holds). */
@@ -65,6 +67,16 @@ const QUESTIONS: readonly DemoQuestion[] = [
   },
 ];
 
+interface AnsweredQuestion extends DemoQuestion {
+  /** The answering entries that came back. */
+  found: string[];
+  seconds: number;
+  output: RetrievalOutput;
+}
+
+/** The render module, imported when the demo runs so that `--help` does not load it. */
+type Render = typeof import("../render.js");
+
 export function register(program: Command): void {
   program
     .command("demo")
@@ -78,69 +90,82 @@ ${REFERENCE_TIME}, and prints each answer's memories with the views that found t
 ranks. It runs without a language model (rule-based planning and reflection), with the offline
 USE-lite embedder unless --embedder says otherwise.`,
     )
-    .action(async (_options: unknown, command: Command) => {
-      const globals = readGlobalOptions(command);
-      const started = performance.now();
-      const [{ openRecallGraph }, { ingestFile }, { embedderConfigFromEnv }, render] = await Promise.all([
-        import("../../library/open-recallgraph.js"),
-        import("../../ingest/ingest-file.js"),
-        import("../../text/embedders/create-embedder.js"),
-        import("../render.js"),
-      ]);
-      // No configuration means none: the environment's store, model and embedder are not consulted,
-      // except that an explicit --embedder is honoured (with the variables that embedder needs).
-      const embedder = globals.embedder ? embedderConfigFromEnv({ ...process.env, RECALLGRAPH_EMBEDDER: globals.embedder }) : { provider: "use-lite" as const };
-      const recallgraph = await openRecallGraph({ store: { kind: "sqlite", path: ":memory:" }, embedder, model: null });
-      try {
-        const ingest = await ingestFile(SAMPLE_PATH, { format: "jsonl", namespace: DEMO_NAMESPACE, store: recallgraph.store, embedder: recallgraph.embedder });
-        const header = [
-          `recallgraph demo: ${ingest.entries} sample memories of a small team (samples/demo-memory.jsonl), English and Chinese.`,
-          `Store: sqlite in memory · embedder: ${recallgraph.embedder.spec.model} · no LLM (rule-based planning and reflection).`,
-          `Wrote them in ${formatSeconds(ingest.seconds)}. Asking as of Monday 16 March 2026 09:00 UTC, so "last week" is 9-15 March 2026.`,
-          `✓ marks the memories that answer a question (listed in samples/README.md).`,
-        ];
-        if (!globals.json) printLines(header);
+    .action(async (_options: unknown, command: Command) => runDemo(readGlobalOptions(command)));
+}
 
-        const answered: Array<DemoQuestion & { found: string[]; seconds: number; output: RetrievalOutput }> = [];
-        for (const [index, item] of QUESTIONS.entries()) {
-          const askedAt = performance.now();
-          const output = await recallgraph.retrieve(
-            { question: item.question, namespace: DEMO_NAMESPACE, now: REFERENCE_TIME },
-            { finalK: RESULTS_PER_QUESTION },
-          );
-          const seconds = (performance.now() - askedAt) / 1000;
-          const found = item.answers.filter((id) => output.results.some((result) => result.id === id));
-          answered.push({ ...item, found, seconds, output });
-          if (globals.json) continue;
-          printLines([
-            "",
-            `[${index + 1}/${QUESTIONS.length}] ${item.kind}: ${item.question}`,
-            `  ${render.planLine(output.plan)}`,
-            ...render.resultLines(output.results, { expected: new Set(item.answers) }),
-            `  answer: ${item.answer}`,
-            `  ${found.length} of ${item.answers.length} answering memories in the top ${RESULTS_PER_QUESTION} · ${render.summaryLine(output)} · ${formatSeconds(seconds)}`,
-          ]);
-        }
+async function runDemo(globals: GlobalOptions): Promise<void> {
+  const started = performance.now();
+  const [{ openRecallGraph }, { ingestFile }, { embedderConfigFromEnv }, render] = await Promise.all([
+    import("../../library/open-recallgraph.js"),
+    import("../../ingest/ingest-file.js"),
+    import("../../text/embedders/create-embedder.js"),
+    import("../render.js"),
+  ]);
+  // No configuration means none: the environment's store, model and embedder are not consulted,
+  // except that an explicit --embedder is honoured (with the variables that embedder needs).
+  const embedder = globals.embedder ? embedderConfigFromEnv({ ...process.env, RECALLGRAPH_EMBEDDER: globals.embedder }) : { provider: "use-lite" as const };
+  const recallgraph = await openRecallGraph({ store: { kind: "sqlite", path: ":memory:" }, embedder, model: null });
+  try {
+    const ingest = await ingestFile(SAMPLE_PATH, { format: "jsonl", namespace: DEMO_NAMESPACE, store: recallgraph.store, embedder: recallgraph.embedder });
+    if (!globals.json) printLines(headerLines(ingest, recallgraph));
+    const answered: AnsweredQuestion[] = [];
+    for (const [index, item] of QUESTIONS.entries()) {
+      const question = await ask(recallgraph, item);
+      answered.push(question);
+      if (!globals.json) printLines(questionLines(index, question, render));
+    }
+    const totalSeconds = (performance.now() - started) / 1000;
+    if (globals.json) printJson(demoJson(recallgraph, ingest, answered, totalSeconds, render));
+    else printLines(closingLines(answered, totalSeconds));
+  } finally {
+    await recallgraph.close();
+  }
+}
 
-        const totalSeconds = (performance.now() - started) / 1000;
-        const withAnswer = answered.filter((item) => item.found.length > 0).length;
-        if (globals.json) {
-          printJson({
-            referenceTime: REFERENCE_TIME,
-            embedder: recallgraph.embedder.spec,
-            ingest,
-            questions: answered.map(({ output, seconds, ...item }) => ({ ...item, seconds: Math.round(seconds * 100) / 100, ...render.outputJson(output) })),
-            seconds: Math.round(totalSeconds * 100) / 100,
-          });
-          return;
-        }
-        printLines([
-          "",
-          `${withAnswer} of ${QUESTIONS.length} questions have an answering memory in their top ${RESULTS_PER_QUESTION}; ${formatSeconds(totalSeconds)} in all.`,
-          "Next: recallgraph ingest <file> --namespace me, then recallgraph query \"<question>\" --namespace me",
-        ]);
-      } finally {
-        await recallgraph.close();
-      }
-    });
+function headerLines(ingest: IngestSummary, recallgraph: RecallGraph): string[] {
+  return [
+    `recallgraph demo: ${ingest.entries} sample memories of a small team (samples/demo-memory.jsonl), English and Chinese.`,
+    `Store: sqlite in memory · embedder: ${recallgraph.embedder.spec.model} · no LLM (rule-based planning and reflection).`,
+    `Wrote them in ${formatSeconds(ingest.seconds)}. Asking as of Monday 16 March 2026 09:00 UTC, so "last week" is 9-15 March 2026.`,
+    `✓ marks the memories that answer a question (listed in samples/README.md).`,
+  ];
+}
+
+async function ask(recallgraph: RecallGraph, item: DemoQuestion): Promise<AnsweredQuestion> {
+  const askedAt = performance.now();
+  const output = await recallgraph.retrieve({ question: item.question, namespace: DEMO_NAMESPACE, now: REFERENCE_TIME }, { finalK: RESULTS_PER_QUESTION });
+  const seconds = (performance.now() - askedAt) / 1000;
+  const found = item.answers.filter((id) => output.results.some((result) => result.id === id));
+  return { ...item, found, seconds, output };
+}
+
+function questionLines(index: number, item: AnsweredQuestion, render: Render): string[] {
+  const { output, found } = item;
+  return [
+    "",
+    `[${index + 1}/${QUESTIONS.length}] ${item.kind}: ${item.question}`,
+    `  ${render.planLine(output.plan)}`,
+    ...render.resultLines(output.results, { expected: new Set(item.answers) }),
+    `  answer: ${item.answer}`,
+    `  ${found.length} of ${item.answers.length} answering memories in the top ${RESULTS_PER_QUESTION} · ${render.summaryLine(output)} · ${formatSeconds(item.seconds)}`,
+  ];
+}
+
+function demoJson(recallgraph: RecallGraph, ingest: IngestSummary, answered: readonly AnsweredQuestion[], totalSeconds: number, render: Render) {
+  return {
+    referenceTime: REFERENCE_TIME,
+    embedder: recallgraph.embedder.spec,
+    ingest,
+    questions: answered.map(({ output, seconds, ...item }) => ({ ...item, seconds: Math.round(seconds * 100) / 100, ...render.outputJson(output) })),
+    seconds: Math.round(totalSeconds * 100) / 100,
+  };
+}
+
+function closingLines(answered: readonly AnsweredQuestion[], totalSeconds: number): string[] {
+  const withAnswer = answered.filter((item) => item.found.length > 0).length;
+  return [
+    "",
+    `${withAnswer} of ${QUESTIONS.length} questions have an answering memory in their top ${RESULTS_PER_QUESTION}; ${formatSeconds(totalSeconds)} in all.`,
+    "Next: recallgraph ingest <file> --namespace me, then recallgraph query \"<question>\" --namespace me",
+  ];
 }

@@ -2,8 +2,10 @@ import { Option, type Command } from "commander";
 import { z } from "zod";
 import { ValidationError } from "../../core/errors.js";
 import { PRESET_NAMES, type RetrievalConfigInput } from "../../graph/configuration.js";
+import type { RetrievalOutput } from "../../library/retrieve.js";
 import { NamespaceSchema, parseIsoTimestamp } from "../../memory/entry.js";
-import { readGlobalOptions } from "../global-options.js";
+import type { MemoryStore } from "../../stores/port.js";
+import { readGlobalOptions, type GlobalOptions } from "../global-options.js";
 import { collect, parseOptionValues, positiveIntegerText } from "../option-values.js";
 import { printJson, printLines, printNote } from "../output.js";
 
@@ -41,46 +43,59 @@ Examples:
   recallgraph query "Who did Alice meet last week?" -n team --now 2026-03-16T09:00:00Z
   recallgraph query "When did Melanie run a charity race?" -n conv-26 --k 5 --json`,
     )
-    .action(async (question: string, rawOptions: unknown, command: Command) => {
-      const globals = readGlobalOptions(command);
-      const options = parseOptionValues(QueryOptionsSchema, rawOptions);
-      if (!question.trim()) throw new ValidationError("question", "must not be empty");
-      const [{ openForReading }, { retrieve }, { createRetrievalGraph }, render] = await Promise.all([
-        import("../open.js"),
-        import("../../library/retrieve.js"),
-        import("../../graph/graph.js"),
-        import("../render.js"),
-      ]);
-      const dependencies = await openForReading(globals);
-      const output = await (async () => {
-        const counts = (await dependencies.store.stats()).namespaces;
-        const empty = options.namespace.filter((namespace) => !counts[namespace]);
-        if (empty.length > 0) {
-          const known = Object.keys(counts);
-          printNote(`note: no memories in namespace ${empty.map((n) => `"${n}"`).join(", ")} (${known.length ? `this store has: ${known.join(", ")}` : "the store is empty"})`);
-        }
-        const configurable: RetrievalConfigInput = {
-          ...(options.preset ? { preset: options.preset } : {}),
-          ...(options.k !== undefined ? { finalK: options.k } : {}),
-          // Only switches turned off are passed: an explicit `true` would override a preset's own choice.
-          ...(options.plan ? {} : { planning: false }),
-          ...(options.reflect ? {} : { reflection: false }),
-        };
-        return retrieve(createRetrievalGraph(dependencies), { question, namespace: options.namespace, ...(options.now ? { now: options.now } : {}) }, configurable);
-      })().finally(() => dependencies.store.close());
+    .action(async (question: string, rawOptions: unknown, command: Command) => runQuery(question, rawOptions, readGlobalOptions(command)));
+}
 
-      if (globals.json) {
-        printJson(render.outputJson(output));
-        return;
-      }
-      const lines = [render.planLine(output.plan), ""];
-      if (output.results.length === 0) lines.push("  no memories found");
-      else lines.push(...render.resultLines(output.results, { showNamespace: options.namespace.length > 1 }));
-      lines.push("", render.summaryLine(output));
-      if (globals.verbose) {
-        const nodes = Object.entries(output.account.nodeMs).map(([node, ms]) => `${node} ${Math.round(ms)} ms`);
-        lines.push(`time per node: ${nodes.join(" · ")}`);
-      }
-      printLines(lines);
-    });
+type QueryOptions = z.output<typeof QueryOptionsSchema>;
+/** The render module, imported when a query runs so that `--help` does not load it. */
+type Render = typeof import("../render.js");
+
+async function runQuery(question: string, rawOptions: unknown, globals: GlobalOptions): Promise<void> {
+  const options = parseOptionValues(QueryOptionsSchema, rawOptions);
+  if (!question.trim()) throw new ValidationError("question", "must not be empty");
+  const [{ openForReading }, { retrieve }, { createRetrievalGraph }, render] = await Promise.all([
+    import("../open.js"),
+    import("../../library/retrieve.js"),
+    import("../../graph/graph.js"),
+    import("../render.js"),
+  ]);
+  const dependencies = await openForReading(globals);
+  const output = await (async () => {
+    await noteEmptyNamespaces(dependencies.store, options.namespace);
+    const request = { question, namespace: options.namespace, ...(options.now ? { now: options.now } : {}) };
+    return retrieve(createRetrievalGraph(dependencies), request, retrievalConfig(options));
+  })().finally(() => dependencies.store.close());
+  if (globals.json) printJson(render.outputJson(output));
+  else printLines(outputLines(output, options, globals, render));
+}
+
+/** A namespace without memories is most likely a typo: say so, and name the ones the store has. */
+async function noteEmptyNamespaces(store: MemoryStore, namespaces: readonly string[]): Promise<void> {
+  const counts = (await store.stats()).namespaces;
+  const empty = namespaces.filter((namespace) => !counts[namespace]);
+  if (empty.length === 0) return;
+  const known = Object.keys(counts);
+  printNote(`note: no memories in namespace ${empty.map((n) => `"${n}"`).join(", ")} (${known.length ? `this store has: ${known.join(", ")}` : "the store is empty"})`);
+}
+
+function retrievalConfig(options: QueryOptions): RetrievalConfigInput {
+  return {
+    ...(options.preset ? { preset: options.preset } : {}),
+    ...(options.k !== undefined ? { finalK: options.k } : {}),
+    // Only switches turned off are passed: an explicit `true` would override a preset's own choice.
+    ...(options.plan ? {} : { planning: false }),
+    ...(options.reflect ? {} : { reflection: false }),
+  };
+}
+
+function outputLines(output: RetrievalOutput, options: QueryOptions, globals: GlobalOptions, render: Render): string[] {
+  const lines = [render.planLine(output.plan), ""];
+  if (output.results.length === 0) lines.push("  no memories found");
+  else lines.push(...render.resultLines(output.results, { showNamespace: options.namespace.length > 1 }));
+  lines.push("", render.summaryLine(output));
+  if (globals.verbose) {
+    const nodes = Object.entries(output.account.nodeMs).map(([node, ms]) => `${node} ${Math.round(ms)} ms`);
+    lines.push(`time per node: ${nodes.join(" · ")}`);
+  }
+  return lines;
 }

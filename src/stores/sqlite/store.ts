@@ -443,6 +443,11 @@ function indexedNames(entry: MemoryEntry): PreparedRecord["names"] {
 }
 
 function prepareStatements(db: SqliteDatabase) {
+  return { ...writeStatements(db), ...readStatements(db), ...namespaceStatements(db) };
+}
+
+/** Upserting and deleting entries across their tables: body, terms, vector and names. */
+function writeStatements(db: SqliteDatabase) {
   return {
     rowidOf: db.prepare<[string, string], RowidRow>("SELECT rowid FROM entries WHERE namespace = ? AND id = ?"),
     insertEntry: db.prepare<[string, string, number, string | null, number | null]>(
@@ -467,6 +472,12 @@ function prepareStatements(db: SqliteDatabase) {
     namespaceRowids: db.prepare<[string], number>("SELECT rowid FROM entries WHERE namespace = ?").pluck(),
     deleteNamespaceNames: db.prepare<[string]>("DELETE FROM entry_names WHERE namespace = ?"),
     deleteNamespaceEntries: db.prepare<[string]>("DELETE FROM entries WHERE namespace = ?"),
+  };
+}
+
+/** Fetching entries by id and searching: lexical, nearest vectors, direct distances. */
+function readStatements(db: SqliteDatabase) {
+  return {
     entriesByIds: db.prepare<[string, string], EntryJsonRow & { id: string }>(
       `SELECT e.rowid AS rowid, e.id AS id, b.entry_json AS entry_json FROM entries AS e JOIN entry_bodies AS b ON b.rowid = e.rowid
         WHERE e.namespace = ? AND e.id IN (SELECT value FROM json_each(?))`,
@@ -487,6 +498,12 @@ function prepareStatements(db: SqliteDatabase) {
       "SELECT rowid, distance FROM entry_vectors WHERE embedding MATCH ? AND k = ? AND namespace = ? ORDER BY distance",
     ),
     distanceTo: db.prepare<[Buffer, bigint], number>("SELECT vec_distance_l2(embedding, ?) FROM entry_vectors WHERE rowid = ?").pluck(),
+  };
+}
+
+/** What is known about a namespace besides its entries: names, document versions, settings, counts. */
+function namespaceStatements(db: SqliteDatabase) {
+  return {
     vocabulary: db.prepare<[string], { kind: "person" | "entity" | "location"; name: string }>(
       "SELECT kind, name FROM namespace_names WHERE namespace = ? ORDER BY kind, name_lower",
     ),
