@@ -1,7 +1,7 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { callStructured, type ModelCallLimits } from "../llm/structured.js";
-import { RerankOutputSchema } from "../llm/schemas.js";
+import { RerankOutputSchema } from "../llm/output-schemas.js";
 import { MEMORY_PREVIEW_CHARS } from "../llm/prompts/preview.js";
 import { RERANK_SYSTEM, rerankUserPrompt } from "../llm/prompts/rerank.js";
 import type { MemoryEntry } from "../memory/entry.js";

@@ -1,7 +1,7 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { Plan } from "../domain/plan.js";
 import { PLAN_SYSTEM, planUserPrompt } from "../llm/prompts/plan.js";
-import { PlanOutputSchema, type PlanOutput } from "../llm/schemas.js";
+import { PlanOutputSchema, type PlanOutput } from "../llm/output-schemas.js";
 import { callStructured, type ModelCallLimits, type StructuredResult } from "../llm/structured.js";
 import { findTimeWindow } from "../time/window.js";
 import { namesMentioned } from "./known-names.js";

@@ -3,7 +3,7 @@ import type { Coverage } from "../domain/coverage.js";
 import type { Plan } from "../domain/plan.js";
 import { MEMORY_PREVIEW_CHARS } from "../llm/prompts/preview.js";
 import { REFLECT_SYSTEM, reflectUserPrompt } from "../llm/prompts/reflect.js";
-import { ReflectionOutputSchema, type ReflectionOutput } from "../llm/schemas.js";
+import { ReflectionOutputSchema, type ReflectionOutput } from "../llm/output-schemas.js";
 import { callStructured, type ModelCallLimits, type StructuredResult } from "../llm/structured.js";
 import type { MemoryEntry } from "../memory/entry.js";
 import { makeCoverage } from "./coverage.js";

@@ -4,7 +4,7 @@ import { ValidationError } from "../../core/errors.js";
 import { NamespaceSchema } from "../../memory/entry.js";
 import { readGlobalOptions } from "../global-options.js";
 import { parseOptionValues } from "../option-values.js";
-import { printJson, printLines } from "../output.js";
+import { printJson, printLines } from "../terminal-output.js";
 
 const DeleteOptionsSchema = z.object({
   namespace: NamespaceSchema,
@@ -30,7 +30,7 @@ Examples:
       const globals = readGlobalOptions(command);
       const options = parseOptionValues(DeleteOptionsSchema, rawOptions);
       if (!options.all && !options.id) throw new ValidationError("", "say what to delete: --id <id...> or --all");
-      const { openStoreAsBuilt } = await import("../open.js");
+      const { openStoreAsBuilt } = await import("../open-dependencies.js");
       const { store } = await openStoreAsBuilt(globals);
       const { deleted, missing } = await (async () => {
         if (options.all) return { deleted: await store.clearNamespace(options.namespace), missing: [] };

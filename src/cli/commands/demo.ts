@@ -4,7 +4,7 @@ import type { IngestSummary } from "../../ingest/ingest-file.js";
 import type { RecallGraph } from "../../library/open-recallgraph.js";
 import type { RetrievalOutput } from "../../library/retrieve.js";
 import { readGlobalOptions, type GlobalOptions } from "../global-options.js";
-import { formatSeconds, printJson, printLines } from "../output.js";
+import { formatSeconds, printJson, printLines } from "../terminal-output.js";
 
 /** The sample memory that ships with the package (see samples/README.md for what it holds). */
 const SAMPLE_PATH = fileURLToPath(new URL("../../../samples/demo-memory.jsonl", import.meta.url));
@@ -75,7 +75,7 @@ interface AnsweredQuestion extends DemoQuestion {
 }
 
 /** The render module, imported when the demo runs so that `--help` does not load it. */
-type Render = typeof import("../render.js");
+type Render = typeof import("../render-results.js");
 
 export function register(program: Command): void {
   program
@@ -99,7 +99,7 @@ async function runDemo(globals: GlobalOptions): Promise<void> {
     import("../../library/open-recallgraph.js"),
     import("../../ingest/ingest-file.js"),
     import("../../text/embedders/create-embedder.js"),
-    import("../render.js"),
+    import("../render-results.js"),
   ]);
   // No configuration means none: the environment's store, model and embedder are not consulted,
   // except that an explicit --embedder is honoured (with the variables that embedder needs).

@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { EvalMode } from "../../eval/run.js";
 import { readGlobalOptions, environmentWith } from "../global-options.js";
 import { parseOptionValues, positiveIntegerText } from "../option-values.js";
-import { printJson, printLines } from "../output.js";
+import { printJson, printLines } from "../terminal-output.js";
 
 // Listed here so `--help` does not load the evaluation code; the check below keeps it complete.
 const MODES = ["full", "dense", "lexical", "symbolic", "union", "no-plan", "no-reflect"] as const satisfies readonly EvalMode[];

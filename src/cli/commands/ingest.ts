@@ -4,7 +4,7 @@ import type { IngestFormat } from "../../ingest/ingest-file.js";
 import { NamespaceSchema } from "../../memory/entry.js";
 import { readGlobalOptions } from "../global-options.js";
 import { collect, parseOptionValues } from "../option-values.js";
-import { formatSeconds, printJson, printLines, table } from "../output.js";
+import { formatSeconds, printJson, printLines, table } from "../terminal-output.js";
 
 // Listed here so `--help` does not load the ingest code; the check below keeps it complete.
 const FORMATS = ["locomo", "jsonl", "docs", "dialogue"] as const satisfies readonly IngestFormat[];
@@ -40,7 +40,7 @@ Examples:
       const globals = readGlobalOptions(command);
       const options = parseOptionValues(IngestOptionsSchema, rawOptions);
       const [{ openForWriting }, { ingestFile }, { stageProgressBar }] = await Promise.all([
-        import("../open.js"),
+        import("../open-dependencies.js"),
         import("../../ingest/ingest-file.js"),
         import("../progress.js"),
       ]);

@@ -7,7 +7,7 @@ import { NamespaceSchema, parseIsoTimestamp } from "../../memory/entry.js";
 import type { MemoryStore } from "../../stores/port.js";
 import { readGlobalOptions, type GlobalOptions } from "../global-options.js";
 import { collect, parseOptionValues, positiveIntegerText } from "../option-values.js";
-import { printJson, printLines, printNote } from "../output.js";
+import { printJson, printLines, printNote } from "../terminal-output.js";
 
 /** `--now` as people type it: a date (midnight UTC) or a date-time, with or without an offset (none means UTC). */
 export const ReferenceTimeSchema = z
@@ -48,16 +48,16 @@ Examples:
 
 type QueryOptions = z.output<typeof QueryOptionsSchema>;
 /** The render module, imported when a query runs so that `--help` does not load it. */
-type Render = typeof import("../render.js");
+type Render = typeof import("../render-results.js");
 
 async function runQuery(question: string, rawOptions: unknown, globals: GlobalOptions): Promise<void> {
   const options = parseOptionValues(QueryOptionsSchema, rawOptions);
   if (!question.trim()) throw new ValidationError("question", "must not be empty");
   const [{ openForReading }, { retrieve }, { createRetrievalGraph }, render] = await Promise.all([
-    import("../open.js"),
+    import("../open-dependencies.js"),
     import("../../library/retrieve.js"),
     import("../../graph/graph.js"),
-    import("../render.js"),
+    import("../render-results.js"),
   ]);
   const dependencies = await openForReading(globals);
   const output = await (async () => {

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { NamespaceSchema } from "../../memory/entry.js";
 import { readGlobalOptions } from "../global-options.js";
 import { parseOptionValues } from "../option-values.js";
-import { formatBytes, printJson, printLines, table } from "../output.js";
+import { formatBytes, printJson, printLines, table } from "../terminal-output.js";
 
 const StatsOptionsSchema = z.object({ namespace: NamespaceSchema.optional() });
 
@@ -15,7 +15,7 @@ export function register(program: Command): void {
     .action(async (rawOptions: unknown, command: Command) => {
       const globals = readGlobalOptions(command);
       const options = parseOptionValues(StatsOptionsSchema, rawOptions);
-      const { openStoreAsBuilt } = await import("../open.js");
+      const { openStoreAsBuilt } = await import("../open-dependencies.js");
       const { store, location } = await openStoreAsBuilt(globals);
       const stats = await store.stats().finally(() => store.close());
 

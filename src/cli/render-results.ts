@@ -2,7 +2,7 @@
 import type { Plan } from "../domain/plan.js";
 import type { RetrievalResult } from "../domain/results.js";
 import type { RetrievalOutput } from "../library/retrieve.js";
-import { formatTimestamp, outputWidth, padEnd, padStart, wrapText } from "./output.js";
+import { formatTimestamp, outputWidth, padEnd, padStart, wrapText } from "./terminal-output.js";
 
 /** One result as `--json` prints it: the entry's fields, `source.turnIds` always a list, and provenance. */
 export function resultJson(result: RetrievalResult) {
