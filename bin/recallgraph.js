@@ -1,9 +1,13 @@
 #!/usr/bin/env node
-// The `recallgraph` command. The package ships TypeScript sources, so this launcher registers tsx's
-// loader and then runs the CLI; a clone works after `npm ci`, with no build step.
-import { fileURLToPath } from "node:url";
-import { register } from "tsx/esm/api";
+// The `recallgraph` command: runs the compiled CLI in dist/ (built by `npm run build`, which `npm pack`
+// runs first), so an installed package needs neither TypeScript nor tsx.
+import { existsSync } from "node:fs";
 
-// The package's own tsconfig, not whatever tsconfig.json the current directory happens to hold.
-register({ tsconfig: fileURLToPath(new URL("../tsconfig.json", import.meta.url)) });
-await import(new URL("../src/cli/main.ts", import.meta.url).href);
+const main = new URL("../dist/cli/main.js", import.meta.url);
+
+// A clone has no dist/ until it is built; say so instead of printing a module-resolution stack trace.
+if (!existsSync(main)) {
+  console.error("recallgraph: dist/ is missing; run `npm run build`, or run the sources with `node --import tsx src/cli/main.ts`");
+  process.exit(2);
+}
+await import(main.href);

