@@ -5,7 +5,8 @@ export type ErrorCode =
   | "invalid_input"
   | "embedder_mismatch"
   | "store_failure"
-  | "not_configured";
+  | "not_configured"
+  | "access_denied";
 
 /** Base of every error recallgraph throws on purpose: a code, a message that names the problem, and context. */
 export class RecallGraphError extends Error {
@@ -46,6 +47,13 @@ export class EmbedderMismatchError extends RecallGraphError {
 export class StoreError extends RecallGraphError {
   constructor(operation: string, message: string, options?: { cause?: unknown }) {
     super("store_failure", `${operation}: ${message}`, { operation }, options);
+  }
+}
+
+/** A caller asked for a namespace it may not read or write. Nothing was read or written. */
+export class AccessDeniedError extends RecallGraphError {
+  constructor(identity: string, namespace: string, mode: "read" | "write") {
+    super("access_denied", `"${identity}" may not ${mode} namespace "${namespace}"`, { identity, namespace, mode });
   }
 }
 

@@ -1,4 +1,5 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import type { RunnableConfig } from "@langchain/core/runnables";
 import type { MemoryStore } from "../stores/port.js";
 import type { Embedder } from "../text/embedder.js";
 import { withQueryVectorCache } from "../text/query-vector-cache.js";
@@ -13,6 +14,19 @@ export interface GraphDependencies {
   /** The chat model for planning, reflection and rerank; without one the rules run. */
   model?: BaseChatModel;
 }
+
+/** What a run is about to touch: the namespaces it reads, or the one it writes. */
+export interface NamespaceAccess {
+  namespaces: readonly string[];
+  mode: "read" | "write";
+}
+
+/**
+ * Refuses (throws) a run whose caller may not touch these namespaces. The served graphs bind
+ * namespaces to the server's authenticated callers with one; a library caller chooses its namespaces
+ * itself and needs none.
+ */
+export type NamespaceGuard = (access: NamespaceAccess, config: RunnableConfig | undefined) => void;
 
 /** Dependencies given directly, or a function that opens them on first use (the LangGraph server's case). */
 export type DependencySource = GraphDependencies | (() => Promise<GraphDependencies>);

@@ -1,6 +1,6 @@
 import { END, START, StateGraph, type BaseCheckpointSaver } from "@langchain/langgraph";
 import { RetrievalContextSchema } from "./configuration.js";
-import { dependencyAccessor, type DependencySource } from "./dependencies.js";
+import { dependencyAccessor, type DependencySource, type NamespaceGuard } from "./dependencies.js";
 import { routeAfterPlan, routeAfterReflect } from "./routing.js";
 import { RetrievalGraphInput, RetrievalGraphOutput, RetrievalState } from "./state.js";
 import { planNode } from "../nodes/plan.js";
@@ -16,10 +16,16 @@ import { finalizeNode } from "../nodes/finalize.js";
  *                         ^                                            |
  *                         +------------- gap queries -----------------+
  */
-export function createRetrievalGraph(source: DependencySource, options: { checkpointer?: BaseCheckpointSaver } = {}) {
+export interface RetrievalGraphOptions {
+  checkpointer?: BaseCheckpointSaver;
+  /** Checked before anything is read: may this run's caller read the namespaces it asks for? */
+  guard?: NamespaceGuard;
+}
+
+export function createRetrievalGraph(source: DependencySource, options: RetrievalGraphOptions = {}) {
   const dependencies = dependencyAccessor(source);
   return new StateGraph(RetrievalState, { input: RetrievalGraphInput, output: RetrievalGraphOutput, context: RetrievalContextSchema })
-    .addNode("plan", planNode(dependencies))
+    .addNode("plan", planNode(dependencies, options.guard))
     .addNode("semantic", semanticNode(dependencies))
     .addNode("lexical", lexicalNode(dependencies))
     .addNode("symbolic", symbolicNode(dependencies))

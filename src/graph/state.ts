@@ -8,6 +8,7 @@ import { DegradationSchema, LlmCallRecordSchema, RunAccountSchema } from "../dom
 import type { ViewName } from "../domain/views.js";
 import { MemoryEntrySchema, NamespaceSchema } from "../memory/entry.js";
 import { RetrievalConfigSchema } from "./configuration.js";
+import { appended, described } from "./channels.js";
 import type { RunSettings } from "./run-settings.js";
 import { addNodeMs } from "./timing.js";
 
@@ -25,26 +26,6 @@ export interface ViewTask {
    * rarely about adopting); a query without an entry keeps every hit.
    */
   gapConditions: Record<string, GapCondition>;
-}
-
-/**
- * A state channel typed and documented by `schema` (Studio and the server's schemas endpoint show its
- * JSON Schema) but not validated again by LangGraph on every write. Nodes write what they built from
- * input the plan node validated; re-validating a round's hundred hits and entries on each update would
- * cost more than the search that found them. The input channels are read this way too, so bad input
- * reaches the plan node and comes back as one ValidationError naming the field.
- */
-function described<S extends z.ZodType>(schema: S, description?: string): z.ZodType<z.output<S>, z.output<S>> {
-  const { $schema: _dialect, ...json } = z.toJSONSchema(schema, { io: "output", unrepresentable: "any" });
-  return z.any().meta(description ? { ...json, description } : json) as z.ZodType<z.output<S>, z.output<S>>;
-}
-
-/** A channel that gathers what the nodes of a run add (reset by the plan node when a run starts). */
-function appended<S extends z.ZodType>(item: S, description: string) {
-  return withLangGraph(described(z.array(item), description), {
-    reducer: { fn: (current: z.output<S>[], update: z.output<S>[]) => current.concat(update) },
-    default: () => [],
-  });
 }
 
 const EntriesByKeySchema = z.record(z.string(), MemoryEntrySchema);
@@ -87,13 +68,23 @@ export type RetrievalStateValue = z.output<typeof RetrievalState>;
 export const RetrievalGraphInput = RetrievalState.pick({ question: true, namespaces: true, now: true }).partial();
 
 /** What a run answers with: the results and how they were found, not the working state. */
-export const RetrievalGraphOutput = RetrievalState.pick({ results: true, queryPlan: true, coverage: true, degraded: true, account: true });
+export const RetrievalGraphOutput = RetrievalState.pick({
+  results: true,
+  queryPlan: true,
+  coverage: true,
+  degraded: true,
+  account: true,
+  referenceTime: true,
+});
 export type RetrievalGraphOutputValue = z.output<typeof RetrievalGraphOutput>;
 
 /** The graph's input, validated before the run plans. */
 export const RetrievalInputSchema = z.object({
-  question: z.string().trim().min(1, "question must not be empty").max(4000),
-  namespaces: z.array(NamespaceSchema).min(1, "at least one namespace is required").max(16),
+  question: z.string({ error: "question is required: the text to answer" }).trim().min(1, "question must not be empty").max(4000),
+  namespaces: z
+    .array(NamespaceSchema, { error: "namespaces is required: a list of one or more namespaces" })
+    .min(1, "at least one namespace is required")
+    .max(16),
   now: z.iso.datetime({ offset: true }).optional(),
 });
 export type RetrievalInput = z.infer<typeof RetrievalInputSchema>;

@@ -30,6 +30,8 @@ export interface DialogueIngestOptions {
 
 export interface DialogueIngestResult {
   entries: number;
+  /** Ids of the entries written, in order. */
+  ids: string[];
   /** Old entries of these turns removed because this run did not produce them again. */
   retired: number;
   mode: "rules" | "llm";
@@ -85,14 +87,14 @@ export async function writeDialogueMemories(
   dialogue: Dialogue,
   memories: readonly MemoryInput[],
   options: { onProgress?: (done: number, total: number) => void; now?: number } = {},
-): Promise<{ entries: number; retired: number }> {
-  await writeMemories(store, embedder, namespace, memories, {
+): Promise<{ entries: number; ids: string[]; retired: number }> {
+  const written = await writeMemories(store, embedder, namespace, memories, {
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     ...(options.now !== undefined ? { now: options.now } : {}),
   });
   const kept = new Set(memories.map((memory) => memory.id ?? ""));
   const retired = await retireStaleEntries(store, namespace, dialogue, kept);
-  return { entries: memories.length, retired };
+  return { entries: memories.length, ids: written.map((entry) => entry.id), retired };
 }
 
 /**

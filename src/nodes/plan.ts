@@ -4,23 +4,25 @@ import { parseOrThrow } from "../core/errors.js";
 import { planQuestion } from "../planning/planner.js";
 import type { MemoryStore, Vocabulary } from "../stores/port.js";
 import { resolveConfiguration } from "../graph/configuration.js";
-import type { GraphDependencies } from "../graph/dependencies.js";
+import type { GraphDependencies, NamespaceGuard } from "../graph/dependencies.js";
 import { widestSettings } from "../graph/run-settings.js";
 import { RetrievalInputSchema, type RetrievalStateValue } from "../graph/state.js";
 import { timed } from "../graph/timing.js";
 
 /**
  * First node: validates the input, starts the run's accumulators afresh (a reused thread keeps
- * nothing from its previous run), resolves the run's settings once and plans the question (see
+ * nothing from its previous run), refuses namespaces the caller may not read (the server's guard),
+ * resolves the run's settings once and plans the question (see
  * planning/planner.ts for who plans).
  */
-export function planNode(dependencies: () => Promise<GraphDependencies>) {
+export function planNode(dependencies: () => Promise<GraphDependencies>, guard?: NamespaceGuard) {
   return async (state: RetrievalStateValue, config?: RunnableConfig) =>
     timed("plan", async () => {
       const input = parseOrThrow(RetrievalInputSchema, { question: state.question, namespaces: state.namespaces, now: state.now ?? undefined }, "input");
+      const namespaces = [...new Set(input.namespaces)];
+      guard?.({ namespaces, mode: "read" }, config);
       const configuration = resolveConfiguration(config);
       const { store, model } = await dependencies();
-      const namespaces = [...new Set(input.namespaces)];
       const now = input.now ? new Date(input.now) : new Date();
       const stored = await Promise.all(namespaces.map((ns) => store.getSettings(ns)));
       // Only a planner reads the known names; unplanned presets skip the lookup (on Qdrant, three facet requests).

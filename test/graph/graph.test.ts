@@ -114,7 +114,7 @@ describe("retrieval graph with the rule-based planner (no model)", () => {
 
   it("answers with the results and how they were found, not its working state", async () => {
     const answer = await memory.graph.invoke({ question: "What happened with ERR_1024?", namespaces: ["team"], now: NOW });
-    assert.deepEqual(Object.keys(answer).sort(), ["account", "coverage", "degraded", "queryPlan", "results"]);
+    assert.deepEqual(Object.keys(answer).sort(), ["account", "coverage", "degraded", "queryPlan", "referenceTime", "results"]);
     assert.equal(answer.results[0]?.id, "err-1024");
     assert.ok((answer.account?.nodeMs.finalize ?? 0) > 0, "the account includes the last node");
   });

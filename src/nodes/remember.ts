@@ -1,0 +1,37 @@
+import type { RunnableConfig } from "@langchain/core/runnables";
+import { parseOrThrow } from "../core/errors.js";
+import { ingestDialogue } from "../ingest/dialogue-ingest.js";
+import { parseDialogue } from "../ingest/dialogue.js";
+import { writeMemories } from "../ingest/write-memories.js";
+import type { GraphDependencies, NamespaceGuard } from "../graph/dependencies.js";
+import { RememberInputSchema, type RememberStateValue } from "../graph/remember-state.js";
+
+/**
+ * The write graph's one node: refuses a namespace the caller may not write, then writes the
+ * memories, builds and writes the dialogue, and forgets the ids, in that order. Each input is
+ * validated in full before anything of it is written, and errors name the field.
+ */
+export function rememberNode(dependencies: () => Promise<GraphDependencies>, guard?: NamespaceGuard) {
+  return async (state: RememberStateValue, config?: RunnableConfig) => {
+    const input = parseOrThrow(
+      RememberInputSchema,
+      { namespace: state.namespace, memories: state.memories ?? undefined, dialogue: state.dialogue ?? undefined, forget: state.forget ?? undefined },
+      "input",
+    );
+    guard?.({ namespaces: [input.namespace], mode: "write" }, config);
+    const dialogue = input.dialogue === undefined ? undefined : parseDialogue(input.dialogue, "input.dialogue");
+    const { store, embedder, model } = await dependencies();
+    const written = input.memories ? (await writeMemories(store, embedder, input.namespace, input.memories)).map((entry) => entry.id) : [];
+    const built = dialogue ? await ingestDialogue(store, embedder, input.namespace, dialogue, model ? { model } : {}) : undefined;
+    const deleted = input.forget?.length ? await store.delete(input.namespace, input.forget) : 0;
+    return {
+      namespace: input.namespace,
+      written: [...written, ...(built?.ids ?? [])],
+      deleted,
+      retired: built?.retired ?? 0,
+      memories: null,
+      dialogue: null,
+      forget: null,
+    };
+  };
+}

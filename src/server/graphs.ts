@@ -1,0 +1,66 @@
+/**
+ * The graphs `langgraph.json` serves (LangGraph Studio, `langgraphjs dev`, a LangGraph server): the
+ * retrieval graph as `recallgraph` and the write graph as `remember`. Both share one store, embedder and
+ * model, opened from the environment on first use (see the README), and both hold every run to its
+ * caller's namespaces (access.ts).
+ */
+import { END, START, StateGraph } from "@langchain/langgraph";
+import type { RunnableConfig } from "@langchain/core/runnables";
+import type { z } from "zod";
+import { RetrievalContextSchema } from "../graph/configuration.js";
+import type { GraphDependencies } from "../graph/dependencies.js";
+import { createRetrievalGraph, type RetrievalGraph } from "../graph/graph.js";
+import { createRememberGraph } from "../graph/remember-graph.js";
+import { RetrievalGraphInput, RetrievalGraphOutput, RetrievalState } from "../graph/state.js";
+import { openDependencies } from "../library/open-recallgraph.js";
+import { accessPolicyFromEnv, namespaceGuard } from "./access.js";
+
+let opening: Promise<GraphDependencies> | undefined;
+/** One set of dependencies for both graphs (one sqlite connection, not two); a failed open is retried on the next run. */
+function sharedDependencies(): Promise<GraphDependencies> {
+  opening ??= openDependencies().catch((error: unknown) => {
+    opening = undefined;
+    throw error;
+  });
+  return opening;
+}
+
+/** What a served retrieval thread keeps: the question and its answer, not the run's working state. */
+const AnswerState = RetrievalState.pick({
+  question: true,
+  namespaces: true,
+  now: true,
+  referenceTime: true,
+  results: true,
+  queryPlan: true,
+  coverage: true,
+  degraded: true,
+  account: true,
+});
+
+/**
+ * The retrieval graph as a subgraph of a graph whose state is the answer. The server streams and
+ * returns a thread's whole state, so served this way a run answers with its results and how they were
+ * found (the retrieval graph's working state stays in its own checkpoints). Input errors and refusals
+ * surface unchanged.
+ */
+function answering(retrieval: RetrievalGraph) {
+  const retrieve = async (state: z.output<typeof AnswerState>, config?: RunnableConfig) => {
+    const answer = await retrieval.invoke({ question: state.question, namespaces: state.namespaces, now: state.now ?? undefined }, config);
+    return { ...answer, now: null }; // the reference time belongs to this run (see the retrieval state)
+  };
+  return new StateGraph(AnswerState, {
+    input: RetrievalGraphInput,
+    output: RetrievalGraphOutput,
+    context: RetrievalContextSchema,
+  })
+    .addNode("retrieve", retrieve, { subgraphs: [retrieval] })
+    .addEdge(START, "retrieve")
+    .addEdge("retrieve", END)
+    .compile({ name: "recallgraph" });
+}
+
+const guard = namespaceGuard(accessPolicyFromEnv());
+
+export const graph = answering(createRetrievalGraph(sharedDependencies, { guard }));
+export const remember = createRememberGraph(sharedDependencies, { guard });

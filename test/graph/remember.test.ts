@@ -1,0 +1,66 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { MemorySaver } from "@langchain/langgraph";
+import { AccessDeniedError } from "../../src/core/errors.js";
+import { createRememberGraph } from "../../src/graph/remember-graph.js";
+import { openRecallGraph } from "../../src/library/open-recallgraph.js";
+
+async function emptyMemory() {
+  return openRecallGraph({ store: { kind: "sqlite", path: ":memory:" }, embedder: { provider: "hash", dimension: 128 }, model: null });
+}
+
+const dialogue = {
+  turns: [
+    { turnId: "t1", speaker: "Mia", text: "I made a blue vase in pottery class today.", time: "2026-11-02T18:00:00Z" },
+    { turnId: "t2", speaker: "Theo", text: "That sounds lovely, Mia!", time: "2026-11-02T18:01:00Z" },
+  ],
+};
+
+describe("the write graph", () => {
+  it("writes memories and a dialogue, forgets by id, and answers with what it did", async () => {
+    const memory = await emptyMemory();
+    const remember = createRememberGraph({ store: memory.store, embedder: memory.embedder });
+    const first = await remember.invoke({ namespace: "me", memories: [{ id: "a", text: "The boiler was serviced on 3 November 2026." }, { text: "The bins go out on Tuesdays." }], dialogue });
+    assert.equal(first.written.length, 4);
+    assert.equal(first.written[0], "a");
+    assert.equal((await memory.store.get("me", first.written)).length, 4);
+    const found = await memory.retrieve({ question: "What did Mia make in pottery class?", namespace: "me" });
+    assert.equal(found.results[0]?.speaker, "Mia");
+    const forgot = await remember.invoke({ namespace: "me", forget: ["a", "never-there"] });
+    assert.deepEqual({ written: forgot.written, deleted: forgot.deleted }, { written: [], deleted: 1 });
+    assert.equal((await memory.store.get("me", ["a"])).length, 0);
+    await memory.close();
+  });
+
+  it("refuses bad input naming the field and writes nothing of it", async () => {
+    const memory = await emptyMemory();
+    const remember = createRememberGraph({ store: memory.store, embedder: memory.embedder });
+    await assert.rejects(remember.invoke({ namespace: "me" }), /^ValidationError: input\.memories: give memories, a dialogue or ids to forget/);
+    await assert.rejects(remember.invoke({ namespace: "me", memories: [{ text: "fine" }, { text: "" }] }), /entries\.1\.text: text must not be empty/);
+    await assert.rejects(remember.invoke({ memories: [{ text: "x" }] } as never), /input\.namespace/);
+    assert.deepEqual((await memory.store.stats()).namespaces, {});
+    await memory.close();
+  });
+
+  it("holds writes to the guard's namespaces", async () => {
+    const memory = await emptyMemory();
+    const remember = createRememberGraph(
+      { store: memory.store, embedder: memory.embedder },
+      { guard: ({ namespaces, mode }) => { if (namespaces.some((ns) => ns !== "mine")) throw new AccessDeniedError("me", namespaces[0] ?? "", mode); } },
+    );
+    await assert.rejects(remember.invoke({ namespace: "theirs", memories: [{ text: "x" }] }), AccessDeniedError);
+    assert.deepEqual((await memory.store.stats()).namespaces, {});
+    await memory.close();
+  });
+
+  it("does not write a previous run's memories again on a reused thread", async () => {
+    const memory = await emptyMemory();
+    const graph = createRememberGraph({ store: memory.store, embedder: memory.embedder }, { checkpointer: new MemorySaver() });
+    const thread = { configurable: { thread_id: "w" } };
+    await graph.invoke({ namespace: "me", memories: [{ text: "first" }] }, thread);
+    const second = await graph.invoke({ namespace: "me", forget: ["nothing"] }, thread);
+    assert.deepEqual(second.written, []);
+    assert.equal((await memory.store.stats()).namespaces.me, 1);
+    await memory.close();
+  });
+});
