@@ -70,14 +70,76 @@ export const CollectionMetadataSchema = z.object({
 });
 export type CollectionMetadata = z.infer<typeof CollectionMetadataSchema>;
 
-/** Body of `PUT /collections/{name}`: named dense vector sized to the embedder, named sparse vector with IDF. */
-export function createCollectionBody(embedding: EmbeddingSpec): Schemas["CreateCollection"] {
+/**
+ * How a cluster operator spreads the collection over Qdrant nodes. Each setting is applied only when
+ * recallgraph creates the collection; an unset one is left to Qdrant (its default shard count is the
+ * number of nodes, replication and write consistency default to 1).
+ */
+export interface ClusterSettings {
+  shards?: number | undefined;
+  replicationFactor?: number | undefined;
+  writeConsistencyFactor?: number | undefined;
+}
+export type ClusterSetting = keyof ClusterSettings;
+
+/** Qdrant's name of each setting: the same key in `CreateCollection` and in the collection info's `config.params`. */
+export const CLUSTER_PARAMS = {
+  shards: "shard_number",
+  replicationFactor: "replication_factor",
+  writeConsistencyFactor: "write_consistency_factor",
+} as const satisfies Record<ClusterSetting, keyof Schemas["CreateCollection"] & keyof Schemas["CollectionParams"]>;
+export type ClusterParam = (typeof CLUSTER_PARAMS)[ClusterSetting];
+
+const CLUSTER_SETTINGS = Object.keys(CLUSTER_PARAMS) as ClusterSetting[];
+
+/** The settings given, under Qdrant's names; unset ones are omitted so Qdrant applies its own defaults. */
+function clusterParams(settings: ClusterSettings): Partial<Record<ClusterParam, number>> {
+  const params: Partial<Record<ClusterParam, number>> = {};
+  for (const setting of CLUSTER_SETTINGS) {
+    const value = settings[setting];
+    if (value !== undefined) params[CLUSTER_PARAMS[setting]] = value;
+  }
+  return params;
+}
+
+/**
+ * Body of `PUT /collections/{name}`: named dense vector sized to the embedder, named sparse vector with
+ * IDF, and the cluster settings given. Sharding stays automatic (no `sharding_method: "custom"`, which
+ * would need a shard key on every write): the tenant index on `namespace` keeps each namespace's
+ * points together within every shard, and needs no collection-level option of its own.
+ */
+export function createCollectionBody(embedding: EmbeddingSpec, cluster: ClusterSettings = {}): Schemas["CreateCollection"] {
   const metadata: CollectionMetadata = { layoutVersion: LAYOUT_VERSION, embedding };
   return {
     vectors: { [DENSE_VECTOR]: { size: embedding.dimension, distance: "Cosine" } },
     sparse_vectors: { [LEXICAL_VECTOR]: { modifier: "idf" } },
+    ...clusterParams(cluster),
     metadata: { [COLLECTION_METADATA_KEY]: metadata },
   };
+}
+
+/** One setting asked for that an existing collection does not have. */
+export interface ClusterSettingDifference {
+  setting: ClusterSetting;
+  param: ClusterParam;
+  collection: number;
+  asked: number;
+}
+
+/**
+ * The settings given whose value differs from the collection's `config.params`. A parameter the
+ * server did not report is skipped: there is nothing to compare it with.
+ */
+export function clusterSettingDifferences(
+  asked: ClusterSettings,
+  actual: Partial<Record<ClusterParam, number | undefined>>,
+): ClusterSettingDifference[] {
+  return CLUSTER_SETTINGS.flatMap((setting) => {
+    const param = CLUSTER_PARAMS[setting];
+    const [wanted, current] = [asked[setting], actual[param]];
+    if (wanted === undefined || current === undefined || wanted === current) return [];
+    return [{ setting, param, collection: current, asked: wanted }];
+  });
 }
 
 // ---------------------------------------------------------------------------------------------

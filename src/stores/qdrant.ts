@@ -6,7 +6,9 @@
  * (client-side BM25 term frequencies, Qdrant applies IDF: `modifier: "idf"`) and the entry as payload.
  * Namespace settings are one vector-less point per namespace (`record: "settings"`) in the same
  * collection, so a namespace's data lives in one tenant and `clearNamespace` is one filtered delete.
- * The embedding spec and layout version live in the collection's own `metadata`.
+ * The embedding spec and layout version live in the collection's own `metadata`. The cluster settings
+ * (shards, replicationFactor, writeConsistencyFactor) apply only when the adapter creates the
+ * collection; an existing one that differs is logged (`qdrant_settings_differ`), never changed or refused.
  *
  * Every request that reads or deletes entries carries a `must` condition on the namespace (the type
  * NamespaceScopedFilter makes that structural). `stats()` is the one cross-namespace read: it counts
@@ -30,6 +32,7 @@
 import { QdrantClient, type Schemas } from "@qdrant/js-client-rest";
 import { z } from "zod";
 import { EmbedderMismatchError, parseOrThrow, StoreError } from "../core/errors.js";
+import { log } from "../core/log.js";
 import type { MemoryEntry } from "../memory/entry.js";
 import { encodeSparse, encodeSparseQuery } from "../text/sparse.js";
 import { tokenize } from "../text/tokenizer.js";
@@ -37,6 +40,7 @@ import { lexicalDocument } from "./lexical-document.js";
 import { isEmptyFilter, NamespaceSettingsSchema, type FilteredSearchOptions, type MemoryFilter, type MemoryRecord, type MemoryStore, type NamespaceSettings, type ScoredEntry, type SearchOptions, type Vocabulary } from "./port.js";
 import { EmbeddingSpecSchema, type EmbeddingSpec } from "../text/embedder.js";
 import {
+  clusterSettingDifferences,
   COLLECTION_METADATA_KEY,
   CollectionMetadataSchema,
   createCollectionBody,
@@ -52,6 +56,8 @@ import {
   passesClientCheck,
   settingsPointId,
   translateFilter,
+  type ClusterSetting,
+  type ClusterSettings,
   type NamespaceScopedFilter,
   type TranslatedFilter,
 } from "./qdrant-layout.js";
@@ -72,17 +78,50 @@ import {
 /** The collection a Qdrant store uses when none is named. */
 export const DEFAULT_QDRANT_COLLECTION = "recallgraph";
 
-export const QdrantStoreOptionsSchema = z.strictObject({
-  url: z.url({ protocol: /^https?$/, error: "url must be an http(s) URL" }),
-  apiKey: z.string().min(1).optional(),
-  collection: z
-    .string()
-    .regex(/^[A-Za-z0-9_-]{1,255}$/, "collection must be 1-255 letters, digits, '_' or '-'")
-    .default(DEFAULT_QDRANT_COLLECTION),
-  embedding: EmbeddingSpecSchema,
-  /** Per-request client timeout. */
-  timeoutMs: z.number().int().min(1).max(3_600_000).default(30_000),
-});
+/** A cluster setting: optional (unset leaves it to Qdrant), an integer of at least 1 when given. */
+function clusterCount(name: ClusterSetting, description: string) {
+  const message = `${name} must be an integer >= 1`;
+  return z.number({ error: message }).int(message).min(1, message).optional().describe(description);
+}
+
+/** The collection's cluster settings, shared with the store factory's config. Applied only when recallgraph creates the collection. */
+export const QdrantClusterFields = {
+  shards: clusterCount("shards", "Qdrant shard_number: how many shards the collection is split into (unset: Qdrant's default, one per node)"),
+  replicationFactor: clusterCount("replicationFactor", "Qdrant replication_factor: copies of each shard (unset: Qdrant's default, 1)"),
+  writeConsistencyFactor: clusterCount(
+    "writeConsistencyFactor",
+    "Qdrant write_consistency_factor: replicas that must apply a write before it succeeds, at most replicationFactor (unset: Qdrant's default, 1)",
+  ),
+};
+
+/**
+ * A write cannot be acknowledged by more replicas than a shard has. Checked only when both are given:
+ * an unset replication factor is the server's default, which recallgraph cannot see before creating.
+ */
+export function checkWriteConsistency(settings: ClusterSettings, ctx: z.RefinementCtx): void {
+  const { replicationFactor, writeConsistencyFactor } = settings;
+  if (replicationFactor === undefined || writeConsistencyFactor === undefined || writeConsistencyFactor <= replicationFactor) return;
+  ctx.addIssue({
+    code: "custom",
+    path: ["writeConsistencyFactor"],
+    message: `writeConsistencyFactor (${writeConsistencyFactor}) must not exceed replicationFactor (${replicationFactor})`,
+  });
+}
+
+export const QdrantStoreOptionsSchema = z
+  .strictObject({
+    url: z.url({ protocol: /^https?$/, error: "url must be an http(s) URL" }),
+    apiKey: z.string().min(1).optional(),
+    collection: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,255}$/, "collection must be 1-255 letters, digits, '_' or '-'")
+      .default(DEFAULT_QDRANT_COLLECTION),
+    embedding: EmbeddingSpecSchema,
+    /** Per-request client timeout. */
+    timeoutMs: z.number().int().min(1).max(3_600_000).default(30_000),
+    ...QdrantClusterFields,
+  })
+  .superRefine(checkWriteConsistency);
 export type QdrantStoreOptions = z.input<typeof QdrantStoreOptionsSchema>;
 
 /** Page size of internal scrolls (document lookups, id lookups). */
@@ -106,7 +145,12 @@ export async function openQdrantStore(options: QdrantStoreOptions): Promise<Qdra
     // The design pins client and server to the 1.18 line; the client's check is one more request per open.
     checkCompatibility: false,
   });
-  await ensureCollection(client, config.collection, config.embedding);
+  const cluster: ClusterSettings = {
+    shards: config.shards,
+    replicationFactor: config.replicationFactor,
+    writeConsistencyFactor: config.writeConsistencyFactor,
+  };
+  await ensureCollection(client, config.collection, config.embedding, cluster);
   return new QdrantMemoryStore(client, config.collection, config.embedding);
 }
 
@@ -430,12 +474,18 @@ export class QdrantMemoryStore implements MemoryStore {
 // ---------------------------------------------------------------------------------------------
 // Collection bootstrap
 
+/** A cluster parameter as the server reports it; anything malformed reads as unreported, since it only feeds a warning. */
+const ReportedCountSchema = z.number().int().min(1).optional().catch(undefined);
+
 /** The parts of `GET /collections/{name}` the adapter relies on. */
 const CollectionInfoSchema = z.object({
   config: z.object({
     params: z.object({
       vectors: z.unknown(),
       sparse_vectors: z.record(z.string(), z.object({ modifier: z.string().nullish() }).loose()).nullish(),
+      shard_number: ReportedCountSchema,
+      replication_factor: ReportedCountSchema,
+      write_consistency_factor: ReportedCountSchema,
     }),
     metadata: z.record(z.string(), z.unknown()).nullish(),
   }),
@@ -444,7 +494,7 @@ const CollectionInfoSchema = z.object({
 
 const DenseVectorConfigSchema = z.object({ size: z.number(), distance: z.string() });
 
-async function ensureCollection(client: QdrantClient, collection: string, embedding: EmbeddingSpec): Promise<void> {
+async function ensureCollection(client: QdrantClient, collection: string, embedding: EmbeddingSpec, cluster: ClusterSettings): Promise<void> {
   const operation = "open";
   const send = async <T>(call: () => Promise<T>): Promise<T> => {
     try {
@@ -458,7 +508,7 @@ async function ensureCollection(client: QdrantClient, collection: string, embedd
   if (!exists.exists) {
     try {
       // The low-level API: the client's createCollection helper drops `metadata`.
-      await client.api().createCollection({ collection_name: collection, ...createCollectionBody(embedding) });
+      await client.api().createCollection({ collection_name: collection, ...createCollectionBody(embedding, cluster) });
     } catch (error) {
       // Another process may have created it between the two calls; anything else is a failure.
       const nowExists = await send(() => client.collectionExists(collection));
@@ -492,6 +542,8 @@ async function ensureCollection(client: QdrantClient, collection: string, embedd
   if (config.params.sparse_vectors?.[LEXICAL_VECTOR]?.modifier !== "idf") {
     throw new StoreError(operation, `collection "${collection}": sparse vector "${LEXICAL_VECTOR}" is missing or lacks the idf modifier`);
   }
+  // Compared on every open, not only on reuse: another process may have won the race to create it.
+  warnOnClusterDifferences(collection, config.params, cluster);
 
   // Creating indexes is idempotent server-side, but only missing ones are sent: a re-open costs nothing,
   // and a collection whose first open died half-way is repaired.
@@ -499,6 +551,26 @@ async function ensureCollection(client: QdrantClient, collection: string, embedd
     if (payloadSchema[index.field_name] !== undefined) continue;
     await send(() => client.createPayloadIndex(collection, { wait: true, ...index }));
   }
+}
+
+/** What an operator can do about each setting, for the warning. */
+const HOW_TO_CHANGE: Record<ClusterSetting, string> = {
+  shards: "fixed when the collection is created: changing it means migrating to a new collection",
+  replicationFactor: "an operator can change it with PATCH /collections/{name} (params.replication_factor) and then replicate the shards",
+  writeConsistencyFactor: "an operator can change it with PATCH /collections/{name} (params.write_consistency_factor)",
+};
+
+/**
+ * Settings asked for that an existing collection does not have are logged, not refused: its data is
+ * as usable as before, and whether to migrate or update it is the operator's decision.
+ */
+function warnOnClusterDifferences(collection: string, params: z.infer<typeof CollectionInfoSchema>["config"]["params"], asked: ClusterSettings): void {
+  const differences = clusterSettingDifferences(asked, params);
+  if (!differences.length) return;
+  log.warn("qdrant_settings_differ", {
+    collection,
+    settings: differences.map((difference) => ({ ...difference, change: HOW_TO_CHANGE[difference.setting] })),
+  });
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -20,19 +20,59 @@ describe("storeConfigFromEnv", () => {
     );
   });
 
+  it("reads the cluster settings of the collection", () => {
+    const qdrant = { RECALLGRAPH_STORE: "qdrant", QDRANT_URL: "http://q:6333" };
+    assert.deepEqual(storeConfigFromEnv({ ...qdrant, QDRANT_SHARDS: "3", QDRANT_REPLICATION_FACTOR: "2", QDRANT_WRITE_CONSISTENCY: " 2 " }), {
+      kind: "qdrant",
+      url: "http://q:6333",
+      shards: 3,
+      replicationFactor: 2,
+      writeConsistencyFactor: 2,
+    });
+    assert.deepEqual(storeConfigFromEnv({ ...qdrant, QDRANT_SHARDS: "4", QDRANT_REPLICATION_FACTOR: "" }), { ...storeConfigFromEnv(qdrant), shards: 4 }, "empty is unset");
+  });
+
   it("names the offending variable", () => {
-    const field = (env: Record<string, string>): string => {
+    const refusal = (env: Record<string, string>): { field: string; message: string } => {
       try {
         storeConfigFromEnv(env);
       } catch (error) {
         assert.ok(error instanceof ValidationError);
-        return error.field;
+        return { field: error.field, message: error.message };
       }
-      return "(no error)";
+      return { field: "(no error)", message: "" };
     };
+    const field = (env: Record<string, string>): string => refusal(env).field;
     assert.equal(field({ RECALLGRAPH_STORE: "qdrant" }), "QDRANT_URL");
     assert.equal(field({ RECALLGRAPH_STORE: "qdrant", QDRANT_URL: "nope" }), "QDRANT.url");
     assert.equal(field({ RECALLGRAPH_STORE: "postgres" }), "RECALLGRAPH_STORE");
+
+    const qdrant = { RECALLGRAPH_STORE: "qdrant", QDRANT_URL: "http://q:6333" };
+    assert.deepEqual(refusal({ ...qdrant, QDRANT_SHARDS: "three" }), { field: "QDRANT_SHARDS", message: 'QDRANT_SHARDS: must be a positive integer, got "three"' });
+    assert.equal(field({ ...qdrant, QDRANT_SHARDS: "0" }), "QDRANT_SHARDS");
+    assert.equal(field({ ...qdrant, QDRANT_REPLICATION_FACTOR: "1.5" }), "QDRANT_REPLICATION_FACTOR");
+    assert.equal(field({ ...qdrant, QDRANT_WRITE_CONSISTENCY: "-2" }), "QDRANT_WRITE_CONSISTENCY");
+  });
+
+  it("refuses a write consistency factor above the replication factor, naming the field", () => {
+    const qdrant = { RECALLGRAPH_STORE: "qdrant", QDRANT_URL: "http://q:6333" };
+    assert.throws(
+      () => storeConfigFromEnv({ ...qdrant, QDRANT_REPLICATION_FACTOR: "2", QDRANT_WRITE_CONSISTENCY: "3" }),
+      (error: unknown) => {
+        assert.ok(error instanceof ValidationError);
+        assert.equal(error.field, "QDRANT.writeConsistencyFactor");
+        assert.match(error.message, /writeConsistencyFactor \(3\) must not exceed replicationFactor \(2\)/);
+        return true;
+      },
+    );
+    const parsed = StoreConfigSchema.safeParse({ kind: "qdrant", url: "http://q:6333", replicationFactor: 1, writeConsistencyFactor: 2 });
+    assert.deepEqual(parsed.error?.issues.map((issue) => issue.path), [["writeConsistencyFactor"]]);
+    assert.equal(StoreConfigSchema.safeParse({ kind: "qdrant", url: "http://q:6333", replicationFactor: 3, writeConsistencyFactor: 3 }).success, true);
+    assert.equal(
+      StoreConfigSchema.safeParse({ kind: "qdrant", url: "http://q:6333", writeConsistencyFactor: 2 }).success,
+      true,
+      "without a replication factor the server's default applies, which recallgraph cannot see",
+    );
   });
 
   it("StoreConfigSchema is a discriminated union on kind", () => {
@@ -50,6 +90,15 @@ describe("openStore", () => {
       assert.deepEqual(store.embedding, { model: "m", dimension: 3 });
       assert.equal(stub.requestsOf("create_collection")[0]?.collection, "factory_test");
       await store.close();
+
+      const clustered = await openStore(
+        { kind: "qdrant", url: stub.url, collection: "factory_cluster", shards: 3, replicationFactor: 2, writeConsistencyFactor: 2 },
+        { model: "m", dimension: 3 },
+      );
+      const body = stub.requestsOf("create_collection")[1]?.body;
+      assert.ok(body !== null && typeof body === "object" && !Array.isArray(body));
+      assert.deepEqual([body.shard_number, body.replication_factor, body.write_consistency_factor], [3, 2, 2], "passed through to the adapter");
+      await clustered.close();
       assert.deepEqual(stub.violations, []);
     } finally {
       await stub.close();

@@ -4,12 +4,12 @@
  * these tests prove the adapter sends spec-valid, namespace-scoped requests and handles the answers.
  */
 import assert from "node:assert/strict";
-import { after, afterEach, before, beforeEach, describe, it } from "node:test";
+import { after, afterEach, before, beforeEach, describe, it, type TestContext } from "node:test";
 import { EmbedderMismatchError, StoreError, ValidationError } from "../../src/core/errors.js";
 import { normalizeEntry, type MemoryEntry, type MemoryInput } from "../../src/memory/entry.js";
 import type { MemoryRecord } from "../../src/stores/port.js";
 import type { EmbeddingSpec } from "../../src/text/embedder.js";
-import { memoryPointId } from "../../src/stores/qdrant-layout.js";
+import { clusterSettingDifferences, memoryPointId, type ClusterSettings } from "../../src/stores/qdrant-layout.js";
 import { openQdrantStore, type QdrantMemoryStore } from "../../src/stores/qdrant.js";
 import { QdrantSpec, QDRANT_SPEC_PATH, qdrantSpecAvailable } from "./qdrant-spec.js";
 import { SpecCheckingQdrantStub, type RecordedRequest } from "./qdrant-stub.js";
@@ -38,6 +38,25 @@ function field(value: Json | undefined, ...path: Array<string | number>): Json |
   return current;
 }
 
+/**
+ * The log lines written while `action` runs. log.ts writes one JSON object per line to stderr, so
+ * stderr is swapped for a recorder (restored afterwards) and the level pinned to warn for the while.
+ */
+async function logLinesDuring(t: TestContext, action: () => Promise<unknown>): Promise<Json[]> {
+  const level = process.env.RECALLGRAPH_LOG_LEVEL;
+  process.env.RECALLGRAPH_LOG_LEVEL = "warn";
+  const write = t.mock.method(process.stderr, "write", () => true);
+  try {
+    await action();
+  } finally {
+    write.mock.restore();
+    if (level === undefined) delete process.env.RECALLGRAPH_LOG_LEVEL;
+    else process.env.RECALLGRAPH_LOG_LEVEL = level;
+  }
+  const lines = write.mock.calls.flatMap((call) => String(call.arguments[0]).split("\n"));
+  return lines.filter((line) => line.startsWith("{")).map((line) => JSON.parse(line) as Json);
+}
+
 describe("Qdrant adapter request shapes (SpecCheckingQdrantStub, not a real Qdrant)", { skip: SPEC_MISSING }, () => {
   let spec: QdrantSpec;
   let stub: SpecCheckingQdrantStub;
@@ -59,12 +78,13 @@ describe("Qdrant adapter request shapes (SpecCheckingQdrantStub, not a real Qdra
     assert.deepEqual(stub.violations, [], "every request body (and stub response) must satisfy Qdrant's OpenAPI spec");
   });
 
-  const open = (options: { embedding?: EmbeddingSpec; timeoutMs?: number; name?: string } = {}): Promise<QdrantMemoryStore> =>
+  const open = (options: { embedding?: EmbeddingSpec; timeoutMs?: number; name?: string; cluster?: ClusterSettings } = {}): Promise<QdrantMemoryStore> =>
     openQdrantStore({
       url: stub.url,
       collection: options.name ?? collection,
       embedding: options.embedding ?? EMBEDDING,
       ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+      ...options.cluster,
     });
 
   describe("the spec validator", () => {
@@ -154,6 +174,80 @@ describe("Qdrant adapter request shapes (SpecCheckingQdrantStub, not a real Qdra
       });
       await assert.rejects(openQdrantStore({ url: stub.url, collection: "bad/name", embedding: EMBEDDING }), ValidationError);
       await assert.rejects(openQdrantStore({ url: "ftp://127.0.0.1:6333", embedding: EMBEDDING }), ValidationError);
+
+      const refused = async (cluster: ClusterSettings, expectedField: string, message: RegExp): Promise<void> => {
+        await assert.rejects(openQdrantStore({ url: stub.url, collection, embedding: EMBEDDING, ...cluster }), (error: unknown) => {
+          assert.ok(error instanceof ValidationError);
+          assert.equal(error.field, expectedField);
+          assert.match(error.message, message);
+          return true;
+        });
+      };
+      await refused({ shards: 0 }, "qdrant.shards", /shards must be an integer >= 1/);
+      await refused({ replicationFactor: 1.5 }, "qdrant.replicationFactor", /replicationFactor must be an integer >= 1/);
+      await refused({ writeConsistencyFactor: -1 }, "qdrant.writeConsistencyFactor", /writeConsistencyFactor must be an integer >= 1/);
+      await refused({ replicationFactor: 2, writeConsistencyFactor: 3 }, "qdrant.writeConsistencyFactor", /writeConsistencyFactor \(3\) must not exceed replicationFactor \(2\)/);
+      assert.equal(stub.requests.length, 0, "refused before any request");
+    });
+
+    it("sends shard_number, replication_factor and write_consistency_factor when given, and omits them when not", async () => {
+      await open();
+      const plain = stub.requestsOf("create_collection")[0]?.body as Json;
+      for (const param of ["shard_number", "replication_factor", "write_consistency_factor", "sharding_method"]) {
+        assert.equal(field(plain, param), undefined, `${param} left to Qdrant`);
+      }
+
+      await open({ name: `${collection}_cluster`, cluster: { shards: 3, replicationFactor: 2, writeConsistencyFactor: 2 } });
+      const clustered = stub.requestsOf("create_collection")[1]?.body as Json;
+      assert.equal(field(clustered, "shard_number"), 3);
+      assert.equal(field(clustered, "replication_factor"), 2);
+      assert.equal(field(clustered, "write_consistency_factor"), 2);
+      assert.deepEqual(field(clustered, "vectors", "dense"), { size: 4, distance: "Cosine" }, "the layout is unchanged");
+
+      await open({ name: `${collection}_shards`, cluster: { shards: 6 } });
+      const shardsOnly = stub.requestsOf("create_collection")[2]?.body as Json;
+      assert.equal(field(shardsOnly, "shard_number"), 6);
+      assert.equal(field(shardsOnly, "replication_factor"), undefined);
+      assert.equal(field(shardsOnly, "write_consistency_factor"), undefined);
+    });
+
+    it("warns, and still opens, when an existing collection's settings differ from those asked", async (t) => {
+      await open({ cluster: { shards: 2, replicationFactor: 2 } });
+      stub.clearRequests();
+
+      const differing = await logLinesDuring(t, () => open({ cluster: { shards: 3, replicationFactor: 3, writeConsistencyFactor: 1 } }));
+      assert.equal(stub.requestsOf("create_collection").length, 0, "an existing collection is never re-created");
+      const warnings = differing.filter((line) => field(line, "event") === "qdrant_settings_differ");
+      assert.equal(warnings.length, 1, JSON.stringify(differing));
+      const [warning] = warnings;
+      assert.equal(field(warning, "level"), "warn");
+      assert.equal(field(warning, "collection"), collection);
+      const settings = (field(warning, "settings") as Json[]).map((setting) => ({
+        setting: field(setting, "setting"),
+        param: field(setting, "param"),
+        collection: field(setting, "collection"),
+        asked: field(setting, "asked"),
+      }));
+      assert.deepEqual(
+        settings,
+        [
+          { setting: "shards", param: "shard_number", collection: 2, asked: 3 },
+          { setting: "replicationFactor", param: "replication_factor", collection: 2, asked: 3 },
+        ],
+        "write consistency 1 is what the collection has: not reported",
+      );
+      assert.match(String(field(warning, "settings", 0, "change")), /migrat/);
+      assert.match(String(field(warning, "settings", 1, "change")), /PATCH \/collections/);
+
+      assert.deepEqual(await logLinesDuring(t, () => open({ cluster: { shards: 2, replicationFactor: 2 } })), [], "same settings: silent");
+      assert.deepEqual(await logLinesDuring(t, () => open()), [], "no settings asked: nothing to compare");
+    });
+
+    it("compares only the parameters the server reports", () => {
+      assert.deepEqual(clusterSettingDifferences({ shards: 3, replicationFactor: 2 }, { replication_factor: 2 }), []);
+      assert.deepEqual(clusterSettingDifferences({ writeConsistencyFactor: 2 }, { write_consistency_factor: 1 }), [
+        { setting: "writeConsistencyFactor", param: "write_consistency_factor", collection: 1, asked: 2 },
+      ]);
     });
   });
 

@@ -286,9 +286,10 @@ export class SpecCheckingQdrantStub {
       config: {
         params: {
           vectors: stored.denseVectors.has("") ? (vectors[""] ?? null) : vectors,
-          shard_number: 1,
-          replication_factor: 1,
-          write_consistency_factor: 1,
+          // What the collection was created with, else Qdrant's default on a single node (1).
+          shard_number: countOr1(stored.createBody.shard_number),
+          replication_factor: countOr1(stored.createBody.replication_factor),
+          write_consistency_factor: countOr1(stored.createBody.write_consistency_factor),
           on_disk_payload: true,
           sparse_vectors: sparse,
         },
@@ -560,6 +561,10 @@ function valuesAt(payload: JsonObject, key: string): JsonValue[] {
     current = next;
   }
   return current.flatMap((value) => (Array.isArray(value) ? value : [value]));
+}
+
+function countOr1(value: JsonValue | undefined): number {
+  return typeof value === "number" ? value : 1;
 }
 
 function checkSparse(value: JsonObject): SparseVector {
