@@ -58,6 +58,9 @@ export const MemoryInputSchema = z.strictObject({
   entities: nameList.optional(),
   topic: z.string().trim().min(1).max(MAX_ID_CHARS).optional(),
   source: SourceSchema.optional(),
+  expiresAt: TimestampInputSchema.optional().describe(
+    "When the memory stops being recalled (ISO 8601, epoch ms or a Date); must lie after the moment it is written. Unset: it never expires",
+  ),
 });
 export type MemoryInput = z.input<typeof MemoryInputSchema>;
 
@@ -78,6 +81,9 @@ export const MemoryEntrySchema = z.strictObject({
   source: SourceSchema.optional(),
   createdAt: z.iso.datetime({ offset: true }),
   updatedAt: z.iso.datetime({ offset: true }),
+  /** Set together with `expiresAtMs` (the stores check they agree); stores stop returning the entry from then on. */
+  expiresAt: z.iso.datetime({ offset: true }).optional().describe("When the entry expires, UTC ISO 8601"),
+  expiresAtMs: z.number().int().optional().describe("The instant of `expiresAt` in epoch ms, what the stores compare with their clock"),
 });
 export type MemoryEntry = z.infer<typeof MemoryEntrySchema>;
 
@@ -121,7 +127,8 @@ export function uniqueNames(names: readonly string[] | undefined, max = Number.P
 /**
  * Validates one caller input and turns it into a stored entry of `namespace`.
  * `field` prefixes error paths (e.g. `entries.3`), `now` stamps createdAt/updatedAt and a missing timestamp,
- * `previous` (the entry being replaced, if any) keeps its createdAt.
+ * `previous` (the entry being replaced, if any) keeps its createdAt. An `expiresAt` at or before `now`
+ * is refused: such a memory would be written only to be invisible.
  */
 export function normalizeEntry(
   namespace: string,
@@ -131,10 +138,8 @@ export function normalizeEntry(
   const ns = parseOrThrow(NamespaceSchema, namespace, "namespace");
   const parsed = parseOrThrow(MemoryInputSchema, input, options.field ?? "");
   const now = options.now ?? Date.now();
-  const timestampMs = parsed.timestamp === undefined ? now : toEpochMs(parsed.timestamp);
-  if (!Number.isFinite(timestampMs) || Math.abs(timestampMs) > 8.64e15) {
-    throw new ValidationError([options.field, "timestamp"].filter(Boolean).join("."), "timestamp is out of range");
-  }
+  const fieldPath = (name: string): string => [options.field, name].filter(Boolean).join(".");
+  const timestampMs = parsed.timestamp === undefined ? now : instantInRange(parsed.timestamp, fieldPath("timestamp"));
   const stamp = new Date(now).toISOString();
   const entry: MemoryEntry = {
     id: parsed.id ?? randomUUID(),
@@ -153,5 +158,18 @@ export function normalizeEntry(
   if (parsed.speaker !== undefined) entry.speaker = parsed.speaker;
   if (parsed.topic !== undefined) entry.topic = parsed.topic;
   if (parsed.source !== undefined) entry.source = parsed.source;
+  if (parsed.expiresAt !== undefined) {
+    const expiresAtMs = instantInRange(parsed.expiresAt, fieldPath("expiresAt"));
+    if (expiresAtMs <= now) throw new ValidationError(fieldPath("expiresAt"), "expiresAt must be in the future");
+    entry.expiresAt = new Date(expiresAtMs).toISOString();
+    entry.expiresAtMs = expiresAtMs;
+  }
   return entry;
+}
+
+/** Epoch ms of a timestamp input that a Date can represent (±8.64e15 ms), else a ValidationError naming `field`. */
+function instantInRange(value: TimestampInput, field: string): number {
+  const ms = toEpochMs(value);
+  if (!Number.isFinite(ms) || Math.abs(ms) > 8.64e15) throw new ValidationError(field, `${field.split(".").at(-1)} is out of range`);
+  return ms;
 }

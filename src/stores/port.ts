@@ -1,17 +1,19 @@
 import { z } from "zod";
-import type { MemoryEntry } from "../memory/entry.js";
+import { DocumentIdSchema, type MemoryEntry } from "../memory/entry.js";
 import type { EmbeddingSpec } from "../text/embedder.js";
 import { TimeRangeSchema } from "../time/types.js";
 
 /**
  * Exact metadata conditions, combined with AND. Within `persons` and `entities` any one name matches
- * (case-insensitive, whole name); `location` matches case-insensitively as a substring.
+ * (case-insensitive, whole name); `location` matches case-insensitively as a substring; `documentId`
+ * matches the entry's `source.documentId` exactly.
  */
 export const MemoryFilterSchema = z.strictObject({
   persons: z.array(z.string().min(1)).optional(),
   entities: z.array(z.string().min(1)).optional(),
   location: z.string().min(1).optional(),
   timeRange: TimeRangeSchema.optional(),
+  documentId: DocumentIdSchema.optional().describe("Only entries written from this source document (exact, case-sensitive)"),
 });
 export type MemoryFilter = z.infer<typeof MemoryFilterSchema>;
 
@@ -30,6 +32,7 @@ export function isEmptyFilter(filter: MemoryFilter | undefined): boolean {
     !filter.persons?.length &&
     !filter.entities?.length &&
     !filter.location &&
+    filter.documentId === undefined &&
     filter.timeRange?.startMs === undefined &&
     filter.timeRange?.endMs === undefined
   );
@@ -58,6 +61,25 @@ export interface FilteredSearchOptions {
   vector?: number[];
 }
 
+/** Most entries one `list` page holds. */
+export const MAX_LIST_LIMIT = 1000;
+
+export interface ListOptions {
+  /** Conditions every listed entry meets; empty or absent lists the whole namespace. */
+  filter?: MemoryFilter;
+  /** Page size, 1 to MAX_LIST_LIMIT. */
+  limit: number;
+  /** A previous page's `nextCursor`, to continue after it; absent starts at the newest entry. */
+  cursor?: string;
+}
+
+export interface ListPage {
+  /** Newest first (timestampMs descending, then id ascending). */
+  entries: MemoryEntry[];
+  /** Present when more entries follow: pass it back as `cursor`. Opaque; absent on the last page. */
+  nextCursor?: string;
+}
+
 /** Retrieval settings stored with a namespace; unset fields fall back to the graph's configuration. */
 export const NamespaceSettingsSchema = z.strictObject({
   semanticTopK: z.number().int().min(1).max(1000).optional(),
@@ -78,7 +100,13 @@ export interface Vocabulary {
 
 /**
  * The one port every store adapter implements. Every operation takes a namespace first and never
- * reads or writes outside it. Writes validate the whole batch before touching anything.
+ * reads or writes outside it (`deleteExpired()` without one is the deliberate store-wide prune).
+ * Writes validate the whole batch before touching anything.
+ *
+ * Expiry: an entry whose `expiresAtMs` is at or before the store's clock is gone for get, the searches
+ * and list, though it keeps its rows until `deleteExpired` removes them. The bookkeeping reads
+ * (vocabulary, documentVersions, documentEntryIds, stats) still count such an entry: they describe
+ * what is stored, and a document's replacement must find and delete its expired chunks too.
  */
 export interface MemoryStore {
   /** The adapter's name, as stats and messages show it ("sqlite", "qdrant"). */
@@ -100,6 +128,13 @@ export interface MemoryStore {
   lexicalSearch(namespace: string, query: string, options: SearchOptions): Promise<ScoredEntry[]>;
   /** Entries matching every condition of `filter`; an empty filter returns nothing. */
   filteredSearch(namespace: string, filter: MemoryFilter, options: FilteredSearchOptions): Promise<ScoredEntry[]>;
+  /**
+   * One page of the namespace's entries matching `filter` (an empty filter lists all), newest first.
+   * Paging is stable: following `nextCursor` visits every entry once, even when timestamps tie.
+   */
+  list(namespace: string, options: ListOptions): Promise<ListPage>;
+  /** Removes, from every index, the entries whose expiry has passed, in one namespace or (omitted) all; returns how many. */
+  deleteExpired(namespace?: string): Promise<number>;
 
   /** Known persons, entities and locations of the namespace. */
   vocabulary(namespace: string): Promise<Vocabulary>;

@@ -41,13 +41,17 @@ export const PAYLOAD = {
   entities: "entities",
   location: "location",
   documentId: "source.documentId",
+  /** The entry's own expiry instant; absent on entries that never expire. */
+  expiresAtMs: "expiresAtMs",
   settings: "settings",
 } as const;
 
 /**
  * Payload indexes created with the collection. `namespace` is the tenant key (Qdrant co-locates each
- * tenant's points); `timestampMs` needs a range index because filtered search orders by it;
- * persons/entities/location (original case) are indexed for the vocabulary facets.
+ * tenant's points); `timestampMs` needs a range index because filtered search and list order by it;
+ * `expiresAtMs` one because every read excludes a range of it; persons/entities/location (original
+ * case) are indexed for the vocabulary facets. An index added here is created on the next open of an
+ * existing collection (ensureCollection creates the missing ones), so the layout version stays.
  */
 export const PAYLOAD_INDEXES: ReadonlyArray<Schemas["CreateFieldIndex"] & { field_schema: Schemas["PayloadFieldSchema"] }> = [
   { field_name: PAYLOAD.namespace, field_schema: { type: "keyword", is_tenant: true } },
@@ -61,6 +65,7 @@ export const PAYLOAD_INDEXES: ReadonlyArray<Schemas["CreateFieldIndex"] & { fiel
   { field_name: PAYLOAD.location, field_schema: "keyword" },
   { field_name: PAYLOAD.documentId, field_schema: "keyword" },
   { field_name: PAYLOAD.timestampMs, field_schema: { type: "integer", lookup: false, range: true } },
+  { field_name: PAYLOAD.expiresAtMs, field_schema: { type: "integer", lookup: false, range: true } },
 ];
 
 /** What the collection's `metadata.recallgraph` holds. */
@@ -250,6 +255,27 @@ export function namespaceFilter(
   return { must } as NamespaceScopedFilter;
 }
 
+/** Entries whose expiry is at or before `nowMs`. A point without `expiresAtMs` never meets a range condition. */
+export function expiredCondition(nowMs: number): Schemas["Condition"] {
+  return { key: PAYLOAD.expiresAtMs, range: { lte: nowMs } };
+}
+
+/** The namespace's memories that have not expired at `nowMs` and meet `extra`: what every entry read sees. */
+export function liveMemoryFilter(namespace: string, nowMs: number, extra: readonly Schemas["Condition"][] = []): NamespaceScopedFilter {
+  return { ...namespaceFilter(namespace, "memory", extra), must_not: [expiredCondition(nowMs)] };
+}
+
+declare const storeWide: unique symbol;
+
+/** The one filter sent without a namespace: the expired memories of every namespace, for `deleteExpired()`. */
+export type StoreWidePruneFilter = Schemas["Filter"] & { readonly [storeWide]: true };
+
+/** The memories expired at `nowMs`, in one namespace or (undefined) in all. */
+export function expiredMemoryFilter(namespace: string | undefined, nowMs: number): NamespaceScopedFilter | StoreWidePruneFilter {
+  if (namespace !== undefined) return namespaceFilter(namespace, "memory", [expiredCondition(nowMs)]);
+  return { must: [{ key: PAYLOAD.record, match: { value: "memory" } }, expiredCondition(nowMs)] } as StoreWidePruneFilter;
+}
+
 /** Payload conditions of a MemoryFilter, plus the lower-cased location a hit must still contain when the indexed grams cannot decide alone. */
 export interface TranslatedFilter {
   conditions: Schemas["Condition"][];
@@ -262,7 +288,7 @@ export interface TranslatedFilter {
  * location ("case-insensitive contains"): a needle of up to 3 characters is itself one of the stored
  * grams, so one exact keyword match decides; a longer needle requires all of its trigrams (a superset
  * of the true matches) and the caller confirms `location_lc.includes(needle)` on each hit.
- * timeRange: start inclusive, end exclusive, as the port says.
+ * timeRange: start inclusive, end exclusive, as the port says. documentId: exact keyword match.
  */
 export function translateFilter(filter: MemoryFilter | undefined): TranslatedFilter {
   const conditions: Schemas["Condition"][] = [];
@@ -297,6 +323,7 @@ export function translateFilter(filter: MemoryFilter | undefined): TranslatedFil
     if (endMs !== undefined) range.lt = endMs;
     conditions.push({ key: PAYLOAD.timestampMs, range });
   }
+  if (filter.documentId !== undefined) conditions.push({ key: PAYLOAD.documentId, match: { value: filter.documentId } });
   const translated: TranslatedFilter = { conditions };
   if (locationNeedle !== undefined) translated.locationNeedle = locationNeedle;
   return translated;

@@ -12,7 +12,11 @@
  *
  * Every request that reads or deletes entries carries a `must` condition on the namespace (the type
  * NamespaceScopedFilter makes that structural). `stats()` is the one cross-namespace read: it counts
- * memories per namespace and returns no entry.
+ * memories per namespace and returns no entry; `deleteExpired()` without a namespace the one
+ * cross-namespace delete (StoreWidePruneFilter), of expired memories only.
+ *
+ * Expiry: entry reads (get, the searches, list) add `must_not: expiresAtMs <= now` with `now` from the
+ * adapter's clock, so an expired point is never returned though it stays stored until `deleteExpired`.
  *
  * Honest caveats:
  * - Atomicity: a batch is one upsert request with `wait: true`, acknowledged only once applied. Qdrant
@@ -37,7 +41,8 @@ import type { MemoryEntry } from "../memory/entry.js";
 import { encodeSparse, encodeSparseQuery } from "../text/sparse.js";
 import { tokenize } from "../text/tokenizer.js";
 import { lexicalDocument } from "./lexical-document.js";
-import { isEmptyFilter, NamespaceSettingsSchema, type FilteredSearchOptions, type MemoryFilter, type MemoryRecord, type MemoryStore, type NamespaceSettings, type ScoredEntry, type SearchOptions, type Vocabulary } from "./port.js";
+import { byRecency, compareText, pageOf, type ListPosition } from "./list-cursor.js";
+import { isEmptyFilter, NamespaceSettingsSchema, type FilteredSearchOptions, type ListOptions, type ListPage, type MemoryFilter, type MemoryRecord, type MemoryStore, type NamespaceSettings, type ScoredEntry, type SearchOptions, type Vocabulary } from "./port.js";
 import { EmbeddingSpecSchema, type EmbeddingSpec } from "../text/embedder.js";
 import {
   clusterSettingDifferences,
@@ -46,8 +51,10 @@ import {
   createCollectionBody,
   DENSE_VECTOR,
   entryFromPayload,
+  expiredMemoryFilter,
   LAYOUT_VERSION,
   LEXICAL_VECTOR,
+  liveMemoryFilter,
   memoryPayload,
   memoryPointId,
   namespaceFilter,
@@ -59,14 +66,17 @@ import {
   type ClusterSetting,
   type ClusterSettings,
   type NamespaceScopedFilter,
+  type StoreWidePruneFilter,
   type TranslatedFilter,
 } from "./qdrant-layout.js";
 import {
+  ClockSchema,
   validateDocumentId,
   validateDocumentIds,
   validateFilter,
   validateIds,
   validateK,
+  validateListOptions,
   validateNamespace,
   validateQuery,
   validateRecords,
@@ -119,6 +129,7 @@ export const QdrantStoreOptionsSchema = z
     embedding: EmbeddingSpecSchema,
     /** Per-request client timeout. */
     timeoutMs: z.number().int().min(1).max(3_600_000).default(30_000),
+    clock: ClockSchema,
     ...QdrantClusterFields,
   })
   .superRefine(checkWriteConsistency);
@@ -151,7 +162,7 @@ export async function openQdrantStore(options: QdrantStoreOptions): Promise<Qdra
     writeConsistencyFactor: config.writeConsistencyFactor,
   };
   await ensureCollection(client, config.collection, config.embedding, cluster);
-  return new QdrantMemoryStore(client, config.collection, config.embedding);
+  return new QdrantMemoryStore(client, config.collection, config.embedding, config.clock ?? Date.now);
 }
 
 export class QdrantMemoryStore implements MemoryStore {
@@ -162,6 +173,8 @@ export class QdrantMemoryStore implements MemoryStore {
     private readonly client: QdrantClient,
     readonly collection: string,
     readonly embedding: EmbeddingSpec,
+    /** Epoch ms deciding what has expired, read once per call and sent in the request's filter. */
+    private readonly clock: () => number = Date.now,
   ) {}
 
   async upsert(namespace: string, records: readonly MemoryRecord[]): Promise<void> {
@@ -201,9 +214,10 @@ export class QdrantMemoryStore implements MemoryStore {
     const unique = validateIds(ids);
     if (!unique.length) return [];
     const found = new Map<string, MemoryEntry>();
+    const now = this.clock();
     for (let start = 0; start < unique.length; start += SCROLL_PAGE) {
       const slice = unique.slice(start, start + SCROLL_PAGE);
-      const filter = namespaceFilter(ns, "memory", [{ has_id: slice.map((id) => memoryPointId(ns, id)) }]);
+      const filter = liveMemoryFilter(ns, now, [{ has_id: slice.map((id) => memoryPointId(ns, id)) }]);
       const page = await this.send("get", () =>
         this.client.scroll(this.collection, { filter, limit: slice.length, with_payload: true, with_vector: false }),
       );
@@ -244,7 +258,35 @@ export class QdrantMemoryStore implements MemoryStore {
     const translated = translateFilter(conditions);
     if (query) return this.queryScored("filteredSearch", ns, translated, k, { query, using: DENSE_VECTOR });
     // Newest first carries the ranking; every hit satisfies the filter equally (score 1, as in sqlite).
-    return (await this.newestFirst(ns, translated, k)).map((entry) => ({ entry, score: 1 }));
+    return (await this.newestFirst("filteredSearch", ns, translated, k, this.clock())).map((entry) => ({ entry, score: 1 }));
+  }
+
+  /**
+   * A scroll with `order_by` timestampMs desc. Qdrant pages such a scroll by value only (no offset, no
+   * next_page_offset) and cannot order ties by id, so a page after the cursor is: the live matches at
+   * the cursor's exact timestamp with a greater id (fetched whole, sorted here), then the newest
+   * matches strictly older than it (whose own boundary tie newestFirst resolves the same way).
+   */
+  async list(namespace: string, options: ListOptions): Promise<ListPage> {
+    const ns = this.begin("list", namespace);
+    const { limit, filter, after } = validateListOptions(options);
+    const now = this.clock();
+    const translated = translateFilter(filter);
+    // One entry more than the page: it tells whether another page follows.
+    const wanted = limit + 1;
+    const tied = after ? await this.tiedAfter(ns, translated, after, now) : [];
+    if (tied.length >= wanted) return pageOf(tied, limit);
+    const older = after ? withCondition(translated, { key: PAYLOAD.timestampMs, range: { lt: after.timestampMs } }) : translated;
+    return pageOf([...tied, ...(await this.newestFirst("list", ns, older, wanted - tied.length, now))], limit);
+  }
+
+  async deleteExpired(namespace?: string): Promise<number> {
+    this.assertOpen("deleteExpired");
+    const ns = namespace === undefined ? undefined : validateNamespace(namespace);
+    const filter = expiredMemoryFilter(ns, this.clock());
+    const expired = await this.count("deleteExpired", filter);
+    if (expired) await this.deleteWhere("deleteExpired", filter);
+    return expired;
   }
 
   async vocabulary(namespace: string): Promise<Vocabulary> {
@@ -357,23 +399,22 @@ export class QdrantMemoryStore implements MemoryStore {
     return entry;
   }
 
-  private async count(operation: string, filter: NamespaceScopedFilter): Promise<number> {
+  private async count(operation: string, filter: NamespaceScopedFilter | StoreWidePruneFilter): Promise<number> {
     const result = await this.send(operation, () => this.client.count(this.collection, { filter, exact: true }));
     return result.count;
   }
 
-  private async deleteWhere(operation: string, filter: NamespaceScopedFilter): Promise<void> {
+  private async deleteWhere(operation: string, filter: NamespaceScopedFilter | StoreWidePruneFilter): Promise<void> {
     await this.send(operation, () => this.client.delete(this.collection, { wait: true, filter }));
   }
 
   /**
-   * The k newest matches, ties on timestamp broken by entry id (as sqlite does). Qdrant's order_by
-   * leaves ties in no particular order, so when the k-th hit's timestamp may continue past the page,
-   * every match with exactly that timestamp is fetched and the tie resolved here.
+   * The k newest live matches, ties on timestamp broken by entry id (as list promises). Qdrant's
+   * order_by leaves ties in no particular order, so when the k-th hit's timestamp may continue past
+   * the page, every match with exactly that timestamp is fetched and the tie resolved here.
    */
-  private async newestFirst(namespace: string, translated: TranslatedFilter, k: number): Promise<MemoryEntry[]> {
-    const operation = "filteredSearch";
-    const filter = namespaceFilter(namespace, "memory", translated.conditions);
+  private async newestFirst(operation: string, namespace: string, translated: TranslatedFilter, k: number, now: number): Promise<MemoryEntry[]> {
+    const filter = liveMemoryFilter(namespace, now, translated.conditions);
     const newest = await this.collectChecked(k, translated, async (limit) => {
       const page = await this.send(operation, () =>
         this.client.scroll(this.collection, {
@@ -386,20 +427,28 @@ export class QdrantMemoryStore implements MemoryStore {
       );
       return page.points.map((point) => this.entryOf(operation, point.payload, namespace));
     });
-    const byRecency = (a: MemoryEntry, b: MemoryEntry): number => b.timestampMs - a.timestampMs || compareText(a.id, b.id);
     const boundary = newest[k - 1];
     if (!boundary) return newest.sort(byRecency);
-    const tied: MemoryEntry[] = [];
-    const tieFilter = namespaceFilter(namespace, "memory", [
-      ...translated.conditions,
-      { key: PAYLOAD.timestampMs, range: { gte: boundary.timestampMs, lte: boundary.timestampMs } },
-    ]);
-    await this.scrollAll(operation, tieFilter, true, (payload) => {
-      const entry = this.entryOf(operation, payload, namespace);
-      if (passesClientCheck(entry, translated)) tied.push(entry);
-    });
+    const tied = await this.liveAt(operation, namespace, translated, boundary.timestampMs, now);
     const newer = newest.filter((entry) => entry.timestampMs > boundary.timestampMs);
     return [...newer, ...tied].sort(byRecency).slice(0, k);
+  }
+
+  /** The live matches at the cursor's timestamp that come after it (greater id), in id order. */
+  private async tiedAfter(namespace: string, translated: TranslatedFilter, after: ListPosition, now: number): Promise<MemoryEntry[]> {
+    const tied = await this.liveAt("list", namespace, translated, after.timestampMs, now);
+    return tied.filter((entry) => compareText(entry.id, after.id) > 0).sort(byRecency);
+  }
+
+  /** Every live match with exactly this timestamp (any order). */
+  private async liveAt(operation: string, namespace: string, translated: TranslatedFilter, timestampMs: number, now: number): Promise<MemoryEntry[]> {
+    const at = withCondition(translated, { key: PAYLOAD.timestampMs, range: { gte: timestampMs, lte: timestampMs } });
+    const entries: MemoryEntry[] = [];
+    await this.scrollAll(operation, liveMemoryFilter(namespace, now, at.conditions), true, (payload) => {
+      const entry = this.entryOf(operation, payload, namespace);
+      if (passesClientCheck(entry, translated)) entries.push(entry);
+    });
+    return entries;
   }
 
   /** Dense or sparse nearest-neighbour query under the namespace filter, best first. */
@@ -410,7 +459,7 @@ export class QdrantMemoryStore implements MemoryStore {
     k: number,
     search: { query: number[] | Schemas["SparseVector"]; using: string },
   ): Promise<ScoredEntry[]> {
-    const filter = namespaceFilter(namespace, "memory", translated.conditions);
+    const filter = liveMemoryFilter(namespace, this.clock(), translated.conditions);
     return this.collectChecked(k, translated, async (limit) => {
       const response = await this.send(operation, () =>
         this.client.query(this.collection, { ...search, filter, limit, with_payload: true, with_vector: false }),
@@ -582,9 +631,9 @@ const SourcePayloadSchema = z.object({
 const IdPayloadSchema = z.object({ id: z.string() });
 const SettingsPayloadSchema = z.object({ settings: NamespaceSettingsSchema });
 
-/** Binary (code unit) order, like sqlite's default collation, never locale-dependent. */
-function compareText(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
+/** The filter with one more server-side condition (the client-side check unchanged). */
+function withCondition(translated: TranslatedFilter, condition: Schemas["Condition"]): TranslatedFilter {
+  return { ...translated, conditions: [...translated.conditions, condition] };
 }
 
 /**

@@ -5,7 +5,8 @@
 import { z } from "zod";
 import { parseOrThrow, ValidationError } from "../core/errors.js";
 import { DocumentIdSchema, MAX_ID_CHARS, MAX_TEXT_CHARS, MemoryEntrySchema, NamespaceSchema, type MemoryEntry } from "../memory/entry.js";
-import { MemoryFilterSchema, NamespaceSettingsSchema, type MemoryFilter, type NamespaceSettings } from "./port.js";
+import { decodeListCursor, type ListPosition } from "./list-cursor.js";
+import { MAX_LIST_LIMIT, MemoryFilterSchema, NamespaceSettingsSchema, type MemoryFilter, type NamespaceSettings } from "./port.js";
 
 /** Largest k any search accepts: the views ask for tens, a thousand is already a full page of memories. */
 export const MAX_SEARCH_K = 1000;
@@ -65,6 +66,28 @@ export function validateSearchOptions(options: unknown): { k: number; filter: Me
   return { k: validateK(k), filter: filter === undefined ? undefined : validateFilter(filter) };
 }
 
+const LimitSchema = z
+  .number({ error: "limit is required and must be a number" })
+  .int("limit must be an integer")
+  .min(1, "limit must be at least 1")
+  .max(MAX_LIST_LIMIT, `limit must be at most ${MAX_LIST_LIMIT}`);
+
+/** The options of a list call, checked in the order limit, filter, cursor; missing options are reported as a missing `limit`. */
+export function validateListOptions(options: unknown): { limit: number; filter: MemoryFilter | undefined; after: ListPosition | undefined } {
+  const { limit, filter, cursor } = (options ?? {}) as { limit?: unknown; filter?: unknown; cursor?: unknown };
+  return {
+    limit: parseOrThrow(LimitSchema, limit, "limit"),
+    filter: filter === undefined ? undefined : validateFilter(filter),
+    after: cursor === undefined ? undefined : decodeListCursor(cursor),
+  };
+}
+
+/** An optional clock (epoch ms), as the adapters' open options take it for tests; checked to be callable. */
+export const ClockSchema = z
+  .custom<() => number>((value) => typeof value === "function", "clock must be a function returning epoch ms")
+  .optional()
+  .describe("Epoch-ms clock that decides which entries have expired, read on every call (default Date.now); for tests");
+
 export function validateSettings(settings: unknown): NamespaceSettings {
   return parseOrThrow(NamespaceSettingsSchema, settings, "settings");
 }
@@ -104,6 +127,20 @@ export function validateVector(vector: unknown, dimension: number, field: string
   return copy;
 }
 
+/**
+ * Stores compare `expiresAtMs`, people read `expiresAt`: both or neither, the same instant. A past
+ * expiry is accepted here (normalizeEntry refuses it for new memories; a store keeps what it is given).
+ */
+function checkExpiry(entry: MemoryEntry, field: string): void {
+  const { expiresAt, expiresAtMs } = entry;
+  if (expiresAt === undefined && expiresAtMs === undefined) return;
+  if (expiresAt === undefined) throw new ValidationError(`${field}.expiresAt`, "expiresAt is required when expiresAtMs is set");
+  if (expiresAtMs === undefined) throw new ValidationError(`${field}.expiresAtMs`, "expiresAtMs is required when expiresAt is set");
+  if (Date.parse(expiresAt) !== expiresAtMs) {
+    throw new ValidationError(`${field}.expiresAtMs`, `expiresAtMs ${expiresAtMs} is not the instant of expiresAt ${expiresAt}`);
+  }
+}
+
 export interface ValidatedRecord {
   entry: MemoryEntry;
   vector: Float64Array;
@@ -111,7 +148,7 @@ export interface ValidatedRecord {
 
 /**
  * Checks a whole upsert batch before anything is written: each entry is a valid MemoryEntry of
- * `namespace`, its timestamp and timestampMs agree, ids are unique within the batch, each vector has
+ * `namespace`, its timestamp and timestampMs agree (and expiresAt and expiresAtMs), ids are unique within the batch, each vector has
  * the store's dimension and only finite values. Throws on the first problem, naming it (`records.3.vector`).
  */
 export function validateRecords(namespace: string, records: unknown, dimension: number): ValidatedRecord[] {
@@ -129,6 +166,7 @@ export function validateRecords(namespace: string, records: unknown, dimension: 
     if (Date.parse(entry.timestamp) !== entry.timestampMs) {
       throw new ValidationError(`${field}.entry.timestampMs`, `timestampMs ${entry.timestampMs} is not the instant of timestamp ${entry.timestamp}`);
     }
+    checkExpiry(entry, `${field}.entry`);
     if (seen.has(entry.id)) throw new ValidationError(`${field}.entry.id`, `duplicate id "${entry.id}" in one batch`);
     seen.add(entry.id);
     return { entry, vector: validateVector(rawVector, dimension, `${field}.vector`) };

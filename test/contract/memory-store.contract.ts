@@ -12,13 +12,15 @@ import { deleteAndClearNamespaceTests } from "./memory-store/delete.js";
 import { denseSearchTests } from "./memory-store/dense-search.js";
 import { filteredSearchTests } from "./memory-store/filtered-search.js";
 import { lexicalSearchTests } from "./memory-store/lexical-search.js";
+import { expiryTests } from "./memory-store/expiry.js";
 import { embeddingAndLifecycleTests } from "./memory-store/lifecycle.js";
+import { listTests } from "./memory-store/list.js";
 import { namespaceIsolationTests } from "./memory-store/namespace-isolation.js";
 import { settingsVocabularyDocumentsStatsTests } from "./memory-store/settings-vocabulary-documents-stats.js";
 import { type ContractContext, type ContractOptions, type OpenContractStore, useContractStores } from "./memory-store/shared.js";
 import { upsertGetReplaceTests } from "./memory-store/upsert.js";
 
-export { CONTRACT_EMBEDDING, type ContractOptions, type OpenContractStore } from "./memory-store/shared.js";
+export { CONTRACT_EMBEDDING, type ContractOptions, type OpenContractStore, type StoreExtras } from "./memory-store/shared.js";
 
 /** The operation groups, in the order they are registered (and reported). */
 const CONTRACT_GROUPS: readonly ((context: ContractContext) => void)[] = [
@@ -27,6 +29,8 @@ const CONTRACT_GROUPS: readonly ((context: ContractContext) => void)[] = [
   denseSearchTests,
   lexicalSearchTests,
   filteredSearchTests,
+  listTests,
+  expiryTests,
   namespaceIsolationTests,
   badInputTests,
   settingsVocabularyDocumentsStatsTests,

@@ -6,8 +6,8 @@ import type { MemoryRecord, MemoryStore, NamespaceSettings, ScoredEntry, Vocabul
 
 /**
  * A minimal in-memory MemoryStore for the ingest tests: enough of the port (upsert, delete, get,
- * document versions and ids, stats) to check what the write side writes. Searches return nothing;
- * the sqlite store's own tests cover search.
+ * document versions and ids, stats, a first page of the list) to check what the write side writes.
+ * Searches return nothing; the sqlite store's own tests cover search.
  */
 export class RecordingStore implements MemoryStore {
   readonly kind = "recording";
@@ -56,6 +56,12 @@ export class RecordingStore implements MemoryStore {
   }
   async filteredSearch(): Promise<ScoredEntry[]> {
     return [];
+  }
+  async list(namespace: string, options: { limit: number }): Promise<{ entries: MemoryEntry[] }> {
+    return { entries: this.all(namespace).sort((a, b) => b.timestampMs - a.timestampMs).slice(0, options.limit) };
+  }
+  async deleteExpired(): Promise<number> {
+    return 0;
   }
   async vocabulary(): Promise<Vocabulary> {
     return { persons: [], entities: [], locations: [] };

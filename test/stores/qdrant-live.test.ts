@@ -30,10 +30,10 @@ describe("Qdrant adapter against a live server (QDRANT_URL)", { skip: SKIP }, ()
 
   runMemoryStoreContract(
     `qdrant (live at ${url ?? "-"})`,
-    (embedding, backend) => {
+    (embedding, backend, extras) => {
       const collection = `rg_contract_${runId}_${backend.replace(/[^A-Za-z0-9_-]/g, "_")}`;
       created.add(collection);
-      return openQdrantStore({ url: url ?? "", ...(apiKey ? { apiKey } : {}), collection, embedding });
+      return openQdrantStore({ url: url ?? "", ...(apiKey ? { apiKey } : {}), collection, embedding, ...extras });
     },
     { reopenable: true },
   );

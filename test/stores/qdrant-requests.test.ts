@@ -463,6 +463,124 @@ describe("Qdrant adapter request shapes (SpecCheckingQdrantStub, not a real Qdra
     });
   });
 
+  describe("list and expiry", () => {
+    const START = Date.parse("2024-05-02T00:00:00Z");
+    const clock = { now: START };
+    beforeEach(() => {
+      clock.now = START;
+    });
+    const openWithClock = (): Promise<QdrantMemoryStore> =>
+      openQdrantStore({ url: stub.url, collection, embedding: EMBEDDING, clock: () => clock.now });
+    const notExpired = (now: number): Json => [{ key: "expiresAtMs", range: { lte: now } }];
+
+    it("adds the expiresAtMs range index to a collection that lacks it, and nothing else", async () => {
+      await open();
+      stub.dropPayloadIndex(collection, "expiresAtMs");
+      stub.clearRequests();
+      await open();
+      const created = stub.requestsOf("create_field_index").map((request) => request.body as Json);
+      assert.deepEqual(created, [{ field_name: "expiresAtMs", field_schema: { type: "integer", lookup: false, range: true } }]);
+    });
+
+    it("every entry read sends must_not expiresAtMs <= now, the clock read per call; bookkeeping reads do not", async () => {
+      const store = await openWithClock();
+      await store.upsert("alice", [
+        record("alice", { id: "a", text: "Alice rows", persons: ["Alice"], source: { documentId: "doc" }, expiresAt: "2024-06-01T00:00:00Z" }, [1, 0, 0, 0]),
+      ]);
+      const reads: Array<[string, () => Promise<unknown>]> = [
+        ["get", () => store.get("alice", ["a"])],
+        ["denseSearch", () => store.denseSearch("alice", [1, 0, 0, 0], { k: 2 })],
+        ["lexicalSearch", () => store.lexicalSearch("alice", "rows", { k: 2, filter: { documentId: "doc" } })],
+        ["filteredSearch", () => store.filteredSearch("alice", { persons: ["alice"] }, { k: 2 })],
+        ["filteredSearch by vector", () => store.filteredSearch("alice", { documentId: "doc" }, { k: 2, vector: [1, 0, 0, 0] })],
+        ["list", () => store.list("alice", { limit: 2 })],
+      ];
+      for (const now of [clock.now, Date.parse("2024-07-01T00:00:00Z")]) {
+        clock.now = now;
+        for (const [name, read] of reads) {
+          stub.clearRequests();
+          await read();
+          const sent = stub.requests.filter((request) => ["scroll_points", "query_points"].includes(request.operationId));
+          assert.ok(sent.length > 0, name);
+          for (const request of sent) assert.deepEqual(field(request.body as Json, "filter", "must_not"), notExpired(now), name);
+        }
+      }
+      assert.deepEqual(await store.get("alice", ["a"]), [], "expired at the later clock");
+      stub.clearRequests();
+      await store.vocabulary("alice");
+      await store.documentVersions("alice", ["doc"]);
+      await store.documentEntryIds("alice", "doc");
+      for (const request of stub.requests) assert.equal(field(request.body as Json, "filter", "must_not"), undefined, request.operationId);
+    });
+
+    it("a documentId filter is an exact keyword match on source.documentId", async () => {
+      const store = await openWithClock();
+      stub.clearRequests();
+      await store.filteredSearch("alice", { documentId: "notes/a.md" }, { k: 3 });
+      const must = field(stub.requestsOf("scroll_points")[0]?.body as Json, "filter", "must") as Json[];
+      assert.deepEqual(must.at(-1), { key: "source.documentId", match: { value: "notes/a.md" } });
+    });
+
+    it("list scrolls by timestampMs desc for one more than the page; after a cursor, its tie and then strictly older", async () => {
+      const store = await openWithClock();
+      const at = "2024-01-01T00:00:00Z";
+      await store.upsert("ties", [
+        record("ties", { id: "newest", text: "n", timestamp: "2024-02-01T00:00:00Z" }, [1, 0, 0, 0]),
+        ...["c", "a", "d", "b"].map((id) => record("ties", { id, text: id, timestamp: at }, [1, 0, 0, 0])),
+        record("ties", { id: "oldest", text: "o", timestamp: "2023-01-01T00:00:00Z" }, [1, 0, 0, 0]),
+      ]);
+      stub.clearRequests();
+      const first = await store.list("ties", { limit: 2 });
+      assert.deepEqual(first.entries.map((e) => e.id), ["newest", "a"]);
+      const [ordered] = stub.requestsOf("scroll_points");
+      assert.deepEqual(field(ordered?.body as Json, "order_by"), { key: "timestampMs", direction: "desc" });
+      assert.equal(field(ordered?.body as Json, "limit"), 3);
+
+      stub.clearRequests();
+      const second = await store.list("ties", { limit: 2, cursor: first.nextCursor });
+      assert.deepEqual(second.entries.map((e) => e.id), ["b", "c"]);
+      const scrolls = stub.requestsOf("scroll_points").map((request) => request.body as Json);
+      const tieRange = { key: "timestampMs", range: { gte: Date.parse(at), lte: Date.parse(at) } };
+      assert.deepEqual((field(scrolls[0], "filter", "must") as Json[]).at(-1), tieRange, "first the cursor's tie, whole");
+      assert.equal(field(scrolls[0], "order_by"), undefined);
+      assert.equal(scrolls.length, 1, "the tie alone fills the page and its extra entry: no older scroll");
+
+      stub.clearRequests();
+      const third = await store.list("ties", { limit: 2, cursor: second.nextCursor });
+      assert.deepEqual(third.entries.map((e) => e.id), ["d", "oldest"]);
+      assert.equal(third.nextCursor, undefined);
+      const older = stub.requestsOf("scroll_points").find((request) => field(request.body as Json, "order_by") !== undefined)?.body as Json;
+      assert.deepEqual((field(older, "filter", "must") as Json[]).at(-1), { key: "timestampMs", range: { lt: Date.parse(at) } });
+      assert.equal(field(older, "limit"), 2, "the page plus one, less the tie's one entry");
+    });
+
+    it("deleteExpired counts then deletes expired memories: scoped to a namespace, or the one store-wide delete", async () => {
+      const store = await openWithClock();
+      const expiring = (namespace: string): MemoryRecord => record(namespace, { id: "x", text: "brief", expiresAt: "2024-06-01T00:00:00Z" }, [1, 0, 0, 0]);
+      await store.upsert("alice", [expiring("alice")]);
+      await store.upsert("bob", [expiring("bob")]);
+      clock.now = Date.parse("2024-07-01T00:00:00Z");
+      const expired = { key: "expiresAtMs", range: { lte: clock.now } };
+
+      stub.clearRequests();
+      assert.equal(await store.deleteExpired("alice"), 1);
+      for (const request of [...stub.requestsOf("count_points"), ...stub.requestsOf("delete_points")]) {
+        assert.deepEqual(field(request.body as Json, "filter"), {
+          must: [{ key: "namespace", match: { value: "alice" } }, { key: "record", match: { value: "memory" } }, expired],
+        });
+      }
+      assert.equal(stub.requestsOf("delete_points")[0]?.query.get("wait"), "true");
+
+      stub.clearRequests();
+      assert.equal(await store.deleteExpired(), 1);
+      const [deleted] = stub.requestsOf("delete_points");
+      assert.deepEqual(field(deleted?.body as Json, "filter"), { must: [{ key: "record", match: { value: "memory" } }, expired] }, "settings points are never pruned");
+      stub.clearRequests();
+      assert.equal(await store.deleteExpired(), 0);
+      assert.equal(stub.requestsOf("delete_points").length, 0, "nothing expired: count only");
+    });
+  });
+
   describe("failures", () => {
     it("wraps HTTP errors in a StoreError naming the operation and the server's message", async () => {
       const store = await open();

@@ -26,9 +26,9 @@ describe("Qdrant adapter via SpecCheckingQdrantStub (not a real Qdrant)", { skip
 
   runMemoryStoreContract(
     "qdrant adapter + SpecCheckingQdrantStub",
-    (embedding, backend) => {
+    (embedding, backend, extras) => {
       if (!stub) throw new Error("stub not started");
-      return openQdrantStore({ url: stub.url, collection: backend.replace(/[^A-Za-z0-9_-]/g, "_"), embedding });
+      return openQdrantStore({ url: stub.url, collection: backend.replace(/[^A-Za-z0-9_-]/g, "_"), embedding, ...extras });
     },
     { reopenable: true },
   );

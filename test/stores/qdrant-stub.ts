@@ -1,7 +1,9 @@
 /**
  * SpecCheckingQdrantStub: a loopback HTTP server that plays a small in-memory Qdrant, enough to answer
  * the recallgraph adapter's calls, and checks every request body (and its own response bodies)
- * against Qdrant's OpenAPI document.
+ * against Qdrant's OpenAPI document. Filters cover what the adapter sends: must / should / must_not of
+ * has_id, match (value, any, except) and range conditions, a range on a missing key never matching
+ * (so `must_not: [{ key: "expiresAtMs", range: { lte: now } }]` keeps points without an expiry), as in Qdrant.
  *
  * It is NOT Qdrant. It implements the subset the adapter uses (collections, payload indexes, upsert,
  * scroll with order_by, query with dense cosine or sparse dot product with IDF, count, delete by
@@ -125,6 +127,11 @@ export class SpecCheckingQdrantStub {
       payload: point.payload,
       vectors: [...point.dense.keys(), ...point.sparse.keys()],
     }));
+  }
+
+  /** Removes a payload index, as on a collection made before recallgraph indexed that field. */
+  dropPayloadIndex(collection: string, field: string): void {
+    this.collections.get(collection)?.indexes.delete(field);
   }
 
   /** Puts a collection in place as if another tool had created it (for the "not ours" case). */

@@ -8,10 +8,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import Database from "better-sqlite3";
+import * as sqliteVec from "sqlite-vec";
 import { EmbedderMismatchError, StoreError, ValidationError } from "../../src/core/errors.js";
 import { normalizeEntry, type MemoryInput } from "../../src/memory/entry.js";
 import type { MemoryRecord } from "../../src/stores/port.js";
 import type { EmbeddingSpec } from "../../src/text/embedder.js";
+import { createSchemaV1, SCHEMA_VERSION } from "../../src/stores/sqlite/schema.js";
 import { openSqliteStore } from "../../src/stores/sqlite/store.js";
 import { CONTRACT_EMBEDDING, runMemoryStoreContract } from "../contract/memory-store.contract.js";
 
@@ -20,8 +22,10 @@ after(() => rmSync(tempDir, { recursive: true, force: true }));
 
 const fileFor = (backend: string): string => join(tempDir, `${backend}.db`);
 
-runMemoryStoreContract("sqlite :memory:", (embedding) => openSqliteStore({ path: ":memory:", embedding }), { reopenable: false });
-runMemoryStoreContract("sqlite file (WAL)", (embedding, backend) => openSqliteStore({ path: fileFor(backend), embedding }), { reopenable: true });
+runMemoryStoreContract("sqlite :memory:", (embedding, _backend, extras) => openSqliteStore({ path: ":memory:", embedding, ...extras }), { reopenable: false });
+runMemoryStoreContract("sqlite file (WAL)", (embedding, backend, extras) => openSqliteStore({ path: fileFor(backend), embedding, ...extras }), {
+  reopenable: true,
+});
 
 const NOW = Date.parse("2024-06-01T12:00:00Z");
 const SPEC: EmbeddingSpec = CONTRACT_EMBEDDING;
@@ -226,5 +230,139 @@ describe("sqlite adapter specifics", () => {
     foreign.exec("CREATE TABLE something_else (x)");
     foreign.close();
     await assert.rejects(openSqliteStore({ path, embedding: SPEC }), StoreError);
+  });
+});
+
+/** The schema version recorded in a file's meta table, and the columns of its entries table. */
+function layoutOf(path: string): { version: string; entryColumns: string[]; objects: string[] } {
+  const db = new Database(path, { readonly: true });
+  try {
+    sqliteVec.load(db);
+    const version = db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get() as string;
+    const entryColumns = (db.pragma("table_info(entries)") as { name: string }[]).map((column) => column.name);
+    const objects = db.prepare("SELECT type || ' ' || name || ': ' || coalesce(sql, '') FROM sqlite_schema ORDER BY type, name").pluck().all() as string[];
+    return { version, entryColumns, objects };
+  } finally {
+    db.close();
+  }
+}
+
+/** A version-1 store file built by hand: the v1 layout and meta, as recallgraph before expiry wrote it. */
+function createV1File(path: string, prepare: (db: Database.Database) => void = () => undefined): void {
+  const db = new Database(path);
+  try {
+    sqliteVec.load(db);
+    createSchemaV1(db, SPEC);
+    prepare(db);
+  } finally {
+    db.close();
+  }
+}
+
+describe("sqlite schema migration", () => {
+  it("migrates a version-1 file in place to the layout a fresh file gets", async () => {
+    const migrated = fileFor("migrate-v1-empty");
+    createV1File(migrated);
+    assert.equal(layoutOf(migrated).version, "1");
+    await (await openSqliteStore({ path: migrated, embedding: SPEC })).close();
+    const fresh = fileFor("migrate-fresh");
+    await (await openSqliteStore({ path: fresh, embedding: SPEC })).close();
+    const layout = layoutOf(migrated);
+    assert.equal(SCHEMA_VERSION, 2);
+    assert.equal(layout.version, "2");
+    assert.ok(layout.entryColumns.includes("expires_at_ms"));
+    assert.ok(layout.objects.some((object) => object.startsWith("index entries_expiring:") && object.includes("WHERE expires_at_ms IS NOT NULL")));
+    assert.deepEqual(layout.objects, layoutOf(fresh).objects);
+  });
+
+  it("keeps a version-1 file's entries readable in every view, and lets them expire from then on", async () => {
+    const path = fileFor("migrate-v1-data");
+    // Write with today's code, then take the file back to version 1: what a v1 store held.
+    const writer = await openSqliteStore({ path, embedding: SPEC });
+    await writer.upsert("ns", [record("ns", { id: "old", text: "Ulla rows on the fjord", persons: ["Ulla"], source: { documentId: "log.md" } }, [1, 0, 0, 0])]);
+    await writer.close();
+    const downgrade = new Database(path);
+    downgrade.exec("DROP INDEX entries_expiring; ALTER TABLE entries DROP COLUMN expires_at_ms; UPDATE meta SET value = '1' WHERE key = 'schema_version'");
+    downgrade.close();
+    assert.equal(layoutOf(path).version, "1");
+    assert.ok(!layoutOf(path).entryColumns.includes("expires_at_ms"));
+
+    let now = NOW;
+    const store = await openSqliteStore({ path, embedding: SPEC, clock: () => now });
+    try {
+      assert.equal(layoutOf(path).version, "2");
+      assert.deepEqual((await store.get("ns", ["old"])).map((e) => e.text), ["Ulla rows on the fjord"]);
+      assert.equal((await store.lexicalSearch("ns", "fjord", { k: 1 }))[0]?.entry.id, "old");
+      assert.equal((await store.denseSearch("ns", [1, 0, 0, 0], { k: 1 }))[0]?.entry.id, "old");
+      assert.deepEqual((await store.list("ns", { limit: 5, filter: { documentId: "log.md" } })).entries.map((e) => e.id), ["old"]);
+      await store.upsert("ns", [record("ns", { id: "new", text: "Ulla rows again", persons: ["Ulla"], expiresAt: NOW + 1000 }, [0, 1, 0, 0])]);
+      now = NOW + 1000;
+      assert.deepEqual((await store.filteredSearch("ns", { persons: ["ulla"] }, { k: 5 })).map((hit) => hit.entry.id), ["old"]);
+      assert.equal(await store.deleteExpired(), 1, "a v1 entry never expires");
+      assert.deepEqual(rowCounts(path), { entries: 1, bodies: 1, names: 1, vocabulary: 1, terms: 1, vectors: 1 });
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("leaves a version-1 file untouched when its migration fails", async () => {
+    const path = fileFor("migrate-v1-fails");
+    // An index already holding the name the migration creates makes its second statement fail.
+    createV1File(path, (db) => db.exec("CREATE INDEX entries_expiring ON entries (id)"));
+    await assert.rejects(openSqliteStore({ path, embedding: SPEC }), (error: unknown) => {
+      assert.ok(error instanceof StoreError);
+      assert.match(error.message, /entries_expiring/);
+      return true;
+    });
+    const layout = layoutOf(path);
+    assert.equal(layout.version, "1");
+    assert.ok(!layout.entryColumns.includes("expires_at_ms"), "the added column was rolled back with the failed step");
+  });
+
+  it("refuses a file written by a newer layout", async () => {
+    const path = fileFor("migrate-newer");
+    createV1File(path, (db) => db.prepare("UPDATE meta SET value = ? WHERE key = 'schema_version'").run(String(SCHEMA_VERSION + 1)));
+    await assert.rejects(openSqliteStore({ path, embedding: SPEC }), /schema version 3, this recallgraph reads up to 2/);
+  });
+});
+
+describe("sqlite expiry internals", () => {
+  it("finds expired entries through the partial expiry index, never a scan of entries", async () => {
+    const path = fileFor("expiry-plan");
+    await (await openSqliteStore({ path, embedding: SPEC })).close();
+    const db = new Database(path, { readonly: true });
+    try {
+      sqliteVec.load(db);
+      const plan = (sql: string): string =>
+        (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((row) => row.detail).join("; ");
+      assert.match(plan("SELECT rowid FROM entries WHERE namespace = 'ns' AND expires_at_ms <= 5 LIMIT 10"), /USING COVERING INDEX entries_expiring/);
+      assert.match(plan("SELECT rowid FROM entries WHERE expires_at_ms <= 5"), /entries_expiring/);
+    } finally {
+      db.close();
+    }
+  });
+
+  it("skips expired entries exactly when more have piled up than a search over-fetches past", async () => {
+    let now = NOW;
+    const store = await openSqliteStore({ path: ":memory:", embedding: SPEC, clock: () => now });
+    try {
+      // 1100 expiring entries nearest the query and sharing its words, 5 lasting ones behind them.
+      const records: MemoryRecord[] = [];
+      for (let i = 0; i < 1105; i += 1) {
+        const lasting = i >= 1100;
+        const angle = (i / 1105) * (Math.PI / 2);
+        const input: MemoryInput = { id: `r${i}`, text: `heron count ${lasting ? "kept" : "brief"} ${i}`, ...(lasting ? {} : { expiresAt: NOW + 1 }) };
+        records.push(record("ns", input, [Math.cos(angle), Math.sin(angle), 0, 0]));
+      }
+      await store.upsert("ns", records);
+      now = NOW + 1;
+      assert.deepEqual((await store.denseSearch("ns", [1, 0, 0, 0], { k: 3 })).map((hit) => hit.entry.id), ["r1100", "r1101", "r1102"]);
+      assert.equal((await store.lexicalSearch("ns", "heron count", { k: 10 })).length, 5);
+      assert.deepEqual((await store.list("ns", { limit: 10 })).entries.length, 5);
+      assert.equal(await store.deleteExpired("ns"), 1100);
+      assert.deepEqual((await store.denseSearch("ns", [1, 0, 0, 0], { k: 3 })).map((hit) => hit.entry.id), ["r1100", "r1101", "r1102"]);
+    } finally {
+      await store.close();
+    }
   });
 });

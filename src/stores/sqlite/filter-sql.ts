@@ -6,13 +6,17 @@ export interface FilterSql {
   params: (string | number)[];
 }
 
+/** SQL condition on `entries AS e` (one parameter: the clock) keeping the entries not yet expired. */
+export const LIVE_ENTRY_SQL = "(e.expires_at_ms IS NULL OR e.expires_at_ms > ?)";
+
 /**
  * Translates the port's filter: persons and entities any-of on whole lower-cased names, location a
- * case-insensitive substring (instr, so `%` and `_` are plain characters), time range [startMs, endMs).
- * Name conditions go through the `entry_names` index, never through the entry JSON.
- * The namespace condition is always present (and first): no filter can widen the scope.
+ * case-insensitive substring (instr, so `%` and `_` are plain characters), time range [startMs, endMs),
+ * document id exact. Name conditions go through the `entry_names` index, never through the entry JSON.
+ * The namespace condition is always present (and first): no filter can widen the scope. Entries
+ * expired at `nowMs` never match.
  */
-export function filterSql(namespace: string, filter: MemoryFilter | undefined): FilterSql {
+export function filterSql(namespace: string, filter: MemoryFilter | undefined, nowMs: number): FilterSql {
   const conditions: string[] = [];
   const params: (string | number)[] = [];
   let hasNameCondition = false;
@@ -47,6 +51,12 @@ export function filterSql(namespace: string, filter: MemoryFilter | undefined): 
     conditions.push("e.timestamp_ms < ?");
     params.push(endMs);
   }
+  if (filter?.documentId !== undefined) {
+    conditions.push("e.document_id = ?");
+    params.push(filter.documentId);
+  }
+  conditions.push(LIVE_ENTRY_SQL);
+  params.push(nowMs);
   // With a name condition, `+` keeps SQLite from walking the namespace's index: the matching names'
   // entries (exactly counted in namespace_names, usually few) drive the query instead, whatever the
   // table statistics say. Without one, the (namespace, timestamp_ms) index serves the time range.

@@ -4,7 +4,7 @@
  *
  * Tables (all rows of an entry share its `entries.rowid`):
  * - `entries`: one narrow row per (namespace, id) with the columns filters and document lookups need
- *   (timestamp, document id and version); `entry_bodies`: the whole entry as JSON, the record of truth.
+ *   (timestamp, document id and version, expiry); `entry_bodies`: the whole entry as JSON, the record of truth.
  * - `entry_names`: one row per person, entity and location of an entry, lower-cased, for the
  *   symbolic filters (an index, not a JSON scan, so 100k entries stay fast); `namespace_names`: the
  *   distinct names per namespace with their entry counts (the vocabulary), kept by triggers.
@@ -12,6 +12,9 @@
  *   term naming the namespace, for BM25.
  * - `entry_vectors` (sqlite-vec vec0): the dense vector, unit-normalised, partitioned by namespace.
  * - `namespace_settings`, `meta`.
+ *
+ * Versions: 1 is the layout of `schemaV1`; 2 adds `entries.expires_at_ms` and its pruning index. A fresh
+ * database is built as version 1 and migrated like an old one, so both paths give the same layout.
  */
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
@@ -24,7 +27,7 @@ import type { EmbeddingSpec } from "../../text/embedder.js";
 export type SqliteDatabase = Database.Database;
 
 /** Version of the layout below. A database written by a newer layout is refused, an older one migrated. */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 /**
  * Rows per vec0 chunk. vec0 allocates whole chunks per partition (namespace), and its KNN cost grows
@@ -42,6 +45,7 @@ const MMAP_BYTES = 1 << 30;
 const CACHE_KIB = 32 * 1024;
 const BUSY_TIMEOUT_MS = 5_000;
 
+/** The version-1 layout, the base every migration starts from. */
 function schemaV1(dimension: number): string {
   return `
     -- Narrow on purpose: filters and joins walk this table; the entry itself lives in entry_bodies.
@@ -118,6 +122,40 @@ function schemaV1(dimension: number): string {
   `;
 }
 
+/**
+ * Each step takes the layout from the version before to its key, run inside the opening transaction.
+ * v2: the expiry column (NULL for every existing entry: version 1 had no expiry) and a partial index
+ * holding only expiring entries, which pruning and the expired-entry lookups of the reads walk.
+ */
+const MIGRATIONS: Readonly<Record<number, string>> = {
+  2: `
+    ALTER TABLE entries ADD COLUMN expires_at_ms INTEGER;
+    CREATE INDEX entries_expiring ON entries (namespace, expires_at_ms) WHERE expires_at_ms IS NOT NULL;
+  `,
+};
+
+function migrate(db: SqliteDatabase, from: number): void {
+  for (let version = from + 1; version <= SCHEMA_VERSION; version += 1) {
+    const step = MIGRATIONS[version];
+    if (step === undefined) throw new StoreError("open", `no migration from schema version ${version - 1} to ${version}`);
+    db.exec(step);
+  }
+  if (from < SCHEMA_VERSION) db.prepare("UPDATE meta SET value = ? WHERE key = 'schema_version'").run(String(SCHEMA_VERSION));
+}
+
+/**
+ * Creates the version-1 layout and its meta rows (recording version 1) in an empty database with
+ * sqlite-vec loaded: the start of every fresh store, and how the tests make a file of recallgraph before expiry.
+ */
+export function createSchemaV1(db: SqliteDatabase, embedding: EmbeddingSpec): void {
+  db.exec("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
+  db.exec(schemaV1(embedding.dimension));
+  const write = db.prepare("INSERT INTO meta (key, value) VALUES (?, ?)");
+  write.run("schema_version", "1");
+  write.run("embedding_model", embedding.model);
+  write.run("embedding_dimension", String(embedding.dimension));
+}
+
 const MetaSchema = z.object({
   schema_version: z.coerce.number().int().min(1),
   embedding_model: z.string().min(1),
@@ -171,12 +209,8 @@ function ensureSchema(db: SqliteDatabase, embedding: EmbeddingSpec): void {
     if (!hasMeta) {
       const userTables = db.prepare("SELECT count(*) AS n FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").get() as { n: number };
       if (userTables.n > 0) throw new StoreError("open", "the database has tables but no recallgraph meta table: it is not a recallgraph store");
-      db.exec("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
-      db.exec(schemaV1(embedding.dimension));
-      const write = db.prepare("INSERT INTO meta (key, value) VALUES (?, ?)");
-      write.run("schema_version", String(SCHEMA_VERSION));
-      write.run("embedding_model", embedding.model);
-      write.run("embedding_dimension", String(embedding.dimension));
+      createSchemaV1(db, embedding);
+      migrate(db, 1);
       return;
     }
     const rows = db.prepare("SELECT key, value FROM meta").all() as { key: string; value: string }[];
@@ -187,6 +221,7 @@ function ensureSchema(db: SqliteDatabase, embedding: EmbeddingSpec): void {
     }
     const stored = { model: meta.data.embedding_model, dimension: meta.data.embedding_dimension };
     if (stored.model !== embedding.model || stored.dimension !== embedding.dimension) throw new EmbedderMismatchError(stored, embedding);
-    // Future layouts migrate here, one version at a time, inside this same transaction.
+    // In this same transaction: a failed step leaves the file at its old version, whole.
+    migrate(db, meta.data.schema_version);
   }).immediate();
 }

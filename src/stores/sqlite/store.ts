@@ -21,14 +21,17 @@ import type Database from "better-sqlite3";
 import { z } from "zod";
 import { errorMessage, parseOrThrow, RecallGraphError, StoreError } from "../../core/errors.js";
 import { MemoryEntrySchema, type MemoryEntry } from "../../memory/entry.js";
-import { foldName, isEmptyFilter, NamespaceSettingsSchema, type FilteredSearchOptions, type MemoryFilter, type MemoryRecord, type MemoryStore, type NamespaceSettings, type ScoredEntry, type SearchOptions, type Vocabulary } from "../port.js";
+import { pageOf } from "../list-cursor.js";
+import { foldName, isEmptyFilter, NamespaceSettingsSchema, type FilteredSearchOptions, type ListOptions, type ListPage, type MemoryFilter, type MemoryRecord, type MemoryStore, type NamespaceSettings, type ScoredEntry, type SearchOptions, type Vocabulary } from "../port.js";
 import { EmbeddingSpecSchema, type EmbeddingSpec } from "../../text/embedder.js";
 import {
+  ClockSchema,
   validateDocumentId,
   validateDocumentIds,
   validateFilter,
   validateIds,
   validateK,
+  validateListOptions,
   validateNamespace,
   validateQuery,
   validateRecords,
@@ -36,7 +39,7 @@ import {
   validateSettings,
   validateVector,
 } from "../validation.js";
-import { filterSql } from "./filter-sql.js";
+import { filterSql, LIVE_ENTRY_SQL } from "./filter-sql.js";
 import { ftsColumns, ftsMatchExpression, namespaceTerm } from "./fts-terms.js";
 import { BM25_TAGS_WEIGHT, BM25_TEXT_WEIGHT, openDatabase, type SqliteDatabase } from "./schema.js";
 import { cosineFromUnitL2, unitVectorBlob } from "./vectors.js";
@@ -45,6 +48,7 @@ export const SqliteStoreOptionsSchema = z.strictObject({
   /** A file path (created when absent, WAL mode) or ":memory:". */
   path: z.string({ error: "path is required" }).min(1, "path must not be empty"),
   embedding: EmbeddingSpecSchema,
+  clock: ClockSchema,
 });
 export type SqliteStoreOptions = z.input<typeof SqliteStoreOptionsSchema>;
 
@@ -57,6 +61,12 @@ const DIRECT_DISTANCE_SHARE = 1 / 16;
 const DIRECT_DISTANCE_MIN = 512;
 /** vec0's own ceiling on k. */
 const VEC0_MAX_K = 4096;
+/**
+ * Unfiltered searches skip a namespace's expired, unpruned entries by over-fetching past them while
+ * they are at most this many; beyond it they take the filtered path (the index joined, expired ones
+ * excluded in SQL), slower but exact whatever has piled up before a `deleteExpired`.
+ */
+const EXPIRED_SKIP_MAX = 1024;
 /** A lexical hit's score: bm25() is lower-is-better, the port wants higher-is-better. The namespace column weighs nothing. */
 const BM25_SCORE = `-bm25(entry_terms, 0, ${BM25_TEXT_WEIGHT}, ${BM25_TAGS_WEIGHT})`;
 
@@ -65,7 +75,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
   const config = parseOrThrow(SqliteStoreOptionsSchema, options, "sqlite");
   const { db, file } = openDatabase(config.path, config.embedding);
   try {
-    return new SqliteMemoryStore(db, file, config.embedding);
+    return new SqliteMemoryStore(db, file, config.embedding, config.clock ?? Date.now);
   } catch (error) {
     db.close();
     throw new StoreError("open", `"${config.path}": ${errorMessage(error)}`, { cause: error });
@@ -109,6 +119,8 @@ export class SqliteMemoryStore implements MemoryStore {
     /** The database file, empty for `:memory:`. */
     readonly file: string,
     readonly embedding: EmbeddingSpec,
+    /** Epoch ms deciding what has expired, read once per call. */
+    private readonly clock: () => number = Date.now,
   ) {
     this.statements = prepareStatements(db);
   }
@@ -130,7 +142,7 @@ export class SqliteMemoryStore implements MemoryStore {
       this.db
         .transaction(() => {
           for (const { entry, vectorBlob, terms, names } of prepared) {
-            const row = [entry.timestampMs, entry.source?.documentId ?? null, entry.source?.version ?? null] as const;
+            const row = [entry.timestampMs, entry.source?.documentId ?? null, entry.source?.version ?? null, entry.expiresAtMs ?? null] as const;
             const existing = s.rowidOf.get(ns, entry.id);
             let rowid: number;
             if (existing) {
@@ -161,9 +173,7 @@ export class SqliteMemoryStore implements MemoryStore {
           for (const id of unique) {
             const existing = s.rowidOf.get(ns, id);
             if (!existing) continue;
-            this.deleteIndexRows(existing.rowid);
-            s.deleteBody.run(existing.rowid);
-            s.deleteEntry.run(existing.rowid);
+            this.deleteEntryRows(existing.rowid);
             removed += 1;
           }
           return removed;
@@ -199,7 +209,7 @@ export class SqliteMemoryStore implements MemoryStore {
       const ns = validateNamespace(namespace);
       const unique = validateIds(ids);
       if (!unique.length) return [];
-      const rows = this.statements.entriesByIds.all(ns, JSON.stringify(unique));
+      const rows = this.statements.entriesByIds.all(ns, JSON.stringify(unique), this.clock());
       const byId = new Map(rows.map((row) => [row.id, this.parseEntry("get", row.entry_json, row.rowid, ns)]));
       return unique.flatMap((id) => {
         const entry = byId.get(id);
@@ -213,9 +223,8 @@ export class SqliteMemoryStore implements MemoryStore {
       const ns = validateNamespace(namespace);
       const query = unitVectorBlob(validateVector(vector, this.embedding.dimension, "vector"), "vector");
       const { k, filter } = validateSearchOptions(options);
-      const nearest = isEmptyFilter(filter)
-        ? this.nearestInNamespace(ns, query, k)
-        : this.nearestMatching(ns, query, k, filter);
+      const now = this.clock();
+      const nearest = isEmptyFilter(filter) ? this.nearestLive(ns, query, k, now) : this.nearestMatching(ns, query, k, filter, now);
       return this.scored("denseSearch", ns, nearest.map((hit) => ({ rowid: hit.rowid, score: cosineFromUnitL2(hit.distance) })));
     });
   }
@@ -227,11 +236,13 @@ export class SqliteMemoryStore implements MemoryStore {
       const { k, filter } = validateSearchOptions(options);
       const match = ftsMatchExpression(ns, text);
       if (match === undefined) return [];
-      if (isEmptyFilter(filter)) {
+      const now = this.clock();
+      const expired = isEmptyFilter(filter) ? this.expiredRowids(ns, now, EXPIRED_SKIP_MAX) : undefined;
+      if (expired) {
         // The MATCH expression already holds the namespace term: no join until the k winners are loaded.
-        return this.scored("lexicalSearch", ns, this.statements.lexical.all(match, k));
+        return this.scored("lexicalSearch", ns, withoutRowids(this.statements.lexical.all(match, k + expired.size), expired, k));
       }
-      const { where, params } = filterSql(ns, filter);
+      const { where, params } = filterSql(ns, filter, now);
       const rows = this.filterStatement<ScoreRow>(
         `SELECT e.rowid AS rowid, ${BM25_SCORE} AS score
            FROM entry_terms CROSS JOIN entries AS e ON e.rowid = entry_terms.rowid
@@ -251,16 +262,51 @@ export class SqliteMemoryStore implements MemoryStore {
       const query =
         options.vector === undefined ? undefined : unitVectorBlob(validateVector(options.vector, this.embedding.dimension, "vector"), "vector");
       if (isEmptyFilter(conditions)) return [];
+      const now = this.clock();
       if (query) {
-        const nearest = this.nearestMatching(ns, query, k, conditions);
+        const nearest = this.nearestMatching(ns, query, k, conditions, now);
         return this.scored("filteredSearch", ns, nearest.map((hit) => ({ rowid: hit.rowid, score: cosineFromUnitL2(hit.distance) })));
       }
-      const { where, params } = filterSql(ns, conditions);
+      const { where, params } = filterSql(ns, conditions, now);
       const rows = this.filterStatement<RowidRow>(
         `SELECT e.rowid AS rowid FROM entries AS e WHERE ${where} ORDER BY e.timestamp_ms DESC, e.rowid DESC LIMIT ?`,
       ).all(...params, k);
       // Newest first carries the ranking; every hit satisfies the filter equally.
       return this.scored("filteredSearch", ns, rows.map((row) => ({ rowid: row.rowid, score: 1 })));
+    });
+  }
+
+  async list(namespace: string, options: ListOptions): Promise<ListPage> {
+    return this.run("list", () => {
+      const ns = validateNamespace(namespace);
+      const { limit, filter, after } = validateListOptions(options);
+      const { where, params } = filterSql(ns, filter, this.clock());
+      // After the cursor in (timestamp desc, id asc) order; the `<=` lets the time index bound the scan.
+      const position = after ? " AND e.timestamp_ms <= ? AND (e.timestamp_ms < ? OR e.id > ?)" : "";
+      const positionParams = after ? [after.timestampMs, after.timestampMs, after.id] : [];
+      // One row more than the page: it tells whether another page follows.
+      const rowids = this.filterStatement<RowidRow>(
+        `SELECT e.rowid AS rowid FROM entries AS e WHERE ${where}${position} ORDER BY e.timestamp_ms DESC, e.id LIMIT ?`,
+      )
+        .all(...params, ...positionParams, limit + 1)
+        .map((row) => row.rowid);
+      const byRowid = this.entriesByRowid("list", ns, rowids);
+      return pageOf(rowids.flatMap((rowid) => byRowid.get(rowid) ?? []), limit);
+    });
+  }
+
+  async deleteExpired(namespace?: string): Promise<number> {
+    return this.run("deleteExpired", () => {
+      const ns = namespace === undefined ? undefined : validateNamespace(namespace);
+      const now = this.clock();
+      const s = this.statements;
+      return this.db
+        .transaction(() => {
+          const rowids = ns === undefined ? s.expiredEverywhere.all(now) : s.expiredInNamespace.all(ns, now, -1);
+          for (const rowid of rowids) this.deleteEntryRows(rowid);
+          return rowids.length;
+        })
+        .immediate();
     });
   }
 
@@ -346,6 +392,22 @@ export class SqliteMemoryStore implements MemoryStore {
     }
   }
 
+  /** Removes an entry: its row, its body and every index row of it. */
+  private deleteEntryRows(rowid: number): void {
+    this.deleteIndexRows(rowid);
+    this.statements.deleteBody.run(rowid);
+    this.statements.deleteEntry.run(rowid);
+  }
+
+  /**
+   * Rowids of the namespace's entries expired at `now` but not yet pruned, when at most `max` of them
+   * (usually none: one lookup in the partial expiry index); undefined when there are more.
+   */
+  private expiredRowids(namespace: string, now: number, max: number): Set<number> | undefined {
+    const rowids = this.statements.expiredInNamespace.all(namespace, now, max + 1);
+    return rowids.length > max ? undefined : new Set(rowids);
+  }
+
   /** Removes every index row of one entry (terms, vector, names); the caller removes or rewrites the entry row. */
   private deleteIndexRows(rowid: number): void {
     const s = this.statements;
@@ -364,9 +426,19 @@ export class SqliteMemoryStore implements MemoryStore {
     return statement as Database.Statement<unknown[], Row>;
   }
 
-  /** Exact k nearest vectors of the namespace (vec0 KNN inside the namespace's partition). */
+  /** Exact k nearest vectors of the namespace (vec0 KNN inside the namespace's partition), expired ones included. */
   private nearestInNamespace(namespace: string, query: Buffer, k: number): DistanceRow[] {
     return this.statements.knn.all(query, k, namespace);
+  }
+
+  /**
+   * Exact k nearest live entries of the namespace: a KNN of k plus the few expired ones, those dropped
+   * (at most that many of the hits can be expired); with many expired, the filtered path instead.
+   */
+  private nearestLive(namespace: string, query: Buffer, k: number, now: number): DistanceRow[] {
+    const expired = this.expiredRowids(namespace, now, Math.min(EXPIRED_SKIP_MAX, VEC0_MAX_K - k));
+    if (!expired) return this.nearestMatching(namespace, query, k, undefined, now);
+    return withoutRowids(this.nearestInNamespace(namespace, query, k + expired.size), expired, k);
   }
 
   /**
@@ -375,8 +447,8 @@ export class SqliteMemoryStore implements MemoryStore {
    * filter in SQL, widened until k pass; that is exact, since every match outside the nearest `width`
    * is farther than every one inside. Matches are counted first, never all loaded into memory.
    */
-  private nearestMatching(namespace: string, query: Buffer, k: number, filter: MemoryFilter | undefined): DistanceRow[] {
-    const { where, params } = filterSql(namespace, filter);
+  private nearestMatching(namespace: string, query: Buffer, k: number, filter: MemoryFilter | undefined, now: number): DistanceRow[] {
+    const { where, params } = filterSql(namespace, filter, now);
     const matches = this.filterStatement<{ count: number }>(`SELECT count(*) AS count FROM entries AS e WHERE ${where}`).get(...params)?.count ?? 0;
     if (!matches) return [];
     const namespaceSize = matches > DIRECT_DISTANCE_MIN ? (this.statements.namespaceSize.get(namespace) ?? 0) : 0;
@@ -407,14 +479,19 @@ export class SqliteMemoryStore implements MemoryStore {
 
   /** Loads the entries of ranked rowids, keeping order and scores. */
   private scored(operation: string, namespace: string, ranked: readonly ScoreRow[]): ScoredEntry[] {
-    if (!ranked.length) return [];
-    const rows = this.statements.bodiesByRowids.all(JSON.stringify(ranked.map((hit) => hit.rowid)), namespace);
-    const byRowid = new Map(rows.map((row) => [row.rowid, row.entry_json]));
+    const byRowid = this.entriesByRowid(operation, namespace, ranked.map((hit) => hit.rowid));
     return ranked.flatMap((hit) => {
-      const json = byRowid.get(hit.rowid);
+      const entry = byRowid.get(hit.rowid);
       // A hit whose entry row is not in this namespace (impossible while the indexes are consistent) is dropped, never leaked.
-      return json === undefined ? [] : [{ entry: this.parseEntry(operation, json, hit.rowid, namespace), score: hit.score }];
+      return entry === undefined ? [] : [{ entry, score: hit.score }];
     });
+  }
+
+  /** The entries of these rowids that belong to the namespace, by rowid. */
+  private entriesByRowid(operation: string, namespace: string, rowids: readonly number[]): Map<number, MemoryEntry> {
+    if (!rowids.length) return new Map();
+    const rows = this.statements.bodiesByRowids.all(JSON.stringify(rowids), namespace);
+    return new Map(rows.map((row) => [row.rowid, this.parseEntry(operation, row.entry_json, row.rowid, namespace)]));
   }
 
   private parseEntry(operation: string, json: string, rowid: number, namespace: string): MemoryEntry {
@@ -424,6 +501,11 @@ export class SqliteMemoryStore implements MemoryStore {
     }
     return parsed.data;
   }
+}
+
+/** The first `k` hits whose rowid is not in `skipped`, in order. */
+function withoutRowids<Hit extends RowidRow>(hits: readonly Hit[], skipped: ReadonlySet<number>, k: number): Hit[] {
+  return hits.filter((hit) => !skipped.has(hit.rowid)).slice(0, k);
 }
 
 /** The person, entity and location rows of an entry (deduplicated case-insensitively, first spelling kept). */
@@ -450,11 +532,11 @@ function prepareStatements(db: SqliteDatabase) {
 function writeStatements(db: SqliteDatabase) {
   return {
     rowidOf: db.prepare<[string, string], RowidRow>("SELECT rowid FROM entries WHERE namespace = ? AND id = ?"),
-    insertEntry: db.prepare<[string, string, number, string | null, number | null]>(
-      "INSERT INTO entries (namespace, id, timestamp_ms, document_id, document_version) VALUES (?, ?, ?, ?, ?)",
+    insertEntry: db.prepare<[string, string, number, string | null, number | null, number | null]>(
+      "INSERT INTO entries (namespace, id, timestamp_ms, document_id, document_version, expires_at_ms) VALUES (?, ?, ?, ?, ?, ?)",
     ),
-    updateEntry: db.prepare<[number, string | null, number | null, number]>(
-      "UPDATE entries SET timestamp_ms = ?, document_id = ?, document_version = ? WHERE rowid = ?",
+    updateEntry: db.prepare<[number, string | null, number | null, number | null, number]>(
+      "UPDATE entries SET timestamp_ms = ?, document_id = ?, document_version = ?, expires_at_ms = ? WHERE rowid = ?",
     ),
     deleteEntry: db.prepare<[number]>("DELETE FROM entries WHERE rowid = ?"),
     upsertBody: db.prepare<[number, string]>("INSERT OR REPLACE INTO entry_bodies (rowid, entry_json) VALUES (?, ?)"),
@@ -472,15 +554,20 @@ function writeStatements(db: SqliteDatabase) {
     namespaceRowids: db.prepare<[string], number>("SELECT rowid FROM entries WHERE namespace = ?").pluck(),
     deleteNamespaceNames: db.prepare<[string]>("DELETE FROM entry_names WHERE namespace = ?"),
     deleteNamespaceEntries: db.prepare<[string]>("DELETE FROM entries WHERE namespace = ?"),
+    // Both walk the partial expiry index, which holds only entries that have an expiry. A limit of -1 is none.
+    expiredInNamespace: db.prepare<[namespace: string, now: number, limit: number], number>(
+      "SELECT rowid FROM entries WHERE namespace = ? AND expires_at_ms <= ? LIMIT ?",
+    ).pluck(),
+    expiredEverywhere: db.prepare<[now: number], number>("SELECT rowid FROM entries WHERE expires_at_ms <= ?").pluck(),
   };
 }
 
 /** Fetching entries by id and searching: lexical, nearest vectors, direct distances. */
 function readStatements(db: SqliteDatabase) {
   return {
-    entriesByIds: db.prepare<[string, string], EntryJsonRow & { id: string }>(
+    entriesByIds: db.prepare<[namespace: string, idsJson: string, now: number], EntryJsonRow & { id: string }>(
       `SELECT e.rowid AS rowid, e.id AS id, b.entry_json AS entry_json FROM entries AS e JOIN entry_bodies AS b ON b.rowid = e.rowid
-        WHERE e.namespace = ? AND e.id IN (SELECT value FROM json_each(?))`,
+        WHERE e.namespace = ? AND e.id IN (SELECT value FROM json_each(?)) AND ${LIVE_ENTRY_SQL}`,
     ),
     // The namespace condition re-checks every hit of every index against the record of truth.
     // CROSS JOIN keeps the k rowids as the outer loop: otherwise the planner walks the whole namespace.

@@ -1,7 +1,7 @@
 /** Bad input: refused with a ValidationError naming the field, and nothing changes. */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { MAX_TEXT_CHARS, type MemoryEntry } from "../../../src/memory/entry.js";
+import { MAX_DOCUMENT_ID_CHARS, MAX_TEXT_CHARS, type MemoryEntry } from "../../../src/memory/entry.js";
 import type { MemoryFilter, MemoryRecord, MemoryStore } from "../../../src/stores/port.js";
 import { entry, record, ids, assertValidation, type ContractContext } from "./shared.js";
 
@@ -66,6 +66,7 @@ export function badInputTests({ freshStore }: ContractContext): void {
           ["denseSearch", () => store.denseSearch(ns, [1, 0, 0, 0], { k: 3 })],
           ["lexicalSearch", () => store.lexicalSearch(ns, "gardening", { k: 3 })],
           ["filteredSearch", () => store.filteredSearch(ns, { persons: ["Gwen"] }, { k: 3 })],
+          ["list", () => store.list(ns, { limit: 3 })],
           ["vocabulary", () => store.vocabulary(ns)],
           ["documentVersions", () => store.documentVersions(ns, ["doc"])],
           ["documentEntryIds", () => store.documentEntryIds(ns, "doc")],
@@ -91,6 +92,9 @@ export function badInputTests({ freshStore }: ContractContext): void {
       await assertValidation(store.denseSearch("ns", [1, 0, 0, 0], { k: 3, filter: { persons: "Gwen" } as unknown as MemoryFilter }), "filter.persons");
       await assertValidation(store.filteredSearch("ns", { timeRange: { startMs: Number.NaN } }, { k: 3 }), "filter.timeRange.startMs");
       await assertValidation(store.filteredSearch("ns", { unknown: 1 } as unknown as MemoryFilter, { k: 3 }), "filter");
+      await assertValidation(store.filteredSearch("ns", { documentId: "" }, { k: 3 }), "filter.documentId");
+      await assertValidation(store.lexicalSearch("ns", "gardening", { k: 3, filter: { documentId: "d".repeat(MAX_DOCUMENT_ID_CHARS + 1) } }), "filter.documentId");
+      await assertValidation(store.denseSearch("ns", [1, 0, 0, 0], { k: 3, filter: { documentId: 7 } as unknown as MemoryFilter }), "filter.documentId");
       await assertValidation(store.lexicalSearch("ns", 42 as unknown as string, { k: 3 }), "query");
       await assertValidation(store.get("ns", [""]), "ids.0");
       await assertValidation(store.setSettings("ns", { semanticTopK: 0 }), "settings.semanticTopK");

@@ -36,5 +36,20 @@ export function denseSearchTests({ freshStore }: ContractContext): void {
       assert.deepEqual(ids(bobs), ["e11", "e10", "e8", "e7"]);
       assert.ok(bobs.every((hit, i) => i === 0 || (bobs[i - 1]?.score ?? Infinity) >= hit.score));
     });
+
+    it("with a documentId filter returns only that document's entries", async () => {
+      const store = await freshStore();
+      const records: MemoryRecord[] = [];
+      for (let i = 0; i < 8; i += 1) {
+        const documentId = i % 2 ? "odd.md" : "even.md";
+        const angle = (i / 8) * (Math.PI / 2);
+        records.push(record(entry("ns", { id: `d${i}`, text: `chunk ${i}`, source: { documentId, version: 1 } }), [Math.cos(angle), Math.sin(angle), 0, 0]));
+      }
+      records.push(record(entry("ns", { id: "loose", text: "no document" }), [1, 0, 0, 0]));
+      await store.upsert("ns", records);
+      assert.deepEqual(ids(await store.denseSearch("ns", [1, 0, 0, 0], { k: 3, filter: { documentId: "odd.md" } })), ["d1", "d3", "d5"]);
+      assert.deepEqual(ids(await store.denseSearch("ns", [0, 1, 0, 0], { k: 2, filter: { documentId: "even.md", persons: [] } })), ["d6", "d4"]);
+      assert.deepEqual(await store.denseSearch("ns", [1, 0, 0, 0], { k: 3, filter: { documentId: "odd" } }), []);
+    });
   });
 }

@@ -10,10 +10,10 @@ export function filteredSearchTests({ freshStore }: ContractContext): void {
     async function seeded(): Promise<MemoryStore> {
       const store = await freshStore();
       const entries = [
-        entry("ns", { id: "paris-alice", text: "t1", persons: ["Alice"], entities: ["Louvre"], location: "Paris, France", timestamp: NOW - 3 * DAY }),
+        entry("ns", { id: "paris-alice", text: "t1", persons: ["Alice"], entities: ["Louvre"], location: "Paris, France", timestamp: NOW - 3 * DAY, source: { documentId: "trip/notes.md", version: 1 } }),
         entry("ns", { id: "paris-bob", text: "t2", persons: ["Bob"], entities: ["Eiffel Tower"], location: "paris", timestamp: NOW - 2 * DAY }),
-        entry("ns", { id: "rome-alice", text: "t3", persons: ["Alice", "Carol"], entities: ["Colosseum"], location: "Rome", timestamp: NOW - DAY }),
-        entry("ns", { id: "nowhere-dave", text: "t4", persons: ["Dave"], timestamp: NOW }),
+        entry("ns", { id: "rome-alice", text: "t3", persons: ["Alice", "Carol"], entities: ["Colosseum"], location: "Rome", timestamp: NOW - DAY, source: { documentId: "trip/notes.md", version: 2 } }),
+        entry("ns", { id: "nowhere-dave", text: "t4", persons: ["Dave"], timestamp: NOW, source: { documentId: "trip/notes.md.bak" } }),
         entry("ns", { id: "alicia", text: "t5", persons: ["Alicia"], location: "Harissa Lane", timestamp: NOW - 4 * DAY }),
       ];
       await store.upsert("ns", [
@@ -56,6 +56,17 @@ export function filteredSearchTests({ freshStore }: ContractContext): void {
       assert.deepEqual(await search(store, { timeRange: { endMs: NOW - 3 * DAY } }), ["alicia"]);
       assert.deepEqual(await search(store, { timeRange: { startMs: NOW, endMs: NOW + 1 } }), ["nowhere-dave"]);
       assert.deepEqual(await search(store, { timeRange: { startMs: NOW, endMs: NOW } }), []);
+    });
+
+    it("documentId: the source document exactly, any version", async () => {
+      const store = await seeded();
+      assert.deepEqual(await search(store, { documentId: "trip/notes.md" }), ["rome-alice", "paris-alice"]);
+      assert.deepEqual(await search(store, { documentId: "trip/notes.md.bak" }), ["nowhere-dave"]);
+      assert.deepEqual(await search(store, { documentId: "TRIP/NOTES.MD" }), [], "case-sensitive");
+      assert.deepEqual(await search(store, { documentId: "trip" }), [], "not a prefix or substring match");
+      assert.deepEqual(await search(store, { documentId: "trip/notes.md", location: "rome" }), ["rome-alice"]);
+      const ranked = await store.filteredSearch("ns", { documentId: "trip/notes.md" }, { k: 5, vector: [1, 0, 0, 0] });
+      assert.deepEqual(ids(ranked), ["paris-alice", "rome-alice"]);
     });
 
     it("conditions combine with AND", async () => {

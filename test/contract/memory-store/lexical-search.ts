@@ -105,5 +105,16 @@ export function lexicalSearchTests({ freshStore }: ContractContext): void {
       const inWindow = await store.lexicalSearch("ns", "sailing", { k: 10, filter: { timeRange: { startMs: NOW - 2 * DAY, endMs: NOW } } });
       assert.deepEqual(ids(inWindow).sort(), ["s1", "s2"]);
     });
+
+    it("applies a documentId filter", async () => {
+      const store = await freshStore();
+      const entries = Array.from({ length: 6 }, (_, i) =>
+        entry("ns", { id: `k${i}`, text: `Kayak route number ${i}`, source: { documentId: i < 2 ? "rivers.md" : "lakes.md", version: 1 } }),
+      );
+      await store.upsert("ns", [...entries, entry("ns", { id: "loose", text: "Kayak route without a document" })].map((e, i) => record(e, basis(i))));
+      assert.deepEqual(ids(await store.lexicalSearch("ns", "kayak route", { k: 10, filter: { documentId: "rivers.md" } })).sort(), ["k0", "k1"]);
+      assert.equal((await store.lexicalSearch("ns", "kayak", { k: 3, filter: { documentId: "lakes.md" } })).length, 3, "still up to k");
+      assert.deepEqual(await store.lexicalSearch("ns", "kayak", { k: 3, filter: { documentId: "Rivers.md" } }), []);
+    });
   });
 }

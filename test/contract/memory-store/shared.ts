@@ -12,12 +12,18 @@ import { normalizeEntry, type MemoryEntry, type MemoryInput } from "../../../src
 import type { MemoryRecord, MemoryStore, ScoredEntry } from "../../../src/stores/port.js";
 import type { EmbeddingSpec } from "../../../src/text/embedder.js";
 
+/** What a contract case may ask of the store it opens besides the embedding. */
+export interface StoreExtras {
+  /** The adapter's clock (epoch ms) deciding what has expired, read on every call; default Date.now. */
+  clock?: () => number;
+}
+
 /**
  * Opens the adapter's store with `embedding` on the backing storage named `backend` (a file, a
- * collection...). A name the suite has not used before must start empty; opening the same name again
- * must reach the same data when the adapter is `reopenable`.
+ * collection...), passing `extras` to its open options. A name the suite has not used before must
+ * start empty; opening the same name again must reach the same data when the adapter is `reopenable`.
  */
-export type OpenContractStore = (embedding: EmbeddingSpec, backend: string) => Promise<MemoryStore>;
+export type OpenContractStore = (embedding: EmbeddingSpec, backend: string, extras: StoreExtras) => Promise<MemoryStore>;
 
 export interface ContractOptions {
   /** True when a second open of the same backend sees the first one's data (files, servers); false for `:memory:`. */
@@ -27,7 +33,7 @@ export interface ContractOptions {
 /** What an operation group is given: one per contract run, shared by all groups of that run. */
 export interface ContractContext {
   /** A store on a backend of its own (unless `backend` is given), closed after the test. */
-  freshStore(embedding?: EmbeddingSpec, backend?: string): Promise<MemoryStore>;
+  freshStore(embedding?: EmbeddingSpec, backend?: string, extras?: StoreExtras): Promise<MemoryStore>;
   /** A backend name no earlier test of this run has used; `label` only makes it readable. */
   newBackend(label?: string): string;
   options: ContractOptions;
@@ -35,7 +41,8 @@ export interface ContractContext {
 
 export const CONTRACT_EMBEDDING: EmbeddingSpec = { model: "contract-test-embedder", dimension: 4 };
 export const NOW = Date.parse("2024-06-01T12:00:00Z");
-export const DAY = 86_400_000;
+export const HOUR = 3_600_000;
+export const DAY = 24 * HOUR;
 const SCORE_TOLERANCE = 1e-5;
 
 /**
@@ -49,8 +56,8 @@ export function useContractStores(openStore: OpenContractStore, options: Contrac
 
   const newBackend = (label?: string): string => `contract-${process.pid}-${label ? `${label}-` : ""}${++backendCounter}`;
 
-  async function freshStore(embedding: EmbeddingSpec = CONTRACT_EMBEDDING, backend = newBackend()): Promise<MemoryStore> {
-    const store = await openStore(embedding, backend);
+  async function freshStore(embedding: EmbeddingSpec = CONTRACT_EMBEDDING, backend = newBackend(), extras: StoreExtras = {}): Promise<MemoryStore> {
+    const store = await openStore(embedding, backend, extras);
     opened.push(store);
     return store;
   }
