@@ -9,7 +9,17 @@ function viewSends(state: RetrievalStateValue, queries: string[], gapConditions:
   return settings.views
     .filter((view) => state.round === 0 || view !== "symbolic") // the plan's conditions do not change between rounds
     .map((view) => {
-      const task: ViewTask = { view, round: state.round, question: state.question, namespaces: state.namespaces, queries, plan, settings, gapConditions };
+      const task: ViewTask = {
+        view,
+        round: state.round,
+        question: state.question,
+        namespaces: state.namespaces,
+        queries,
+        plan,
+        settings,
+        gapConditions,
+        filter: state.callerFilter,
+      };
       return new Send(view, task);
     });
 }

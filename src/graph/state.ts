@@ -7,6 +7,8 @@ import { RetrievalResultSchema, type RetrievalResult } from "../domain/results.j
 import { DegradationSchema, LlmCallRecordSchema, RunAccountSchema } from "../domain/run-account.js";
 import type { ViewName } from "../domain/views.js";
 import { MemoryEntrySchema, NamespaceSchema } from "../memory/entry.js";
+import { RecallFilterSchema } from "../stores/caller-filter.js";
+import { MemoryFilterSchema, type MemoryFilter } from "../stores/port.js";
 import { RetrievalConfigSchema } from "./configuration.js";
 import { appended, described } from "./channels.js";
 import type { RunSettings } from "./run-settings.js";
@@ -26,6 +28,8 @@ export interface ViewTask {
    * rarely about adopting); a query without an entry keeps every hit.
    */
   gapConditions: Record<string, GapCondition>;
+  /** The caller's conditions: every hit of every view must meet them. */
+  filter?: MemoryFilter | undefined;
 }
 
 const EntriesByKeySchema = z.record(z.string(), MemoryEntrySchema);
@@ -39,7 +43,12 @@ export const RetrievalState = z.object({
     z.string().nullable().optional(),
     "Input: reference time (ISO 8601) that relative time expressions resolve against; default the clock. Consumed by the run it was given to.",
   ),
+  filter: described(
+    RecallFilterSchema.nullable().optional(),
+    "Input: exact conditions every result must meet (since, until, persons, entities, location, documentId). Consumed by the run it was given to.",
+  ),
   referenceTime: described(z.string().optional(), "The reference time this run resolved (the input's `now`, or the clock)"),
+  callerFilter: described(MemoryFilterSchema.optional(), "The caller's filter this run applies, in the store's form"),
   queryPlan: described(PlanSchema.optional(), "What the planner decided the question needs"),
   settings: described(RetrievalConfigSchema.optional(), "The run's settings, resolved once by the plan node (configuration widened by the namespaces' own settings)"),
   round: withLangGraph(described(z.number().int(), "Reflection rounds taken so far"), { default: () => 0 }),
@@ -65,7 +74,7 @@ export const RetrievalState = z.object({
 export type RetrievalStateValue = z.output<typeof RetrievalState>;
 
 /** What the graph accepts: described for Studio's form, validated by the plan node (RetrievalInputSchema). */
-export const RetrievalGraphInput = RetrievalState.pick({ question: true, namespaces: true, now: true }).partial();
+export const RetrievalGraphInput = RetrievalState.pick({ question: true, namespaces: true, now: true, filter: true }).partial();
 
 /** What a run answers with: the results and how they were found, not the working state. */
 export const RetrievalGraphOutput = RetrievalState.pick({
@@ -86,6 +95,7 @@ export const RetrievalInputSchema = z.object({
     .min(1, "at least one namespace is required")
     .max(16),
   now: z.iso.datetime({ offset: true }).optional(),
+  filter: RecallFilterSchema.optional(),
 });
 export type RetrievalInput = z.infer<typeof RetrievalInputSchema>;
 

@@ -6,6 +6,7 @@ import type { Plan } from "../domain/plan.js";
 import type { RetrievalResult } from "../domain/results.js";
 import { summarizeAccount, type Degradation, type RunAccount } from "../domain/run-account.js";
 import { NamespaceSchema } from "../memory/entry.js";
+import { RecallFilterSchema } from "../stores/caller-filter.js";
 import type { RetrievalConfigInput } from "../graph/configuration.js";
 import type { RetrievalGraph } from "../graph/graph.js";
 import { RetrievalInputSchema, type RetrievalGraphOutputValue } from "../graph/state.js";
@@ -17,6 +18,8 @@ export const RetrieveRequestSchema = z.object({
   namespace: z.union([NamespaceSchema, z.array(NamespaceSchema).min(1)]),
   /** Reference time for relative expressions ("last week"); default the clock. */
   now: z.union([z.date(), z.iso.datetime({ offset: true })]).optional(),
+  /** Exact conditions every result must meet, ANDed with what the planner derives. */
+  filter: RecallFilterSchema.optional(),
 });
 export type RetrieveRequest = z.input<typeof RetrieveRequestSchema>;
 
@@ -44,7 +47,12 @@ export async function retrieve(
   // Validated here too (the graph checks its input as well) so that the field is named as the caller wrote it.
   const input = parseOrThrow(
     RetrievalInputSchema,
-    { question: parsed.question, namespaces: Array.isArray(parsed.namespace) ? parsed.namespace : [parsed.namespace], now },
+    {
+      question: parsed.question,
+      namespaces: Array.isArray(parsed.namespace) ? parsed.namespace : [parsed.namespace],
+      now,
+      ...(parsed.filter ? { filter: parsed.filter } : {}),
+    },
     "request",
   );
   return outputOf(await graph.invoke(input, { ...config, configurable }));

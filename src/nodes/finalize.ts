@@ -5,7 +5,8 @@ import { RerankOutputSchema } from "../llm/output-schemas.js";
 import { MEMORY_PREVIEW_CHARS } from "../llm/prompts/preview.js";
 import { RERANK_SYSTEM, rerankUserPrompt } from "../llm/prompts/rerank.js";
 import type { MemoryEntry } from "../memory/entry.js";
-import type { MemoryStore } from "../stores/port.js";
+import { matchesFilter } from "../stores/caller-filter.js";
+import type { MemoryFilter, MemoryStore } from "../stores/port.js";
 import type { GraphDependencies } from "../graph/dependencies.js";
 import { plannedRun, type RetrievalStateValue } from "../graph/state.js";
 import { hitKey, splitHitKey, type FusedHit } from "../domain/hits.js";
@@ -14,8 +15,9 @@ import { addNodeMs, timed } from "../graph/timing.js";
 import { summarizeAccount, type Degradation, type LlmCallRecord } from "../domain/run-account.js";
 
 /**
- * Last node: every candidate is re-read from the store, the record of truth. Deleted entries,
- * entries outside the asked namespaces and superseded document chunks are dropped; an optional LLM
+ * Last node: every candidate is re-read from the store, the record of truth. Deleted or expired
+ * entries, entries outside the asked namespaces or the caller's filter and superseded document
+ * chunks are dropped; an optional LLM
  * rerank reorders what is left; the text is cut to the content cap.
  */
 export function finalizeNode(dependencies: () => Promise<GraphDependencies>) {
@@ -24,7 +26,7 @@ export function finalizeNode(dependencies: () => Promise<GraphDependencies>) {
       const { settings } = plannedRun(state);
       const { store, model } = await dependencies();
       const finalK = settings.finalK;
-      const candidates = await recheck(store, state.namespaces, state.fused.slice(0, finalK * 2));
+      const candidates = await recheck(store, state.namespaces, state.fused.slice(0, finalK * 2), state.callerFilter);
       const degraded: Degradation[] = [];
       const llmCalls: LlmCallRecord[] = [];
       let ranked = candidates.map(({ hit, entry }) => ({ hit, entry, rerankScore: undefined as number | undefined }));
@@ -43,8 +45,8 @@ export function finalizeNode(dependencies: () => Promise<GraphDependencies>) {
   };
 }
 
-/** Fused hits whose entry still exists, in an asked namespace, at its document's latest version. */
-async function recheck(store: MemoryStore, namespaces: readonly string[], fused: readonly FusedHit[]) {
+/** Fused hits whose entry still exists, in an asked namespace, at its document's latest version, meeting the caller's filter. */
+async function recheck(store: MemoryStore, namespaces: readonly string[], fused: readonly FusedHit[], filter: MemoryFilter | undefined) {
   const asked = new Set(namespaces);
   const byNamespace = new Map<string, string[]>();
   for (const hit of fused) {
@@ -58,7 +60,7 @@ async function recheck(store: MemoryStore, namespaces: readonly string[], fused:
     const documentIds = [...new Set(entries.flatMap((e) => (e.source?.documentId ? [e.source.documentId] : [])))];
     const latest = documentIds.length ? await store.documentVersions(namespace, documentIds) : {};
     for (const entry of entries) {
-      if (entry.namespace !== namespace) continue;
+      if (entry.namespace !== namespace || !matchesFilter(entry, filter)) continue;
       const documentId = entry.source?.documentId;
       const version = entry.source?.version;
       if (documentId && version !== undefined && (latest[documentId] ?? version) > version) continue;

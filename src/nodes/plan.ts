@@ -2,6 +2,7 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { Overwrite } from "@langchain/langgraph";
 import { parseOrThrow } from "../core/errors.js";
 import { planQuestion } from "../planning/planner.js";
+import { toMemoryFilter } from "../stores/caller-filter.js";
 import type { MemoryStore, Vocabulary } from "../stores/port.js";
 import { resolveConfiguration } from "../graph/configuration.js";
 import type { GraphDependencies, NamespaceGuard } from "../graph/dependencies.js";
@@ -18,7 +19,11 @@ import { timed } from "../graph/timing.js";
 export function planNode(dependencies: () => Promise<GraphDependencies>, guard?: NamespaceGuard) {
   return async (state: RetrievalStateValue, config?: RunnableConfig) =>
     timed("plan", async () => {
-      const input = parseOrThrow(RetrievalInputSchema, { question: state.question, namespaces: state.namespaces, now: state.now ?? undefined }, "input");
+      const input = parseOrThrow(
+        RetrievalInputSchema,
+        { question: state.question, namespaces: state.namespaces, now: state.now ?? undefined, filter: state.filter ?? undefined },
+        "input",
+      );
       const namespaces = [...new Set(input.namespaces)];
       guard?.({ namespaces, mode: "read" }, config);
       const configuration = resolveConfiguration(config);
@@ -35,9 +40,11 @@ export function planNode(dependencies: () => Promise<GraphDependencies>, guard?:
       return {
         question: input.question,
         namespaces,
-        // The input's reference time belongs to this run: on a reused thread, a run given none reads the clock.
+        // The input's reference time and filter belong to this run: on a reused thread, a run given none has none.
         now: null,
+        filter: null,
         referenceTime: now.toISOString(),
+        callerFilter: input.filter ? toMemoryFilter(input.filter) : undefined,
         queryPlan: plan,
         settings: widestSettings(configuration, stored),
         round: 0,

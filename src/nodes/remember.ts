@@ -3,13 +3,14 @@ import { parseOrThrow } from "../core/errors.js";
 import { ingestDialogue } from "../ingest/dialogue-ingest.js";
 import { parseDialogue } from "../ingest/dialogue.js";
 import { writeMemories } from "../ingest/write-memories.js";
+import { heldIds } from "../stores/memory-operations.js";
 import type { GraphDependencies, NamespaceGuard } from "../graph/dependencies.js";
 import { RememberInputSchema, type RememberStateValue } from "../graph/remember-state.js";
 
 /**
  * The write graph's one node: refuses a namespace the caller may not write, then writes the
  * memories, builds and writes the dialogue, and forgets the ids, in that order. Each input is
- * validated in full before anything of it is written, and errors name the field.
+ * validated in full (and every id to forget found) before anything is written; errors name the field.
  */
 export function rememberNode(dependencies: () => Promise<GraphDependencies>, guard?: NamespaceGuard) {
   return async (state: RememberStateValue, config?: RunnableConfig) => {
@@ -21,9 +22,11 @@ export function rememberNode(dependencies: () => Promise<GraphDependencies>, gua
     guard?.({ namespaces: [input.namespace], mode: "write" }, config);
     const dialogue = input.dialogue === undefined ? undefined : parseDialogue(input.dialogue, "input.dialogue");
     const { store, embedder, model } = await dependencies();
+    // Every id to forget is checked before anything is written: an unknown one refuses the whole call.
+    const forget = input.forget ? await heldIds(store, input.namespace, input.forget, "input.forget") : [];
     const written = input.memories ? (await writeMemories(store, embedder, input.namespace, input.memories)).map((entry) => entry.id) : [];
     const built = dialogue ? await ingestDialogue(store, embedder, input.namespace, dialogue, model ? { model } : {}) : undefined;
-    const deleted = input.forget?.length ? await store.delete(input.namespace, input.forget) : 0;
+    const deleted = forget.length ? await store.delete(input.namespace, forget) : 0;
     return {
       namespace: input.namespace,
       written: [...written, ...(built?.ids ?? [])],

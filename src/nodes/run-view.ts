@@ -1,5 +1,6 @@
 import { describeError, log } from "../core/log.js";
 import type { MemoryEntry } from "../memory/entry.js";
+import { bothFilters, matchesFilter } from "../stores/caller-filter.js";
 import { gapSearchFilter, meetsGapCondition } from "../retrieval/gap-conditions.js";
 import { entryTerms } from "../retrieval/mentions.js";
 import type { ScoredEntry, SearchOptions } from "../stores/port.js";
@@ -20,7 +21,9 @@ export interface ViewSearch {
 /**
  * Runs a view's searches and turns them into a state update. A view that throws (embedder down,
  * store unreachable) contributes no hits and a degradation record; the other views still answer.
- * In a round of the rule judge's gap queries, hits that do not meet their query's condition are dropped.
+ * Hits that miss the caller's filter are dropped (a store filter may hold only part of it, see
+ * bothFilters), and in a round of the rule judge's gap queries, so are hits that do not meet their
+ * query's condition.
  */
 export async function runView(view: ViewName, task: ViewTask, search: () => Promise<ViewSearch[]>) {
   return timed(view, async () => {
@@ -34,6 +37,7 @@ export async function runView(view: ViewName, task: ViewTask, search: () => Prom
         return terms;
       };
       for (const found of searches) {
+        if (task.filter) found.hits = found.hits.filter(({ entry }) => matchesFilter(entry, task.filter));
         const condition = gapConditionOf(task, found.query);
         if (condition === undefined) continue;
         found.hits = found.hits.filter(({ entry }) => meetsGapCondition(entry, () => termsOf(hitKey(found.namespace, entry.id), entry), condition));
@@ -63,9 +67,12 @@ function gapConditionOf(task: ViewTask, query: string): GapCondition | undefined
   return Object.hasOwn(task.gapConditions, query) ? task.gapConditions[query] : undefined;
 }
 
-/** A view's store options for one query: its k, narrowed to a speaker's entries when the query is asked among their own words. */
+/**
+ * A view's store options for one query: its k, narrowed by the caller's filter and, when the query is
+ * asked among a speaker's own words, to that speaker's entries.
+ */
 export function searchOptionsFor(task: ViewTask, query: string, k: number): SearchOptions {
-  const filter = gapSearchFilter(gapConditionOf(task, query));
+  const filter = bothFilters(task.filter, gapSearchFilter(gapConditionOf(task, query)));
   return filter ? { k, filter } : { k };
 }
 

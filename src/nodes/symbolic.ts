@@ -1,10 +1,11 @@
 import type { GraphDependencies } from "../graph/dependencies.js";
 import { describeError, log } from "../core/log.js";
 import type { Embedder } from "../text/embedder.js";
-import type { MemoryFilter } from "../stores/port.js";
+import type { MemoryFilter, ScoredEntry } from "../stores/port.js";
 import { isEmptyFilter } from "../stores/port.js";
 import type { ViewTask } from "../graph/state.js";
 import type { Plan } from "../domain/plan.js";
+import { bothFilters, matchesFilter } from "../stores/caller-filter.js";
 import { acrossNamespaces, runView } from "./run-view.js";
 
 /**
@@ -18,20 +19,23 @@ import { acrossNamespaces, runView } from "./run-view.js";
 export function symbolicNode(dependencies: () => Promise<GraphDependencies>) {
   return async (task: ViewTask) =>
     runView("symbolic", task, async () => {
-      const filter = filterOf(task.plan);
-      if (isEmptyFilter(filter)) return [];
+      const conditions = filterOf(task.plan);
+      if (isEmptyFilter(conditions)) return [];
+      const filter = bothFilters(task.filter, conditions) ?? conditions;
+      // Where the caller's filter names the same field as the plan, the store held the caller's: check the plan's here.
+      const meetsPlan = (hit: ScoredEntry) => filter === conditions || matchesFilter(hit.entry, conditions);
       const { store, embedder } = await dependencies();
       const k = task.settings.symbolicTopK;
       // Embedded once, and only when some namespace has fewer word matches than k.
       let vector: Promise<number[] | undefined> | undefined;
-      return acrossNamespaces(task, [describeFilter(filter)], async (namespace) => {
-        const byWords = await store.lexicalSearch(namespace, task.question, { k, filter });
+      return acrossNamespaces(task, [describeFilter(conditions)], async (namespace) => {
+        const byWords = (await store.lexicalSearch(namespace, task.question, { k, filter })).filter(meetsPlan);
         if (byWords.length >= k) return byWords;
         vector ??= questionVector(embedder, task.question);
         const similarTo = await vector;
         const rest = await store.filteredSearch(namespace, filter, { k, ...(similarTo ? { vector: similarTo } : {}) });
         const seen = new Set(byWords.map((hit) => hit.entry.id));
-        return [...byWords, ...rest.filter((hit) => !seen.has(hit.entry.id))].slice(0, k);
+        return [...byWords, ...rest.filter((hit) => !seen.has(hit.entry.id) && meetsPlan(hit))].slice(0, k);
       });
     });
 }

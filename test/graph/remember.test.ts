@@ -26,7 +26,10 @@ describe("the write graph", () => {
     assert.equal((await memory.store.get("me", first.written)).length, 4);
     const found = await memory.retrieve({ question: "What did Mia make in pottery class?", namespace: "me" });
     assert.equal(found.results[0]?.speaker, "Mia");
-    const forgot = await remember.invoke({ namespace: "me", forget: ["a", "never-there"] });
+    await assert.rejects(remember.invoke({ namespace: "me", memories: [{ text: "not written" }], forget: ["a", "never-there"] }), /input\.forget\.1: no memory "never-there" in namespace "me"/);
+    assert.equal((await memory.store.get("me", ["a"])).length, 1, "an unknown id refuses the whole call");
+    assert.equal((await memory.store.stats()).namespaces.me, 4);
+    const forgot = await remember.invoke({ namespace: "me", forget: ["a"] });
     assert.deepEqual({ written: forgot.written, deleted: forgot.deleted }, { written: [], deleted: 1 });
     assert.equal((await memory.store.get("me", ["a"])).length, 0);
     await memory.close();
@@ -58,9 +61,12 @@ describe("the write graph", () => {
     const graph = createRememberGraph({ store: memory.store, embedder: memory.embedder }, { checkpointer: new MemorySaver() });
     const thread = { configurable: { thread_id: "w" } };
     await graph.invoke({ namespace: "me", memories: [{ text: "first" }] }, thread);
-    const second = await graph.invoke({ namespace: "me", forget: ["nothing"] }, thread);
+    const first = (await memory.store.stats()).namespaces.me;
+    assert.equal(first, 1);
+    const [written] = (await memory.list("me")).entries;
+    const second = await graph.invoke({ namespace: "me", forget: [written?.id ?? ""] }, thread);
     assert.deepEqual(second.written, []);
-    assert.equal((await memory.store.stats()).namespaces.me, 1);
+    assert.equal((await memory.store.stats()).namespaces.me ?? 0, 0, "the first run's memory was not written again");
     await memory.close();
   });
 });
