@@ -1,8 +1,9 @@
 import { tool } from "@langchain/core/tools";
-import { z } from "zod";
 import type { RetrievalConfigInput } from "../graph/configuration.js";
 import type { RetrievalGraph } from "../graph/graph.js";
+import { MEMORY_ACTIONS, memoryLines, RecallArgsSchema } from "../library/memory-actions.js";
 import { retrieve } from "../library/retrieve.js";
+import { parseOrThrow } from "../core/errors.js";
 
 export interface RecallToolOptions {
   graph: RetrievalGraph;
@@ -14,27 +15,24 @@ export interface RecallToolOptions {
   description?: string;
 }
 
+const recallAction = MEMORY_ACTIONS[0];
+
 /**
- * recallgraph as an agent tool: the model asks a question, the tool answers with the memories that
- * settle it, one per line with its date. The namespace is bound here, so a prompt cannot cross it.
+ * The read-only recall tool over a retrieval graph alone (createMemoryTools gives an agent the writing
+ * tools too): the model asks a question, the tool answers with the memories that settle it, one per
+ * line with its date and id. The namespace is bound here, so a prompt cannot cross it.
  */
 export function createRecallTool(options: RecallToolOptions) {
   return tool(
-    async ({ question }) => {
+    async (args: unknown) => {
+      const { question, filter } = parseOrThrow(RecallArgsSchema, args, "arguments");
       const output = await retrieve(
         options.graph,
-        { question, namespace: options.namespace, now: (options.now ?? (() => new Date()))() },
+        { question, namespace: options.namespace, now: (options.now ?? (() => new Date()))(), ...(filter ? { filter } : {}) },
         options.configurable ?? {},
       );
-      if (output.results.length === 0) return "No stored memory matches.";
-      return output.results.map((result) => `- [${result.timestamp.slice(0, 10)}] ${result.text}`).join("\n");
+      return output.results.length ? memoryLines(output.results) : "No stored memory matches.";
     },
-    {
-      name: options.name ?? "recall_memories",
-      description:
-        options.description ??
-        "Search the user's long-term memories (past conversations, notes, documents). Ask a full natural-language question; relative dates like 'last week' are understood.",
-      schema: z.object({ question: z.string().min(1).describe("What to look up, as a question") }),
-    },
+    { name: options.name ?? recallAction.name, description: options.description ?? recallAction.description, schema: RecallArgsSchema },
   );
 }

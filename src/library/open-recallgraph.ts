@@ -5,9 +5,10 @@ import type { MemoryEntry } from "../memory/entry.js";
 import type { RetrievalConfigInput } from "../graph/configuration.js";
 import type { GraphDependencies } from "../graph/dependencies.js";
 import { createRetrievalGraph, type RetrievalGraph } from "../graph/graph.js";
+import { forgetMemories, getMemories, listMemories, pruneExpired, type ListRequest } from "../stores/memory-operations.js";
 import { retrieve, type RetrievalOutput, type RetrieveRequest } from "./retrieve.js";
 import { openStore, storeConfigFromEnv, type StoreConfig } from "../stores/open-store.js";
-import type { MemoryStore } from "../stores/port.js";
+import type { ListPage, MemoryStore } from "../stores/port.js";
 import type { Embedder } from "../text/embedder.js";
 import { createEmbedder, embedderConfigFromEnv, type EmbedderConfig } from "../text/embedders/create-embedder.js";
 
@@ -35,6 +36,14 @@ export interface RecallGraph extends GraphDependencies {
   graph: RetrievalGraph;
   remember(namespace: string, inputs: readonly unknown[], options?: WriteOptions): Promise<MemoryEntry[]>;
   retrieve(request: RetrieveRequest, configurable?: RetrievalConfigInput): Promise<RetrievalOutput>;
+  /** A page of the namespace's memories, newest first (filter, limit, cursor). */
+  list(namespace: string, options?: ListRequest): Promise<ListPage>;
+  /** Memories by id; ids not held are left out. */
+  get(namespace: string, ids: readonly string[]): Promise<MemoryEntry[]>;
+  /** Deletes memories by id; an id not held is refused and nothing is deleted. Returns how many. */
+  forget(namespace: string, ids: readonly string[]): Promise<number>;
+  /** Deletes expired memories of one namespace, or of every namespace. Returns how many. */
+  prune(namespace?: string): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -46,6 +55,10 @@ export async function openRecallGraph(options: OpenOptions = {}): Promise<Recall
     graph,
     remember: (namespace, inputs, writeOptions) => writeMemories(dependencies.store, dependencies.embedder, namespace, inputs, writeOptions),
     retrieve: (request, configurable) => retrieve(graph, request, configurable),
+    list: (namespace, listOptions) => listMemories(dependencies.store, namespace, listOptions),
+    get: (namespace, ids) => getMemories(dependencies.store, namespace, ids),
+    forget: (namespace, ids) => forgetMemories(dependencies.store, namespace, ids),
+    prune: (namespace) => pruneExpired(dependencies.store, namespace),
     close: () => dependencies.store.close(),
   };
 }
