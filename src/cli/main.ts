@@ -9,10 +9,13 @@ import { runCli } from "./program.js";
 const commands: CommandModule[] = await Promise.all([
   import("./commands/ingest.js"),
   import("./commands/query.js"),
+  import("./commands/list.js"),
   import("./commands/delete.js"),
+  import("./commands/prune.js"),
   import("./commands/stats.js"),
   import("./commands/demo.js"),
   import("./commands/eval.js"),
+  import("./commands/mcp.js"),
 ]);
 
 process.exitCode = await runCli(process.argv, commands);

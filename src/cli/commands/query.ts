@@ -6,6 +6,7 @@ import type { RetrievalOutput } from "../../library/retrieve.js";
 import { NamespaceSchema, parseIsoTimestamp } from "../../memory/entry.js";
 import type { MemoryStore } from "../../stores/port.js";
 import { readGlobalOptions, type GlobalOptions } from "../global-options.js";
+import { addFilterOptions, filterFromOptions } from "../filter-options.js";
 import { collect, parseOptionValues, positiveIntegerText } from "../option-values.js";
 import { printJson, printLines, printNote } from "../terminal-output.js";
 
@@ -25,7 +26,7 @@ const QueryOptionsSchema = z.object({
 });
 
 export function register(program: Command): void {
-  program
+  const command = program
     .command("query")
     .description("ask a question; print the memories that answer it and how they were found")
     .argument("<question>", "the question, in quotes")
@@ -34,14 +35,16 @@ export function register(program: Command): void {
     .option("-k, --k <n>", "how many results (default: 10)")
     .option("--no-plan", "search the question as asked: no planning into sub-queries, names and time")
     .option("--no-reflect", "no reflection: do not search again for what the results miss")
-    .addOption(new Option("--preset <name>", "a named retrieval recipe (default: full)").choices(PRESET_NAMES))
+    .addOption(new Option("--preset <name>", "a named retrieval recipe (default: full)").choices(PRESET_NAMES));
+  addFilterOptions(command)
     .addHelpText(
       "after",
       `
 Examples:
   recallgraph query "What does ERR_2048 mean?" --namespace team
   recallgraph query "Who did Alice meet last week?" -n team --now 2026-03-16T09:00:00Z
-  recallgraph query "When did Melanie run a charity race?" -n conv-26 --k 5 --json`,
+  recallgraph query "When did Melanie run a charity race?" -n conv-26 --k 5 --json
+  recallgraph query "What did we decide?" -n team --person Alice --since 2026-11-01 --source notes/launch.md`,
     )
     .action(async (question: string, rawOptions: unknown, command: Command) => runQuery(question, rawOptions, readGlobalOptions(command)));
 }
@@ -52,6 +55,7 @@ type Render = typeof import("../render-results.js");
 
 async function runQuery(question: string, rawOptions: unknown, globals: GlobalOptions): Promise<void> {
   const options = parseOptionValues(QueryOptionsSchema, rawOptions);
+  const filter = filterFromOptions(rawOptions);
   if (!question.trim()) throw new ValidationError("question", "must not be empty");
   const [{ openForReading }, { retrieve }, { createRetrievalGraph }, render] = await Promise.all([
     import("../open-dependencies.js"),
@@ -62,7 +66,7 @@ async function runQuery(question: string, rawOptions: unknown, globals: GlobalOp
   const dependencies = await openForReading(globals);
   const output = await (async () => {
     await noteEmptyNamespaces(dependencies.store, options.namespace);
-    const request = { question, namespace: options.namespace, ...(options.now ? { now: options.now } : {}) };
+    const request = { question, namespace: options.namespace, ...(options.now ? { now: options.now } : {}), ...(filter ? { filter } : {}) };
     return retrieve(createRetrievalGraph(dependencies), request, retrievalConfig(options));
   })().finally(() => dependencies.store.close());
   if (globals.json) printJson(render.outputJson(output));
