@@ -12,7 +12,7 @@ const TIERS = [
   ["planning", "reflection", "ingest"],
   ["graph", "nodes"],
   ["library"],
-  ["integrations", "server", "eval"],
+  ["integrations", "server", "eval", "mcp"],
   ["cli"],
 ];
 /** Pairs of one tier that are one unit: the graph wires its nodes, and the nodes read its state and configuration. */

@@ -1,80 +1,14 @@
 /**
- * Who may use a deployed server and which namespaces each caller may touch. Pure rules, read from the
- * environment once; the auth handler (auth.ts) and the served graphs (graphs.ts) both apply them, so a
- * run that reached a graph by any route is still held to its caller's namespaces.
- *
- * - `RECALLGRAPH_API_KEYS="token1:alice,token2:bob"`: bearer tokens and the identity each stands for.
- *   An identity reads and writes its own namespace and those under it (`alice`, `alice/notes`).
- * - `RECALLGRAPH_SHARED_NAMESPACES="team,handbook"`: namespaces (and those under them) every identity
- *   may read; nobody writes them through the server.
- * With no keys the server is open: one local caller who may touch every namespace.
+ * The served graphs' side of access control: who the caller of a run is, and the guard that holds each
+ * run to its caller's namespaces. The rules themselves (keys, identities, shared namespaces) are the
+ * library's (library/access-policy.ts), shared with the MCP server; the auth handler (auth.ts) and the
+ * served graphs (graphs.ts) both apply them, so a run that reached a graph by any route is still held
+ * to its caller's namespaces.
  */
-import { createHash, timingSafeEqual } from "node:crypto";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { readVariable, type Environment } from "../core/env.js";
-import { AccessDeniedError, ValidationError } from "../core/errors.js";
-import type { NamespaceAccess, NamespaceGuard } from "../graph/dependencies.js";
-import { NamespaceSchema } from "../memory/entry.js";
-
-/** The identity every caller has on an open server. */
-export const LOCAL_IDENTITY = "local";
-
-export interface AccessPolicy {
-  /** False when no keys are configured: every caller is the local user. */
-  secured: boolean;
-  /** SHA-256 of each token with its identity (digests compare in constant time). */
-  keys: ReadonlyArray<{ digest: Buffer; identity: string }>;
-  shared: readonly string[];
-}
-
-export function accessPolicyFromEnv(env: Environment = process.env): AccessPolicy {
-  const keys = parseKeys(readVariable(env, "RECALLGRAPH_API_KEYS"));
-  const shared = (readVariable(env, "RECALLGRAPH_SHARED_NAMESPACES") ?? "")
-    .split(",")
-    .map((namespace) => namespace.trim())
-    .filter(Boolean);
-  return { secured: keys.length > 0, keys, shared };
-}
-
-function parseKeys(text: string | undefined): AccessPolicy["keys"] {
-  if (text === undefined) return [];
-  const keys: Array<{ digest: Buffer; identity: string }> = [];
-  for (const [index, pair] of text.split(",").entries()) {
-    const at = pair.lastIndexOf(":");
-    const token = pair.slice(0, at).trim();
-    const identity = pair.slice(at + 1).trim();
-    // The token itself is never echoed: an error message may end up in a log.
-    if (at < 0 || token.length < 8) throw new ValidationError("RECALLGRAPH_API_KEYS", `entry ${index + 1}: expected "token:identity" with a token of 8 or more characters`);
-    if (!NamespaceSchema.safeParse(identity).success || identity.includes("/")) {
-      throw new ValidationError("RECALLGRAPH_API_KEYS", `entry ${index + 1}: identity "${identity}" must be a namespace name without "/"`);
-    }
-    const digest = digestOf(token);
-    if (keys.some((key) => key.digest.equals(digest))) throw new ValidationError("RECALLGRAPH_API_KEYS", `entry ${index + 1}: the same token is listed twice`);
-    keys.push({ digest, identity });
-  }
-  return keys;
-}
-
-function digestOf(token: string): Buffer {
-  return createHash("sha256").update(token).digest();
-}
-
-/** The identity a bearer token stands for, or undefined. Every key is compared, so timing tells nothing. */
-export function identityForToken(policy: AccessPolicy, token: string): string | undefined {
-  const digest = digestOf(token);
-  let found: string | undefined;
-  for (const key of policy.keys) if (timingSafeEqual(key.digest, digest)) found ??= key.identity;
-  return found;
-}
-
-/** The first namespace of `access` that `identity` may not touch, or undefined when it may touch them all. */
-export function refusedNamespace(policy: AccessPolicy, identity: string, access: NamespaceAccess): string | undefined {
-  if (!policy.secured) return undefined;
-  const within = (namespace: string, root: string) => namespace === root || namespace.startsWith(`${root}/`);
-  const allowed = (namespace: string) =>
-    within(namespace, identity) || (access.mode === "read" && policy.shared.some((root) => within(namespace, root)));
-  return access.namespaces.find((namespace) => !allowed(namespace));
-}
+import { AccessDeniedError } from "../core/errors.js";
+import type { NamespaceGuard } from "../graph/dependencies.js";
+import { refusedNamespace, type AccessPolicy } from "../library/access-policy.js";
 
 /** The authenticated caller's identity as the server stamps it on a run's configuration. */
 export function callerOf(config: RunnableConfig | undefined): string | undefined {

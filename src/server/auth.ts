@@ -10,17 +10,11 @@
 import { Auth, HTTPException } from "@langchain/langgraph-sdk/auth";
 import { log } from "../core/log.js";
 import type { NamespaceAccess } from "../graph/dependencies.js";
-import { accessPolicyFromEnv, identityForToken, LOCAL_IDENTITY, refusedNamespace } from "./access.js";
+import { accessPolicyFromEnv, bearerToken, identityForToken, LOCAL_IDENTITY, refusedNamespace } from "../library/access-policy.js";
 
 const policy = accessPolicyFromEnv();
 if (!policy.secured) {
   log.warn("server_open", { detail: "RECALLGRAPH_API_KEYS is not set: every caller is one local user who may read and write every namespace" });
-}
-
-/** The bearer token of an Authorization header, if it has one. */
-function bearerToken(header: string | null): string | undefined {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "");
-  return match?.[1];
 }
 
 /** The namespaces a run's input names: the retrieval graph reads `namespaces`, the write graph writes `namespace`. */

@@ -13,7 +13,8 @@ import { createRetrievalGraph, type RetrievalGraph } from "../graph/graph.js";
 import { createRememberGraph } from "../graph/remember-graph.js";
 import { RetrievalGraphInput, RetrievalGraphOutput, RetrievalState } from "../graph/state.js";
 import { openDependencies } from "../library/open-recallgraph.js";
-import { accessPolicyFromEnv, namespaceGuard } from "./access.js";
+import { accessPolicyFromEnv } from "../library/access-policy.js";
+import { namespaceGuard } from "./access.js";
 
 let opening: Promise<GraphDependencies> | undefined;
 /** One set of dependencies for both graphs (one sqlite connection, not two); a failed open is retried on the next run. */

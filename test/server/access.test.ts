@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { AccessDeniedError, ValidationError } from "../../src/core/errors.js";
-import { accessPolicyFromEnv, identityForToken, namespaceGuard, refusedNamespace } from "../../src/server/access.js";
+import { accessPolicyFromEnv, identityForToken, refusedNamespace } from "../../src/library/access-policy.js";
+import { namespaceGuard } from "../../src/server/access.js";
 
 const policy = accessPolicyFromEnv({ RECALLGRAPH_API_KEYS: " tok-alice-1:alice , tok-bob-22:bob ", RECALLGRAPH_SHARED_NAMESPACES: "team, handbook" });
 const asUser = (identity: string) => ({ configurable: { langgraph_auth_user: { identity } } });

@@ -114,7 +114,7 @@ describe("the graphs served by langgraphjs dev, secured by API keys", () => {
     const schemasOf = async (graph: string) =>
       (await call("GET", `/assistants/${graph}/schemas`, ALICE)).json() as Record<string, { properties: Record<string, { description?: string }>; required?: string[] } | undefined>;
     const retrieval = await schemasOf("recallgraph");
-    assert.deepEqual(Object.keys(retrieval.input_schema?.properties ?? {}).sort(), ["namespaces", "now", "question"]);
+    assert.deepEqual(Object.keys(retrieval.input_schema?.properties ?? {}).sort(), ["filter", "namespaces", "now", "question"]);
     // The server publishes every input field as optional; the descriptions say which the graph requires.
     assert.match(retrieval.input_schema?.properties.question?.description ?? "", /required/);
     assert.match(retrieval.input_schema?.properties.namespaces?.description ?? "", /required/);
