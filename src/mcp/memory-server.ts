@@ -5,10 +5,9 @@
  * caller's key over HTTP); no tool argument can name another.
  *
  * The tools are served by handlers on the SDK's underlying server rather than by `registerTool`, which
- * in SDK 1.32 turns a zod schema into JSON Schema in a way that fails on `save_memory` (its timestamps
- * also accept a Date, which JSON Schema cannot express: listing the tools would fail), and which checks
- * arguments itself before the tool runs, answering in its own several-line format. Here the action is the
- * one validator, and its ValidationError, one line naming the field, is what the caller reads.
+ * in SDK 1.32 checks arguments itself before the tool runs and answers in its own several-line format.
+ * Here the action is the one validator, and its ValidationError, one line naming the field, is what the
+ * caller reads.
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, ToolSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
@@ -35,20 +34,9 @@ function memoryTools(): Tool[] {
   return tools;
 }
 
-/**
- * The JSON Schema of what a caller may send, as the SDK would write it (draft-07, input side). A Date
- * arrives over JSON as its ISO string, so a schema that also takes Date objects says "date-time string".
- */
+/** The JSON Schema of what a caller may send, as the SDK would write it (draft-07, input side). */
 export function inputJsonSchema(schema: z.ZodType): Tool["inputSchema"] {
-  const json = z.toJSONSchema(schema, {
-    io: "input",
-    target: "draft-7",
-    unrepresentable: "any", // what the override below then describes
-    override: ({ zodSchema, jsonSchema }) => {
-      if (zodSchema._zod.def.type === "date") Object.assign(jsonSchema, { type: "string", format: "date-time" });
-    },
-  });
-  return ToolSchema.shape.inputSchema.parse(json);
+  return ToolSchema.shape.inputSchema.parse(z.toJSONSchema(schema, { io: "input", target: "draft-7" }));
 }
 
 async function callTool(context: ActionContext, name: string, args: Record<string, unknown>): Promise<CallToolResult> {

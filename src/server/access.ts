@@ -24,8 +24,8 @@ export function callerOf(config: RunnableConfig | undefined): string | undefined
 export function namespaceGuard(policy: AccessPolicy): NamespaceGuard {
   return (access, config) => {
     if (!policy.secured) return;
-    const identity = callerOf(config) ?? "(no caller)";
-    const refused = identity === "(no caller)" ? access.namespaces[0] ?? "" : refusedNamespace(policy, identity, access);
-    if (refused !== undefined) throw new AccessDeniedError(identity, refused, access.mode);
+    const identity = callerOf(config);
+    const refused = identity === undefined ? access.namespaces[0] : refusedNamespace(policy, identity, access);
+    if (refused !== undefined) throw new AccessDeniedError(identity ?? "an unauthenticated caller", refused, access.mode);
   };
 }
