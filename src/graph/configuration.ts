@@ -2,6 +2,7 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { z } from "zod";
 import { parseOrThrow } from "../core/errors.js";
 import { VIEW_NAMES, ViewNameSchema } from "../domain/views.js";
+import { described } from "./channels.js";
 import { RETRIEVAL_PRESETS } from "./presets.js";
 
 /** Named recipes (their settings live in presets.ts). */
@@ -58,10 +59,16 @@ export const RetrievalConfigSchema = z.object({
 export type RetrievalConfig = z.output<typeof RetrievalConfigSchema>;
 
 /**
- * The same fields as the graph's `context` schema: every one optional (its default is applied when the
- * run resolves its configuration), so Studio and the server's schemas endpoint mark none required.
+ * The graph's `context` schema: the same fields, each described for Studio and the server's schemas
+ * endpoint (type, default, description) and optional, but checked only when the plan node resolves
+ * the configuration, so a bad value comes back as one ValidationError naming the field rather than
+ * LangGraph's own validation dump.
  */
-export const RetrievalContextSchema = RetrievalConfigSchema.partial();
+export const RetrievalContextSchema = z.object(
+  Object.fromEntries(Object.entries(RetrievalConfigSchema.shape).map(([field, schema]) => [field, described(schema).optional()])) as {
+    [Field in keyof typeof RetrievalConfigSchema.shape]: z.ZodOptional<z.ZodType<z.input<(typeof RetrievalConfigSchema.shape)[Field]>>>;
+  },
+);
 export type RetrievalConfigInput = z.input<typeof RetrievalConfigSchema>;
 
 /**

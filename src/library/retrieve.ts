@@ -5,7 +5,7 @@ import type { Coverage } from "../domain/coverage.js";
 import type { Plan } from "../domain/plan.js";
 import type { RetrievalResult } from "../domain/results.js";
 import { summarizeAccount, type Degradation, type RunAccount } from "../domain/run-account.js";
-import { NamespaceSchema } from "../memory/entry.js";
+import { NamespaceSchema, parseIsoTimestamp } from "../memory/entry.js";
 import { RecallFilterSchema } from "../stores/caller-filter.js";
 import type { RetrievalConfigInput } from "../graph/configuration.js";
 import type { RetrievalGraph } from "../graph/graph.js";
@@ -17,7 +17,13 @@ export const RetrieveRequestSchema = z.object({
   /** Whose memories: one namespace or several (the widest per-namespace settings win). */
   namespace: z.union([NamespaceSchema, z.array(NamespaceSchema).min(1)]),
   /** Reference time for relative expressions ("last week"); default the clock. */
-  now: z.union([z.date(), z.iso.datetime({ offset: true })]).optional(),
+  now: z
+    .union([
+      z.date(),
+      // zod's format allows any ±HH:MM offset; the same bounds as every other timestamp apply (at most ±14:00).
+      z.iso.datetime({ offset: true }).refine((text) => parseIsoTimestamp(text) !== undefined, "now must be a date-time that exists, with an offset of at most ±14:00"),
+    ])
+    .optional(),
   /** Exact conditions every result must meet, ANDed with what the planner derives. */
   filter: RecallFilterSchema.optional(),
 });

@@ -9,12 +9,18 @@ export const MAX_ID_CHARS = 256;
 /** Longest document id (documents are often named by their path). */
 export const MAX_DOCUMENT_ID_CHARS = 1024;
 
-/** A namespace: whose memories. Mandatory on every read and write. */
+/**
+ * A namespace: whose memories. Mandatory on every read and write. Taken exactly as given, never trimmed:
+ * a trimmed " bob" would read and write Bob's memories, so surrounding whitespace (and any control
+ * character, which no one types on purpose) is refused instead.
+ */
 export const NamespaceSchema = z
   .string({ error: "namespace is required" })
-  .trim()
   .min(1, "namespace must not be empty")
-  .max(MAX_ID_CHARS, `namespace must be at most ${MAX_ID_CHARS} characters`);
+  .max(MAX_ID_CHARS, `namespace must be at most ${MAX_ID_CHARS} characters`)
+  .refine((text) => text.trim() !== "", "namespace must not be empty")
+  .refine((text) => text.trim() === text, "namespace must not begin or end with whitespace")
+  .refine((text) => !/\p{Cc}/u.test(text), "namespace must not contain control characters");
 
 /** A document id, as entries carry it and as the stores look it up. */
 export const DocumentIdSchema = z
@@ -37,7 +43,7 @@ export type MemorySource = z.infer<typeof SourceSchema>;
 export const TimestampInputSchema = z.union([
   z.date().refine((date) => !Number.isNaN(date.getTime()), "invalid date"),
   z.number().finite("timestamp must be a finite epoch-ms number"),
-  z.string().refine((text) => parseIsoTimestamp(text) !== undefined, "timestamp must be an ISO 8601 date-time"),
+  z.string().refine((text) => parseIsoTimestamp(text) !== undefined, "timestamp must be an ISO 8601 date-time that exists"),
 ]);
 export type TimestampInput = z.input<typeof TimestampInputSchema>;
 
@@ -88,17 +94,52 @@ export const MemoryEntrySchema = z.strictObject({
 export type MemoryEntry = z.infer<typeof MemoryEntrySchema>;
 
 const ISO_TIMESTAMP = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)(Z|[+-]\d{2}:?\d{2})?)?$/i;
+/** The widest offset in use (Kiribati, +14:00); anything beyond is a typo, not a zone. */
+const MAX_OFFSET_MINUTES = 14 * 60;
 
 /**
  * Parses an ISO 8601 date-time, "T" or a space between date and time; a bare date or a time without
- * offset is read as UTC, never as the machine's zone. Undefined when it is not one.
+ * offset is read as UTC, never as the machine's zone. Undefined when it is not one, including a date
+ * or time that does not exist (2026-02-30, 24:00, 10:60, +15:00): Date.parse would roll those over
+ * into another instant (2026-02-30 becomes 2 March) instead of refusing them.
  */
 export function parseIsoTimestamp(text: string): number | undefined {
   const match = ISO_TIMESTAMP.exec(text.trim());
   if (!match) return undefined;
-  const [, date, time, offset] = match;
+  const [, date = "", time, offset] = match;
+  if (!dateExists(date) || (time !== undefined && !timeExists(time)) || (offset !== undefined && !offsetExists(offset))) return undefined;
   const ms = Date.parse(time === undefined ? `${date}` : `${date}T${time}${offset ?? "Z"}`);
   return Number.isFinite(ms) ? ms : undefined;
+}
+
+/** True when `YYYY-MM-DD` names a day of the (proleptic Gregorian) calendar. */
+function dateExists(date: string): boolean {
+  const [year = 0, month = 0, day = 0] = date.split("-").map(Number);
+  return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month);
+}
+
+function daysInMonth(year: number, month: number): number {
+  if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
+  return [4, 6, 9, 11].includes(month) ? 30 : 31;
+}
+
+/**
+ * True when `HH:MM[:SS[.f]]` is a time of day. 24:00 is refused although ISO 8601 allows it as the end of
+ * a day: it is the next day's 00:00, and one instant should have one spelling. So is a leap second (:60),
+ * which a Date cannot hold.
+ */
+function timeExists(time: string): boolean {
+  const [hour = 0, minute = 0, second = 0] = time.split(":").map(Number);
+  return hour < 24 && minute < 60 && second < 60;
+}
+
+/** True for `Z` or an offset of at most ±14:00 whose minutes are a minute of an hour. */
+function offsetExists(offset: string): boolean {
+  if (offset.toUpperCase() === "Z") return true;
+  const digits = offset.slice(1).replace(":", "");
+  const hours = Number(digits.slice(0, 2));
+  const minutes = Number(digits.slice(2));
+  return minutes < 60 && hours * 60 + minutes <= MAX_OFFSET_MINUTES;
 }
 
 /** Epoch ms of any accepted timestamp input. */

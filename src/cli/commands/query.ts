@@ -10,10 +10,13 @@ import { addFilterOptions, filterFromOptions } from "../filter-options.js";
 import { collect, parseOptionValues, positiveIntegerText } from "../option-values.js";
 import { printJson, printLines, printNote } from "../terminal-output.js";
 
-/** `--now` as people type it: a date (midnight UTC) or a date-time, with or without an offset (none means UTC). */
+/**
+ * `--now` as people type it: a date (midnight UTC) or a date-time, with or without an offset (none means UTC).
+ * A day or time that does not exist (2026-02-30, 24:00) is refused, not rolled over into another one.
+ */
 export const ReferenceTimeSchema = z
   .string()
-  .refine((text) => parseIsoTimestamp(text) !== undefined, "must be an ISO 8601 date or date-time, e.g. 2026-03-16 or 2026-03-16T09:00:00Z")
+  .refine((text) => parseIsoTimestamp(text) !== undefined, "must be an ISO 8601 date or date-time that exists, e.g. 2026-03-16 or 2026-03-16T09:00:00Z")
   .transform((text) => new Date(parseIsoTimestamp(text) ?? Number.NaN));
 
 const QueryOptionsSchema = z.object({
