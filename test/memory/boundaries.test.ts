@@ -7,9 +7,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { ValidationError } from "../../src/core/errors.js";
 import { createRememberGraph } from "../../src/graph/remember-graph.js";
-import type { RetrievalGraph } from "../../src/graph/graph.js";
 import { openRecallGraph, type RecallGraph } from "../../src/library/open-recallgraph.js";
-import { retrieve } from "../../src/library/retrieve.js";
 import { NamespaceSchema, normalizeEntry, parseIsoTimestamp } from "../../src/memory/entry.js";
 
 const NOW = Date.parse("2026-01-10T12:00:00Z");
