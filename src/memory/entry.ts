@@ -20,7 +20,10 @@ export const NamespaceSchema = z
   .max(MAX_ID_CHARS, `namespace must be at most ${MAX_ID_CHARS} characters`)
   .refine((text) => text.trim() !== "", "namespace must not be empty")
   .refine((text) => text.trim() === text, "namespace must not begin or end with whitespace")
-  .refine((text) => !/\p{Cc}/u.test(text), "namespace must not contain control characters");
+  .refine((text) => !/\p{Cc}/u.test(text), "namespace must not contain control characters")
+  // Zero-width and other format characters (U+200B, U+200D, U+FEFF, bidi marks) are invisible: two
+  // namespaces that print alike must be one namespace or an error, never two that look the same.
+  .refine((text) => !/\p{Cf}/u.test(text), "namespace must not contain invisible format characters (zero-width, byte-order or direction marks)");
 
 /** A document id, as entries carry it and as the stores look it up. */
 export const DocumentIdSchema = z

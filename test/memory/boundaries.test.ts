@@ -48,6 +48,9 @@ describe("a namespace is taken exactly as given", () => {
     for (const namespace of ["bo\u0000b", "bo\u001bb", "bo\u007fb", "bo\u0085b"]) {
       assert.equal(NamespaceSchema.safeParse(namespace).error?.issues[0]?.message, "namespace must not contain control characters", JSON.stringify(namespace));
     }
+    for (const namespace of ["bo\u200bb", "bo\ufeffb", "bob\u200d", "bo\u202eb"]) {
+      assert.match(NamespaceSchema.safeParse(namespace).error?.issues[0]?.message ?? "", /^namespace must not contain invisible format characters/, JSON.stringify(namespace));
+    }
     for (const namespace of ["", "   "]) assert.equal(NamespaceSchema.safeParse(namespace).error?.issues[0]?.message, "namespace must not be empty");
     // Inner spaces, slashes and any script are fine: only the edges are ambiguous.
     for (const namespace of ["bob", "Bob Smith", "team/handbook", "团队"]) assert.equal(NamespaceSchema.parse(namespace), namespace);
