@@ -14,7 +14,7 @@ export type PresetName = (typeof PRESET_NAMES)[number];
  * Defaults are the numbers measured best on conversations offline (see the README's Results); a
  * preset (presets.ts) changes several at once.
  */
-export const RetrievalConfigSchema = z.object({
+const ConfigurableSchema = z.object({
   preset: z.enum(PRESET_NAMES).default("full").describe("Named recipe applied before the other fields"),
   views: z.array(ViewNameSchema).min(1).default([...VIEW_NAMES]).describe("Which views recall"),
   semanticTopK: z.number().int().min(1).max(1000).default(25).describe("Dense hits per sub-query"),
@@ -54,6 +54,24 @@ export const RetrievalConfigSchema = z.object({
   contentCap: z.number().int().min(50).max(100_000).default(800).describe("Characters of text returned per hit"),
   timeZone: z.string().default("UTC").describe("IANA zone for calendar windows (weeks, months)"),
   llmTimeoutMs: z.number().int().min(100).max(600_000).default(30_000).describe("Per LLM call"),
+  deadlineMs: z
+    .number()
+    .int()
+    .min(100)
+    .max(600_000)
+    .default(20_000)
+    .describe(
+      "Per run: after this many ms the views, model calls and store re-check still pending are left behind and the run answers with what it has, marked degraded",
+    ),
+});
+
+/**
+ * The configurable fields and one the plan node sets: `deadlineAt`, the run's deadline as epoch ms
+ * (its start plus deadlineMs). It lives in the settings so every node and view task of the run reads
+ * the same clock; it is not configurable (left out of the context schema and of resolveConfiguration).
+ */
+export const RetrievalConfigSchema = ConfigurableSchema.extend({
+  deadlineAt: z.number().optional().describe("Set by the plan node, not configurable: when this run's deadline falls (epoch ms)"),
 });
 
 export type RetrievalConfig = z.output<typeof RetrievalConfigSchema>;
@@ -65,8 +83,8 @@ export type RetrievalConfig = z.output<typeof RetrievalConfigSchema>;
  * LangGraph's own validation dump.
  */
 export const RetrievalContextSchema = z.object(
-  Object.fromEntries(Object.entries(RetrievalConfigSchema.shape).map(([field, schema]) => [field, described(schema).optional()])) as {
-    [Field in keyof typeof RetrievalConfigSchema.shape]: z.ZodOptional<z.ZodType<z.input<(typeof RetrievalConfigSchema.shape)[Field]>>>;
+  Object.fromEntries(Object.entries(ConfigurableSchema.shape).map(([field, schema]) => [field, described(schema).optional()])) as {
+    [Field in keyof typeof ConfigurableSchema.shape]: z.ZodOptional<z.ZodType<z.input<(typeof ConfigurableSchema.shape)[Field]>>>;
   },
 );
 export type RetrievalConfigInput = z.input<typeof RetrievalConfigSchema>;
@@ -78,7 +96,7 @@ export type RetrievalConfigInput = z.input<typeof RetrievalConfigSchema>;
  * server's thread id, its authenticated user) are left out.
  */
 export function resolveConfiguration(config: (RunnableConfig & { context?: unknown }) | undefined): RetrievalConfig {
-  const known = new Set(Object.keys(RetrievalConfigSchema.shape));
+  const known = new Set(Object.keys(ConfigurableSchema.shape));
   const fields: Record<string, unknown> = {};
   for (const source of [config?.context, config?.configurable]) {
     if (typeof source !== "object" || source === null) continue;

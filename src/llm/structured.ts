@@ -11,7 +11,8 @@ export interface StructuredCallOptions {
   retries?: number;
   /** Per-attempt timeout; a slower model counts as failed. */
   timeoutMs?: number;
-  signal?: AbortSignal;
+  /** The run's cancellation or deadline: once aborted, the pending attempt fails and no other is made. */
+  signal?: AbortSignal | undefined;
 }
 
 /** The limits every model step runs under: a per-attempt timeout and the run's cancellation. */
@@ -44,13 +45,13 @@ export async function callStructured<S extends z.ZodType>(
   ];
   const attempts = 1 + Math.max(0, options.retries ?? 1);
   for (let attempt = 0; attempt < attempts; attempt += 1) {
+    if (options.signal?.aborted) {
+      record.error = `${options.step}: not asked: ${abortReason(options.signal)}`;
+      break;
+    }
     record.calls += 1;
     try {
-      const reply = await withTimeout(
-        model.invoke(messages, { signal: options.signal }),
-        options.timeoutMs ?? 30_000,
-        options.step,
-      );
+      const reply = await withTimeout(model.invoke(messages, { signal: options.signal }), options.timeoutMs ?? 30_000, options.step, options.signal);
       addUsage(record, reply);
       const parsed = schema.safeParse(extractJson(messageText(reply)));
       if (parsed.success) {
@@ -109,14 +110,28 @@ function addUsage(record: LlmCallRecord, reply: BaseMessage): void {
   record.outputTokens += reply.usage_metadata.output_tokens ?? 0;
 }
 
-async function withTimeout<T>(promise: Promise<T>, ms: number, step: string): Promise<T> {
+/**
+ * The model's reply, or a rejection at the timeout or when the signal aborts: a model that ignores
+ * its signal (a fake, a client without cancellation) is left behind rather than waited for.
+ */
+async function withTimeout<T>(promise: Promise<T>, ms: number, step: string, signal: AbortSignal | undefined): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`${step}: model did not answer within ${ms} ms`)), ms);
+    onAbort = () => reject(new Error(`${step}: ${abortReason(signal)}`));
+    signal?.addEventListener("abort", onAbort, { once: true });
   });
   try {
     return await Promise.race([promise, timeout]);
   } finally {
     clearTimeout(timer);
+    if (onAbort) signal?.removeEventListener("abort", onAbort);
   }
+}
+
+/** Why a signal aborted, in words: the deadline's message, or the run's cancellation. */
+function abortReason(signal: AbortSignal | undefined): string {
+  const reason: unknown = signal?.reason;
+  return reason instanceof Error ? reason.message : "cancelled";
 }

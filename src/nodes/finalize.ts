@@ -13,12 +13,15 @@ import { hitKey, splitHitKey, type FusedHit } from "../domain/hits.js";
 import type { RetrievalResult } from "../domain/results.js";
 import { addNodeMs, timed } from "../graph/timing.js";
 import { summarizeAccount, type Degradation, type LlmCallRecord } from "../domain/run-account.js";
+import { DeadlineError, deadlineOf, pastDeadline, withDeadlineSignal, withinDeadline, type RunDeadline } from "../graph/deadline.js";
 
 /**
  * Last node: every candidate is re-read from the store, the record of truth. Deleted or expired
  * entries, entries outside the asked namespaces or the caller's filter and superseded document
  * chunks are dropped; an optional LLM
- * rerank reorders what is left; the text is cut to the content cap.
+ * rerank reorders what is left; the text is cut to the content cap. Both are bounded by the run's
+ * deadline: a re-check that misses it answers with the entries the views found this run, a rerank
+ * that misses it keeps the fused order, each recorded as degraded.
  */
 export function finalizeNode(dependencies: () => Promise<GraphDependencies>) {
   return async (state: RetrievalStateValue, config?: RunnableConfig) => {
@@ -26,12 +29,22 @@ export function finalizeNode(dependencies: () => Promise<GraphDependencies>) {
       const { settings } = plannedRun(state);
       const { store, model } = await dependencies();
       const finalK = settings.finalK;
-      const candidates = await recheck(store, state.namespaces, state.fused.slice(0, finalK * 2), state.callerFilter);
+      const deadline = deadlineOf(settings);
       const degraded: Degradation[] = [];
       const llmCalls: LlmCallRecord[] = [];
+      const fused = state.fused.slice(0, finalK * 2);
+      const candidates = await boundedRecheck(deadline, degraded, () => recheck(store, state.namespaces, fused, state.callerFilter), () =>
+        asFound(state, fused),
+      );
       let ranked = candidates.map(({ hit, entry }) => ({ hit, entry, rerankScore: undefined as number | undefined }));
-      if (settings.rerank && model && ranked.length > 1) {
-        const reranked = await rerank(model, state.question, ranked, { timeoutMs: settings.llmTimeoutMs, signal: config?.signal });
+      if (settings.rerank && model && ranked.length > 1 && pastDeadline(deadline)) {
+        degraded.push({ step: "rerank", error: `deadline of ${deadline.ms} ms reached: fused order kept` });
+      } else if (settings.rerank && model && ranked.length > 1) {
+        const reranked = await withDeadlineSignal(
+          deadline,
+          (signal) => rerank(model, state.question, ranked, { timeoutMs: settings.llmTimeoutMs, signal }),
+          config?.signal,
+        );
         llmCalls.push(reranked.record);
         if (reranked.order) ranked = reranked.order;
         else degraded.push({ step: "rerank", error: reranked.reason });
@@ -45,8 +58,44 @@ export function finalizeNode(dependencies: () => Promise<GraphDependencies>) {
   };
 }
 
+type Candidate = { hit: FusedHit; entry: MemoryEntry };
+
+/** The store's re-check, or, when it misses the deadline, `fallback` and a degradation record. Other failures still fail the run. */
+async function boundedRecheck(
+  deadline: RunDeadline,
+  degraded: Degradation[],
+  check: () => Promise<Candidate[]>,
+  fallback: () => Candidate[],
+): Promise<Candidate[]> {
+  try {
+    return await withinDeadline(deadline, check);
+  } catch (error) {
+    if (!(error instanceof DeadlineError)) throw error;
+    degraded.push({ step: "finalize", error: `${error.message}: store re-check skipped, entries as the views found them this run` });
+    return fallback();
+  }
+}
+
+/**
+ * The fused hits with the entries the views read this run, held to what the store would have checked
+ * without asking it: an asked namespace and the caller's filter (document versions need the store).
+ */
+function asFound(state: RetrievalStateValue, fused: readonly FusedHit[]): Candidate[] {
+  const asked = new Set(state.namespaces);
+  return fused.flatMap((hit) => {
+    const entry = state.entries[hit.key];
+    const [namespace] = splitHitKey(hit.key);
+    return entry && asked.has(namespace) && matchesFilter(entry, state.callerFilter) ? [{ hit, entry }] : [];
+  });
+}
+
 /** Fused hits whose entry still exists, in an asked namespace, at its document's latest version, meeting the caller's filter. */
-async function recheck(store: MemoryStore, namespaces: readonly string[], fused: readonly FusedHit[], filter: MemoryFilter | undefined) {
+async function recheck(
+  store: MemoryStore,
+  namespaces: readonly string[],
+  fused: readonly FusedHit[],
+  filter: MemoryFilter | undefined,
+): Promise<Candidate[]> {
   const asked = new Set(namespaces);
   const byNamespace = new Map<string, string[]>();
   for (const hit of fused) {

@@ -7,6 +7,8 @@ import type { MemoryStore, Vocabulary } from "../stores/port.js";
 import { resolveConfiguration } from "../graph/configuration.js";
 import type { GraphDependencies, NamespaceGuard } from "../graph/dependencies.js";
 import { widestSettings } from "../graph/run-settings.js";
+import { DeadlineError, deadlineFrom, halfwayTo, withDeadlineSignal, withinDeadline, type RunDeadline } from "../graph/deadline.js";
+import type { Degradation } from "../domain/run-account.js";
 import { RetrievalInputSchema, type RetrievalStateValue } from "../graph/state.js";
 import { timed } from "../graph/timing.js";
 
@@ -14,7 +16,8 @@ import { timed } from "../graph/timing.js";
  * First node: validates the input, starts the run's accumulators afresh (a reused thread keeps
  * nothing from its previous run), refuses namespaces the caller may not read (the server's guard),
  * resolves the run's settings once and plans the question (see
- * planning/planner.ts for who plans).
+ * planning/planner.ts for who plans). The run's deadline starts here: its moment goes into the
+ * settings, and the store reads and the model's plan made here already count against it.
  */
 export function planNode(dependencies: () => Promise<GraphDependencies>, guard?: NamespaceGuard) {
   return async (state: RetrievalStateValue, config?: RunnableConfig) =>
@@ -27,15 +30,25 @@ export function planNode(dependencies: () => Promise<GraphDependencies>, guard?:
       const namespaces = [...new Set(input.namespaces)];
       guard?.({ namespaces, mode: "read" }, config);
       const configuration = resolveConfiguration(config);
+      const deadline = deadlineFrom(configuration.deadlineMs);
       const { store, model } = await dependencies();
       const now = input.now ? new Date(input.now) : new Date();
-      const stored = await Promise.all(namespaces.map((ns) => store.getSettings(ns)));
+      const late: Degradation[] = [];
+      const stored = await orWhenLate(deadline, late, "namespace settings", [], () => Promise.all(namespaces.map((ns) => store.getSettings(ns))));
       // Only a planner reads the known names; unplanned presets skip the lookup (on Qdrant, three facet requests).
-      const vocabulary = configuration.planning ? await knownNames(store, namespaces) : { persons: [], entities: [], locations: [] };
-      const { plan, llmCalls, degraded } = await planQuestion(
-        input.question,
-        { vocabulary, now, timeZone: configuration.timeZone, maxSubQueries: configuration.maxSubQueries },
-        { planning: configuration.planning, model, timeoutMs: configuration.llmTimeoutMs, signal: config?.signal },
+      const vocabulary = configuration.planning
+        ? await orWhenLate(deadline, late, "known names", NO_NAMES, () => knownNames(store, namespaces))
+        : NO_NAMES;
+      // A hung model may take half the time left, no more: the rules stand in for a plan, nothing stands in for the searches.
+      const { plan, llmCalls, degraded } = await withDeadlineSignal(
+        halfwayTo(deadline),
+        (signal) =>
+          planQuestion(
+            input.question,
+            { vocabulary, now, timeZone: configuration.timeZone, maxSubQueries: configuration.maxSubQueries },
+            { planning: configuration.planning, model, timeoutMs: configuration.llmTimeoutMs, signal },
+          ),
+        config?.signal,
       );
       return {
         question: input.question,
@@ -46,7 +59,7 @@ export function planNode(dependencies: () => Promise<GraphDependencies>, guard?:
         referenceTime: now.toISOString(),
         callerFilter: input.filter ? toMemoryFilter(input.filter) : undefined,
         queryPlan: plan,
-        settings: widestSettings(configuration, stored),
+        settings: { ...widestSettings(configuration, stored), deadlineAt: deadline.at },
         round: 0,
         coverage: undefined,
         account: undefined,
@@ -54,11 +67,27 @@ export function planNode(dependencies: () => Promise<GraphDependencies>, guard?:
         results: [],
         viewHits: new Overwrite([]),
         entries: new Overwrite({}),
-        degraded: new Overwrite(degraded),
+        degraded: new Overwrite([...late, ...degraded]),
         llmCalls: new Overwrite(llmCalls),
         nodeMs: new Overwrite({}),
       };
     });
+}
+
+const NO_NAMES: Vocabulary = { persons: [], entities: [], locations: [] };
+
+/**
+ * A store read the plan can do without, bounded by the deadline: late, it is recorded and `fallback`
+ * used (the configuration's own settings, no known names). Other failures still fail the run.
+ */
+async function orWhenLate<T>(deadline: RunDeadline, late: Degradation[], what: string, fallback: T, read: () => Promise<T>): Promise<T> {
+  try {
+    return await withinDeadline(deadline, read);
+  } catch (error) {
+    if (!(error instanceof DeadlineError)) throw error;
+    late.push({ step: "plan", error: `${error.message}: ${what} not read` });
+    return fallback;
+  }
 }
 
 /** The names every asked namespace knows, merged. */

@@ -10,6 +10,7 @@ import { hitKey, type ViewHitList } from "../domain/hits.js";
 import type { Degradation } from "../domain/run-account.js";
 import type { GapCondition } from "../domain/coverage.js";
 import { timed } from "../graph/timing.js";
+import { DeadlineError, deadlineOf, withinDeadline } from "../graph/deadline.js";
 
 /** One search a view ran: its query, namespace and ranked hits. */
 export interface ViewSearch {
@@ -20,7 +21,8 @@ export interface ViewSearch {
 
 /**
  * Runs a view's searches and turns them into a state update. A view that throws (embedder down,
- * store unreachable) contributes no hits and a degradation record; the other views still answer.
+ * store unreachable) or misses the run's deadline (a callee that never answers: the search, the
+ * embedding of its queries) contributes no hits and a degradation record; the other views still answer.
  * Hits that miss the caller's filter are dropped (a store filter may hold only part of it, see
  * bothFilters), and in a round of the rule judge's gap queries, so are hits that do not meet their
  * query's condition.
@@ -28,7 +30,7 @@ export interface ViewSearch {
 export async function runView(view: ViewName, task: ViewTask, search: () => Promise<ViewSearch[]>) {
   return timed(view, async () => {
     try {
-      const searches = await search();
+      const searches = await withinDeadline(deadlineOf(task.settings), search);
       // Gap queries share their anchor names, so one entry comes back for several: tokenize it once, if at all.
       const termsByKey = new Map<string, ReadonlySet<string>>();
       const termsOf = (key: string, entry: MemoryEntry) => {
@@ -56,8 +58,10 @@ export async function runView(view: ViewName, task: ViewTask, search: () => Prom
       }
       return { viewHits, entries, degraded: [] as Degradation[] };
     } catch (error) {
-      log.warn("view_failed", { view, round: task.round, error: describeError(error) });
-      return { viewHits: [], entries: {}, degraded: [{ step: view, error: describeError(error) }] };
+      // The deadline's own words ("deadline of N ms reached"), so a reader sees which limit it was.
+      const message = error instanceof DeadlineError ? error.message : describeError(error);
+      log.warn("view_failed", { view, round: task.round, error: message });
+      return { viewHits: [], entries: {}, degraded: [{ step: view, error: message }] };
     }
   });
 }

@@ -5,7 +5,9 @@ import { acrossNamespaces, runView, searchOptionsFor } from "./run-view.js";
 /**
  * Semantic view: every query of the round embedded in one batched call, then dense search per
  * query and namespace, hits under the absolute similarity threshold dropped. Queries and entries the
- * embedder cannot represent (CJK for an English-only model) are left to the other views.
+ * embedder cannot represent (CJK for an English-only model) are left to the other views. The
+ * embedding and the searches are raced against the run's deadline by runView: a hung embedder
+ * (whose calls take no signal) costs this view its hits, not the run its answer.
  */
 export function semanticNode(dependencies: () => Promise<GraphDependencies>) {
   return async (task: ViewTask) =>

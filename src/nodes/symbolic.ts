@@ -7,6 +7,7 @@ import type { ViewTask } from "../graph/state.js";
 import type { Plan } from "../domain/plan.js";
 import { bothFilters, matchesFilter } from "../stores/caller-filter.js";
 import { acrossNamespaces, runView } from "./run-view.js";
+import { deadlineOf, halfwayTo, withinDeadline, type RunDeadline } from "../graph/deadline.js";
 
 /**
  * Symbolic view: exact metadata and time conditions from the plan (persons, entities, location,
@@ -31,7 +32,8 @@ export function symbolicNode(dependencies: () => Promise<GraphDependencies>) {
       return acrossNamespaces(task, [describeFilter(conditions)], async (namespace) => {
         const byWords = (await store.lexicalSearch(namespace, task.question, { k, filter })).filter(meetsPlan);
         if (byWords.length >= k) return byWords;
-        vector ??= questionVector(embedder, task.question);
+        // The vector only orders the matches: a hung embedder gets half the time left, then they go newest first.
+        vector ??= questionVector(embedder, task.question, halfwayTo(deadlineOf(task.settings)));
         const similarTo = await vector;
         const rest = await store.filteredSearch(namespace, filter, { k, ...(similarTo ? { vector: similarTo } : {}) });
         const seen = new Set(byWords.map((hit) => hit.entry.id));
@@ -41,10 +43,10 @@ export function symbolicNode(dependencies: () => Promise<GraphDependencies>) {
 }
 
 /** The question's vector for ranking matches, or undefined (newest first) when the embedder cannot give one. */
-async function questionVector(embedder: Embedder, question: string): Promise<number[] | undefined> {
+async function questionVector(embedder: Embedder, question: string, deadline: RunDeadline): Promise<number[] | undefined> {
   if (!embedder.trustworthyFor(question)) return undefined;
   try {
-    return await embedder.embeddings.embedQuery(question);
+    return await withinDeadline(deadline, () => embedder.embeddings.embedQuery(question));
   } catch (error) {
     log.warn("symbolic_rank_without_vector", { error: describeError(error) });
     return undefined;

@@ -10,13 +10,15 @@
  *   OpenAI's own (text-embedding-3-small 1536, text-embedding-3-large 3072); for `hash` default 512;
  *   for `use-lite` it may only be 512.
  * - `RECALLGRAPH_EMBEDDING_BATCH_SIZE`: texts per model call or request (`use-lite`, `openai`).
+ * - `RECALLGRAPH_EMBEDDING_TIMEOUT_MS`: per-request timeout for `openai` (default 10000).
+ * - `RECALLGRAPH_EMBEDDING_RETRIES`: retries of a failed request for `openai`, 0 for none (default 1).
  * - `OPENAI_BASE_URL`: endpoint for `openai`, e.g. `http://127.0.0.1:8000/v1` (default api.openai.com).
  * - `OPENAI_API_KEY`: key for `openai`; required only when `OPENAI_BASE_URL` is not set.
  *
  * A store records the embedder's model and dimension and refuses to be opened with another one.
  */
 import { z } from "zod";
-import { readChoice, readPositiveInteger, readRequired, readVariable } from "../../core/env.js";
+import { readChoice, readParsed, readPositiveInteger, readRequired, readVariable } from "../../core/env.js";
 import { parseOrThrow, ValidationError } from "../../core/errors.js";
 import type { Embedder } from "../embedder.js";
 import { createHashEmbedder, HASH_DEFAULT_DIMENSION } from "./hashing.js";
@@ -29,6 +31,10 @@ export { createOpenAIEmbedder } from "./openai.js";
 export { createUseLiteEmbedder, useLiteTrustworthyFor, USE_LITE_SPEC } from "./use-lite.js";
 
 const MAX_DIMENSION = 65_536;
+const MAX_RETRIES = 10;
+const MAX_TIMEOUT_MS = 600_000;
+// Zero retries is a real choice (fail fast), which readPositiveInteger would refuse.
+const RetriesSchema = z.string().regex(/^\d+$/, "must be a whole number (0 for no retries)").transform(Number);
 const batchSize = z.number().int().min(1).max(4096);
 
 export const EmbedderConfigSchema = z.discriminatedUnion("provider", [
@@ -43,8 +49,14 @@ export const EmbedderConfigSchema = z.discriminatedUnion("provider", [
     baseURL: z.url({ protocol: /^https?$/, error: "baseURL must be an http(s) URL" }).optional(),
     apiKey: z.string().min(1).optional(),
     batchSize: batchSize.optional(),
-    maxRetries: z.number().int().min(0).max(10).optional(),
-    timeoutMs: z.number().int().min(1).optional(),
+    maxRetries: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_RETRIES)
+      .optional()
+      .describe("Retries of a failed request (default 1: a question is waiting; ingest may want more)"),
+    timeoutMs: z.number().int().min(1).max(MAX_TIMEOUT_MS).optional().describe("Per-request timeout in ms (default 10000)"),
   }),
   z.strictObject({
     provider: z.literal("hash"),
@@ -83,6 +95,8 @@ const ENV_NAME_OF_FIELD: Readonly<Record<string, string>> = {
   dimensions: "RECALLGRAPH_EMBEDDING_DIMENSIONS",
   dimension: "RECALLGRAPH_EMBEDDING_DIMENSIONS",
   batchSize: "RECALLGRAPH_EMBEDDING_BATCH_SIZE",
+  timeoutMs: "RECALLGRAPH_EMBEDDING_TIMEOUT_MS",
+  maxRetries: "RECALLGRAPH_EMBEDDING_RETRIES",
   baseURL: "OPENAI_BASE_URL",
   apiKey: "OPENAI_API_KEY",
 };
@@ -95,6 +109,9 @@ export function embedderConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Emb
   const provider = readChoice(env, "RECALLGRAPH_EMBEDDER", EMBEDDER_PROVIDERS) ?? "use-lite";
   const dimensions = readPositiveInteger(env, "RECALLGRAPH_EMBEDDING_DIMENSIONS");
   const batchSizeValue = readPositiveInteger(env, "RECALLGRAPH_EMBEDDING_BATCH_SIZE");
+  // Read whatever the provider, so a bad value fails loudly before anyone switches to openai.
+  const timeoutMs = readPositiveInteger(env, "RECALLGRAPH_EMBEDDING_TIMEOUT_MS");
+  const maxRetries = readParsed(env, "RECALLGRAPH_EMBEDDING_RETRIES", RetriesSchema);
 
   let config: EmbedderConfig;
   if (provider === "use-lite") {
@@ -127,6 +144,8 @@ export function embedderConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Emb
       ...(baseURL === undefined ? {} : { baseURL }),
       ...(apiKey === undefined ? {} : { apiKey }),
       ...(batchSizeValue === undefined ? {} : { batchSize: batchSizeValue }),
+      ...(timeoutMs === undefined ? {} : { timeoutMs }),
+      ...(maxRetries === undefined ? {} : { maxRetries }),
     };
   }
 

@@ -19,15 +19,23 @@ export interface OpenAIEmbedderOptions {
   apiKey?: string;
   /** Texts per request (LangChain's default is 512; OpenAI allows up to 2048). */
   batchSize?: number;
-  /** Retries of a failed request, with backoff (LangChain's AsyncCaller). */
+  /** Retries of a failed request, with backoff (LangChain's AsyncCaller); default OPENAI_DEFAULT_MAX_RETRIES. */
   maxRetries?: number;
-  /** Per-request timeout in milliseconds. */
+  /** Per-request timeout in milliseconds; default OPENAI_DEFAULT_TIMEOUT_MS. */
   timeoutMs?: number;
 }
 
 export const OPENAI_DEFAULT_BATCH_SIZE = 256;
-const OPENAI_DEFAULT_MAX_RETRIES = 2;
-const OPENAI_DEFAULT_TIMEOUT_MS = 60_000;
+/**
+ * Defaults for a question's path, where a person or an agent waits: a query embedding takes well
+ * under a second, so 10 s means the server is stuck, and one retry (after about a second's backoff)
+ * rides out a dropped connection without multiplying a hang; the worst case, about 21 s, is near the
+ * run's default deadline, which cuts it off in any case. (Were they 60 s and 2 retries, a hung server
+ * held a question for over three minutes.) Bulk ingest that can wait longer sets them higher:
+ * RECALLGRAPH_EMBEDDING_TIMEOUT_MS, RECALLGRAPH_EMBEDDING_RETRIES, or the configuration's fields.
+ */
+export const OPENAI_DEFAULT_MAX_RETRIES = 1;
+export const OPENAI_DEFAULT_TIMEOUT_MS = 10_000;
 /** Sent when a custom base URL is given without a key: the OpenAI client insists on one, local servers ignore it. */
 const PLACEHOLDER_API_KEY = "not-needed";
 
