@@ -3,7 +3,7 @@ import type { z } from "zod";
 import { parseOrThrow } from "../core/errors.js";
 import type { LlmCallRecord } from "../domain/run-account.js";
 import type { MemoryInput } from "../memory/entry.js";
-import { writeMemories } from "./write-memories.js";
+import { commitMemories, prepareMemories, writeMemories, type PreparedWrite } from "./write-memories.js";
 import type { MemoryStore } from "../stores/port.js";
 import type { Embedder } from "../text/embedder.js";
 import type { Dialogue } from "./dialogue.js";
@@ -40,10 +40,10 @@ export interface DialogueIngestResult {
 }
 
 /**
- * Builds memories from a dialogue and writes them to `namespace`. Ids are deterministic, so the
- * same dialogue ingested again replaces its entries; entries an earlier run made for these turns
- * that this run did not make again (a different mode, window size or model answer) are deleted
- * after the write, so re-ingesting never leaves duplicates behind.
+ * Builds memories from a dialogue and writes them to `namespace`, all or nothing (see writeMemories).
+ * Ids are deterministic, so the same dialogue ingested again replaces its entries; entries an earlier
+ * run made for these turns that this run did not make again (a different mode, window size or model
+ * answer) are deleted after the write, so re-ingesting never leaves duplicates behind.
  */
 export async function ingestDialogue(
   store: MemoryStore,
@@ -52,33 +52,74 @@ export async function ingestDialogue(
   dialogue: Dialogue,
   options: DialogueIngestOptions = {},
 ): Promise<DialogueIngestResult> {
+  const prepared = await prepareDialogue(store, embedder, namespace, dialogue, options);
+  return commitDialogue(store, prepared, options);
+}
+
+/** A dialogue built, validated and embedded, not yet written (see prepareDialogue). */
+export interface PreparedDialogue {
+  dialogue: Dialogue;
+  write: PreparedWrite;
+  /** The ids this run produced, in order: entries of these turns not among them are retired. */
+  ids: string[];
+  mode: "rules" | "llm";
+  fallbackWindows: number;
+  calls: LlmCallRecord[];
+}
+
+/**
+ * Everything of ingestDialogue before the write: build, validate, embed. Nothing is written, so a
+ * caller ingesting several dialogues prepares them all before committing the first.
+ */
+export async function prepareDialogue(
+  store: MemoryStore,
+  embedder: Embedder,
+  namespace: string,
+  dialogue: Dialogue,
+  options: DialogueIngestOptions = {},
+): Promise<PreparedDialogue> {
+  const built = await buildDialogueMemories(namespace, dialogue, options);
+  const write = await prepareMemories(store, embedder, namespace, built.memories, {
+    onProgress: (done, total) => options.onProgress?.("write", done, total),
+    ...(options.now !== undefined ? { now: options.now } : {}),
+  });
+  return { ...built, dialogue, write, ids: write.records.map((record) => record.entry.id) };
+}
+
+/** Writes a prepared dialogue in one store call, then retires what this run did not make again. */
+export async function commitDialogue(
+  store: MemoryStore,
+  prepared: PreparedDialogue,
+  options: Pick<DialogueIngestOptions, "onProgress"> = {},
+): Promise<DialogueIngestResult> {
+  const { write, dialogue, ids } = prepared;
+  await commitMemories(store, write);
+  options.onProgress?.("write", ids.length, ids.length);
+  const retired = await retireStaleEntries(store, write.namespace, dialogue, new Set(ids));
+  return { entries: ids.length, ids, retired, mode: prepared.mode, fallbackWindows: prepared.fallbackWindows, calls: prepared.calls };
+}
+
+async function buildDialogueMemories(
+  namespace: string,
+  dialogue: Dialogue,
+  options: DialogueIngestOptions,
+): Promise<{ memories: MemoryInput[]; mode: "rules" | "llm"; fallbackWindows: number; calls: LlmCallRecord[] }> {
   // Validated here, strictly, so a misspelt setting is an error rather than silently ignored.
   const builder = parseOrThrow(DialogueBuilderSettingsSchema, options.builder ?? {}, "builder");
-  let memories: MemoryInput[];
-  let fallbackWindows = 0;
-  let calls: LlmCallRecord[] = [];
   if (options.model) {
     const built = await buildLlmMemories(dialogue, options.model, { ...builder, namespace }, (done, total) =>
       options.onProgress?.("build", done, total),
     );
-    memories = built.memories;
-    fallbackWindows = built.fallbackWindows;
-    calls = built.calls;
-  } else {
-    memories = buildRuleMemories(dialogue, { ...builder, namespace });
-    options.onProgress?.("build", 1, 1);
+    return { memories: built.memories, mode: "llm", fallbackWindows: built.fallbackWindows, calls: built.calls };
   }
-
-  const written = await writeDialogueMemories(store, embedder, namespace, dialogue, memories, {
-    onProgress: (done, total) => options.onProgress?.("write", done, total),
-    ...(options.now !== undefined ? { now: options.now } : {}),
-  });
-  return { ...written, mode: options.model ? "llm" : "rules", fallbackWindows, calls };
+  const memories = buildRuleMemories(dialogue, { ...builder, namespace });
+  options.onProgress?.("build", 1, 1);
+  return { memories, mode: "rules", fallbackWindows: 0, calls: [] };
 }
 
 /**
- * The write half of ingestDialogue: writes memories already built from `dialogue` to `namespace`,
- * then deletes the entries an earlier run made for these turns that `memories` do not include.
+ * The write half of ingestDialogue: writes memories already built from `dialogue` to `namespace`
+ * (all or nothing), then deletes the entries an earlier run made for these turns that `memories` do not include.
  */
 export async function writeDialogueMemories(
   store: MemoryStore,
@@ -92,9 +133,9 @@ export async function writeDialogueMemories(
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     ...(options.now !== undefined ? { now: options.now } : {}),
   });
-  const kept = new Set(memories.map((memory) => memory.id ?? ""));
-  const retired = await retireStaleEntries(store, namespace, dialogue, kept);
-  return { entries: memories.length, ids: written.map((entry) => entry.id), retired };
+  const ids = written.map((entry) => entry.id);
+  const retired = await retireStaleEntries(store, namespace, dialogue, new Set(ids));
+  return { entries: memories.length, ids, retired };
 }
 
 /**

@@ -2,7 +2,7 @@ import { readdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { ValidationError } from "../core/errors.js";
 import type { MemoryInput } from "../memory/entry.js";
-import { writeMemories } from "./write-memories.js";
+import { writeMemories, type ItemField } from "./write-memories.js";
 import type { MemoryStore } from "../stores/port.js";
 import type { Embedder } from "../text/embedder.js";
 import { keywords } from "../text/tokenizer.js";
@@ -18,7 +18,7 @@ export interface DocumentIngestOptions {
   chunkChars?: number;
   /** Document ids are paths relative to this folder. Default: the folder given, or each file's own folder. */
   baseDir?: string;
-  /** Called after each document with (documents done, documents in total). */
+  /** Called as the new chunks of all documents are embedded and written, with (chunks done, chunks in total). */
   onProgress?: (done: number, total: number) => void;
   /** Clock for createdAt/updatedAt (tests pin it). */
   now?: number;
@@ -44,6 +44,10 @@ export interface DocumentFile {
  * number), so an unchanged document (same ids already stored) is skipped, and a changed one gets
  * version + 1 written first and its old chunks deleted after, so no question ever sees two versions
  * side by side for longer than the write, nor a stale chunk after it.
+ * All or nothing: every file is read and chunked, and every chunk checked and embedded, before the
+ * new chunks of all files are written in one store call; errors name the file (`notes/a.md chunk 3: timestamp`).
+ * Old chunks are deleted after that write: should a delete fail, the new versions are in place and
+ * the old chunks linger until the next ingest retires them.
  */
 export async function ingestDocuments(
   store: MemoryStore,
@@ -53,22 +57,22 @@ export async function ingestDocuments(
   options: DocumentIngestOptions = {},
 ): Promise<DocumentIngestResult> {
   const files = await findDocuments(target, options.baseDir);
-  const result: DocumentIngestResult = { documents: [], entries: 0, retired: 0 };
   const chunkChars = options.chunkChars ?? DEFAULT_CHUNK_CHARS;
-  for (const [index, file] of files.entries()) {
+  const plans: DocumentPlan[] = [];
+  for (const file of files) {
     const [content, info] = await Promise.all([readFile(file.filePath, "utf8"), stat(file.filePath)]);
-    const outcome = await ingestDocumentText(store, embedder, namespace, file.documentId, content, {
-      chunkChars,
-      format: /\.txt$/i.test(file.filePath) ? "text" : "markdown",
-      modifiedMs: info.mtimeMs,
-      ...(options.now !== undefined ? { now: options.now } : {}),
-    });
-    result.documents.push(outcome.document);
-    result.entries += outcome.document.status === "unchanged" ? 0 : outcome.document.chunks;
-    result.retired += outcome.retired;
-    options.onProgress?.(index + 1, files.length);
+    plans.push(
+      await planDocument(store, namespace, file.documentId, content, {
+        chunkChars,
+        format: /\.txt$/i.test(file.filePath) ? "text" : "markdown",
+        modifiedMs: info.mtimeMs,
+        ...(options.now !== undefined ? { now: options.now } : {}),
+      }),
+    );
   }
-  return result;
+  const retired = await writePlans(store, embedder, namespace, plans, options);
+  const entries = plans.reduce((sum, plan) => sum + plan.inputs.length, 0);
+  return { documents: plans.map((plan) => plan.document), entries, retired };
 }
 
 /** One document's text into the store (see ingestDocuments); exported for callers that hold text, not files. */
@@ -78,8 +82,28 @@ export async function ingestDocumentText(
   namespace: string,
   documentId: string,
   content: string,
-  options: { chunkChars?: number; format?: "markdown" | "text"; modifiedMs?: number; now?: number } = {},
+  options: DocumentTextOptions = {},
 ): Promise<{ document: DocumentIngestResult["documents"][number]; retired: number }> {
+  const plan = await planDocument(store, namespace, documentId, content, options);
+  const retired = await writePlans(store, embedder, namespace, [plan], options);
+  return { document: plan.document, retired };
+}
+
+interface DocumentTextOptions {
+  chunkChars?: number;
+  format?: "markdown" | "text";
+  modifiedMs?: number;
+  now?: number;
+}
+
+/** What ingesting one document will do: the chunks to write (none when unchanged) and the old ones to delete. */
+interface DocumentPlan {
+  document: DocumentIngestResult["documents"][number];
+  inputs: MemoryInput[];
+  stale: string[];
+}
+
+async function planDocument(store: MemoryStore, namespace: string, documentId: string, content: string, options: DocumentTextOptions): Promise<DocumentPlan> {
   const chunkChars = options.chunkChars ?? DEFAULT_CHUNK_CHARS;
   const format = options.format ?? "markdown";
   const chunks = chunkDocument(content, { maxChars: chunkChars, format });
@@ -91,19 +115,44 @@ export async function ingestDocumentText(
   const versions = await store.documentVersions(namespace, [documentId]);
   const storedVersion = versions[documentId] ?? 0;
   if (sameSet(existing, ids)) {
-    return { document: { documentId, version: storedVersion, chunks: ids.length, status: "unchanged" }, retired: 0 };
+    return { document: { documentId, version: storedVersion, chunks: ids.length, status: "unchanged" }, inputs: [], stale: [] };
   }
-
   const version = storedVersion + 1;
   const timestamp = options.modifiedMs ?? options.now ?? Date.now();
   const inputs = chunks.map((chunk, index) => chunkMemory(chunk, ids[index] ?? "", documentId, version, timestamp));
-  if (inputs.length > 0) {
-    await writeMemories(store, embedder, namespace, inputs, options.now !== undefined ? { now: options.now } : {});
-  }
   const fresh = new Set(ids);
   const stale = existing.filter((id) => !fresh.has(id));
-  const retired = stale.length > 0 ? await store.delete(namespace, stale) : 0;
-  return { document: { documentId, version, chunks: ids.length, status: existing.length > 0 ? "changed" : "new" }, retired };
+  return { document: { documentId, version, chunks: ids.length, status: existing.length > 0 ? "changed" : "new" }, inputs, stale };
+}
+
+/** Writes every plan's chunks in one all-or-nothing call, then deletes the old chunks; returns how many were deleted. */
+async function writePlans(
+  store: MemoryStore,
+  embedder: Embedder,
+  namespace: string,
+  plans: readonly DocumentPlan[],
+  options: { now?: number; onProgress?: (done: number, total: number) => void },
+): Promise<number> {
+  const inputs = plans.flatMap((plan) => plan.inputs);
+  if (inputs.length > 0) {
+    await writeMemories(store, embedder, namespace, inputs, {
+      itemField: chunkField(plans),
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+      ...(options.now !== undefined ? { now: options.now } : {}),
+    });
+  }
+  let retired = 0;
+  for (const plan of plans) if (plan.stale.length > 0) retired += await store.delete(namespace, plan.stale);
+  return retired;
+}
+
+/** Names item `index` of the combined write by its document: `guide/a.md chunk 3: timestamp`. */
+function chunkField(plans: readonly DocumentPlan[]): ItemField {
+  const owners = plans.flatMap((plan) => plan.inputs.map((_, chunk) => `${plan.document.documentId} chunk ${chunk + 1}`));
+  return (index, field) => {
+    const owner = owners[index] ?? `chunk ${index + 1}`;
+    return field ? `${owner}: ${field}` : owner;
+  };
 }
 
 function chunkMemory(chunk: DocumentChunk, id: string, documentId: string, version: number, timestamp: number): MemoryInput {

@@ -7,9 +7,9 @@ import { writeMemories } from "./write-memories.js";
 import type { MemoryStore } from "../stores/port.js";
 import type { Embedder } from "../text/embedder.js";
 import { parseDialogue, type Dialogue } from "./dialogue.js";
-import { ingestDialogue, type DialogueBuilderSettings } from "./dialogue-ingest.js";
+import { commitDialogue, prepareDialogue, type DialogueBuilderSettings, type PreparedDialogue } from "./dialogue-ingest.js";
 import { ingestDocuments, isDocumentFile } from "./documents.js";
-import { fillMissingFields, isPlainObject, parseJsonl, withStableIds } from "./jsonl.js";
+import { fillMissingFields, isPlainObject, lineField, parseJsonl, withStableIdLines } from "./jsonl.js";
 import { parseJson } from "./json-text.js";
 import { parseLocomo, type LocomoConversation } from "./locomo.js";
 
@@ -55,9 +55,10 @@ export interface IngestSummary {
 }
 
 /**
- * The one entry point of the `ingest` command: reads `path` (a file, or a folder for docs), checks it
- * whole before writing anything, then writes its memories. Bad input is a ValidationError whose
- * message names the line or field; nothing is written in that case.
+ * The one entry point of the `ingest` command: reads `path` (a file, or a folder for docs), checks and
+ * embeds it whole before writing anything, then writes its memories in one store call per namespace
+ * (see writeMemories). Bad input is a ValidationError whose message names the line (JSON Lines), the
+ * file and chunk (documents) or the field; nothing is written in that case, nor when the embedder fails.
  */
 export async function ingestFile(path: string, options: IngestFileOptions): Promise<IngestSummary> {
   const started = performance.now();
@@ -78,8 +79,10 @@ export async function ingestFile(path: string, options: IngestFileOptions): Prom
     namespaces[ns] = result.entries;
   } else if (format === "jsonl") {
     const ns = namespace ?? DEFAULT_NAMESPACE;
-    const inputs = withStableIds(ns, parseJsonl(await readText(path))).map(fillMissingFields);
+    const memories = withStableIdLines(ns, parseJsonl(await readText(path)));
+    const inputs = memories.map((memory) => fillMissingFields(memory.input));
     const written = await writeMemories(options.store, options.embedder, ns, inputs, {
+      itemField: lineField(memories),
       onProgress: (done, total) => progress(ns)("write", done, total),
       ...now,
     });
@@ -91,13 +94,23 @@ export async function ingestFile(path: string, options: IngestFileOptions): Prom
       format === "locomo"
         ? selectConversations(parseLocomo(json), namespace, options.conversations)
         : [{ namespace: namespace ?? DEFAULT_NAMESPACE, dialogue: parseDialogueFile(json) }];
+    // Every conversation is built and embedded before the first is written: a failing model or
+    // embedder writes nothing. The writes are one store call per namespace, so a store failing
+    // between two of them leaves the earlier namespaces written (re-running replaces them by id).
+    const prepared: PreparedDialogue[] = [];
     for (const { namespace: ns, dialogue } of dialogues) {
-      const result = await ingestDialogue(options.store, options.embedder, ns, dialogue, {
-        ...(options.model ? { model: options.model } : {}),
-        ...(options.builder ? { builder: options.builder } : {}),
-        onProgress: progress(ns),
-        ...now,
-      });
+      prepared.push(
+        await prepareDialogue(options.store, options.embedder, ns, dialogue, {
+          ...(options.model ? { model: options.model } : {}),
+          ...(options.builder ? { builder: options.builder } : {}),
+          onProgress: progress(ns),
+          ...now,
+        }),
+      );
+    }
+    for (const dialogue of prepared) {
+      const ns = dialogue.write.namespace;
+      const result = await commitDialogue(options.store, dialogue, { onProgress: progress(ns) });
       namespaces[ns] = (namespaces[ns] ?? 0) + result.entries;
     }
   }

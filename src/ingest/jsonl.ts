@@ -1,8 +1,9 @@
 import { ValidationError } from "../core/errors.js";
-import { MemoryInputSchema, normalizeEntry, type MemoryInput } from "../memory/entry.js";
+import { MemoryInputSchema, type MemoryInput } from "../memory/entry.js";
 import { keywords } from "../text/tokenizer.js";
 import { stableId } from "./ids.js";
 import { codeFamilies, findNames } from "./names.js";
+import { normalizeForWrite, reasonOf } from "./write-memories.js";
 
 /** One valid line of a JSON Lines memory file. */
 export interface JsonlMemory {
@@ -39,13 +40,12 @@ export function parseJsonl(content: string): JsonlMemory[] {
       const field = (issue?.path ?? []).map(String).join(".");
       throw lineError(line, field, issue?.message ?? "invalid value");
     }
-    // The writer's own checks beyond the schema (e.g. a timestamp out of range), run now so the error names the line.
+    // The writer's own checks beyond the schema (e.g. a timestamp after year 9999), run now so the error names the line.
     try {
-      normalizeEntry("jsonl", parsed.data, { now: 0 });
+      normalizeForWrite("jsonl", parsed.data, { now: 0 });
     } catch (error) {
       if (!(error instanceof ValidationError)) throw error;
-      const message = error.field && error.message.startsWith(`${error.field}: `) ? error.message.slice(error.field.length + 2) : error.message;
-      throw lineError(line, error.field, message);
+      throw lineError(line, error.field, reasonOf(error));
     }
     const id = parsed.data.id;
     if (id !== undefined) {
@@ -80,15 +80,28 @@ export function fillMissingFields(input: MemoryInput): MemoryInput {
  * memory: later copies are dropped.
  */
 export function withStableIds(namespace: string, memories: readonly JsonlMemory[]): MemoryInput[] {
+  return withStableIdLines(namespace, memories).map((memory) => memory.input);
+}
+
+/** withStableIds keeping each memory's line, so a later error can still name it. */
+export function withStableIdLines(namespace: string, memories: readonly JsonlMemory[]): JsonlMemory[] {
   const seen = new Set<string>();
-  const inputs: MemoryInput[] = [];
-  for (const { input } of memories) {
+  const kept: JsonlMemory[] = [];
+  for (const { line, input } of memories) {
     const id = input.id ?? stableId("mem", namespace, canonicalJson(input));
     if (input.id === undefined && seen.has(id)) continue;
     seen.add(id);
-    inputs.push({ ...input, id });
+    kept.push({ line, input: { ...input, id } });
   }
-  return inputs;
+  return kept;
+}
+
+/** How a JSON Lines file names a memory in an error: `line 250: timestamp`, as parseJsonl does. */
+export function lineField(memories: readonly JsonlMemory[]): (index: number, field: string) => string {
+  return (index, field) => {
+    const line = memories[index]?.line ?? index + 1;
+    return field ? `line ${line}: ${field}` : `line ${line}`;
+  };
 }
 
 function lineError(line: number, field: string, message: string): ValidationError {

@@ -1,21 +1,52 @@
 import { parseOrThrow, ValidationError } from "../core/errors.js";
 import type { Embedder } from "../text/embedder.js";
-import type { MemoryStore } from "../stores/port.js";
+import type { MemoryRecord, MemoryStore } from "../stores/port.js";
+import { MAX_IDS_PER_CALL, validateRecords } from "../stores/validation.js";
 import { NamespaceSchema, normalizeEntry, type MemoryEntry } from "../memory/entry.js";
-
-export interface WriteOptions {
-  /** Texts embedded (and written) per batch. */
-  batchSize?: number;
-  /** Called after each batch is stored with the number written so far. */
-  onProgress?: (written: number, total: number) => void;
-  /** Clock for createdAt/updatedAt and missing timestamps (tests pin it). */
-  now?: number;
-}
+import { MAX_MS, MIN_MS } from "../time/types.js";
 
 /**
- * The one way memories are written: validate every input first (a bad one rejects the whole call and
- * nothing is written), then embed in batches and upsert each batch with its vectors.
- * Returns the stored entries in input order.
+ * Names item `index` of a write in an error, with `field` the field as the caller wrote it ("" for
+ * the item itself). The default is `entries.3.timestamp`; a file names its line (`line 250: timestamp`).
+ */
+export type ItemField = (index: number, field: string) => string;
+
+export interface WriteOptions {
+  /** Texts embedded per embedder call (the write itself is one store call, whatever the size). */
+  batchSize?: number;
+  /**
+   * Called after each embedded batch with the number prepared so far; the last call, with the total,
+   * comes only once everything is written.
+   */
+  onProgress?: (done: number, total: number) => void;
+  /** Clock for createdAt/updatedAt and missing timestamps (tests pin it). */
+  now?: number;
+  /** How errors name an item (default `entries.N.field`). */
+  itemField?: ItemField;
+}
+
+/** A write whose every entry is validated and embedded: what is left is one store call. */
+export interface PreparedWrite {
+  namespace: string;
+  records: MemoryRecord[];
+}
+
+const entriesField: ItemField = (index, field) => [`entries.${index}`, field].filter(Boolean).join(".");
+
+/**
+ * The one way memories are written, all or nothing: every input is normalised and checked (with the
+ * store's own checks, so the store never is the first to refuse a caller's value), then every batch
+ * is embedded, and only then is everything written in one `upsert` call (one transaction in sqlite).
+ * A bad input or a failing embedder therefore writes nothing. Returns the stored entries in input order.
+ *
+ * Size: the whole call is held in memory until it is written, and sqlite writes it in one transaction.
+ * Measured (sqlite file store, hash embedder, 512-d, ~65-character texts, Node 20): 10k entries peak
+ * at 0.30 GB RSS and take 2.3 s; 100k entries peak at 1.47 GB RSS (1.28 GB heap and buffers; 0.14 GB
+ * before the call) and take ~25 s, about half of it the single transaction. That is ~13 KB per entry
+ * at the peak: the vectors as JS arrays (100k x 512 doubles = 410 MB), the store's checked float64
+ * copies (410 MB) and its float32 rows (205 MB). It grows linearly with entries and dimension; 100k is
+ * the largest call measured, and callers with more should split it into calls of at most 100k, each
+ * all or nothing on its own.
  */
 export async function writeMemories(
   store: MemoryStore,
@@ -24,29 +55,134 @@ export async function writeMemories(
   inputs: readonly unknown[],
   options: WriteOptions = {},
 ): Promise<MemoryEntry[]> {
-  const ns = parseOrThrow(NamespaceSchema, namespace, "namespace");
-  const now = options.now ?? Date.now();
-  const entries = inputs.map((input, index) => normalizeEntry(ns, input, { field: `entries.${index}`, now }));
-  const duplicate = firstDuplicateId(entries);
-  if (duplicate) throw new ValidationError(`entries.${duplicate.index}.id`, `duplicate id "${duplicate.id}" in one write`);
+  const prepared = await prepareMemories(store, embedder, namespace, inputs, options);
+  await commitMemories(store, prepared);
+  options.onProgress?.(prepared.records.length, prepared.records.length);
+  return prepared.records.map((record) => record.entry);
+}
 
-  const existing = new Map((await store.get(ns, entries.map((e) => e.id))).map((e) => [e.id, e]));
+/**
+ * Everything of writeMemories but the write: normalise, check, embed. Nothing is written; a caller
+ * with several namespaces prepares them all before committing any.
+ */
+export async function prepareMemories(
+  store: MemoryStore,
+  embedder: Embedder,
+  namespace: string,
+  inputs: readonly unknown[],
+  options: WriteOptions = {},
+): Promise<PreparedWrite> {
+  const ns = parseOrThrow(NamespaceSchema, namespace, "namespace");
+  const itemField = options.itemField ?? entriesField;
+  const entries = normalizeAll(ns, inputs, options.now ?? Date.now(), itemField);
+  await keepCreatedAt(store, ns, entries);
+  const vectors = await embedAll(embedder, entries, options);
+  const records = entries.map((entry, i) => ({ entry, vector: vectors[i] ?? [] }));
+  checkLikeTheStore(ns, records, store.embedding.dimension, itemField);
+  return { namespace: ns, records };
+}
+
+/** Writes a prepared call: one upsert, which the port promises is all or nothing. */
+export async function commitMemories(store: MemoryStore, prepared: PreparedWrite): Promise<void> {
+  if (prepared.records.length > 0) await store.upsert(prepared.namespace, prepared.records);
+}
+
+function normalizeAll(ns: string, inputs: readonly unknown[], now: number, itemField: ItemField): MemoryEntry[] {
+  const entries = inputs.map((input, index) =>
+    relabel(index, itemField, () => normalizeForWrite(ns, input, { field: entriesField(index, ""), now })),
+  );
+  const duplicate = firstDuplicateId(entries);
+  if (duplicate) throw new ValidationError(itemField(duplicate.index, "id"), `duplicate id "${duplicate.id}" in one write`);
+  return entries;
+}
+
+/**
+ * normalizeEntry plus what the stores would refuse later: the stored form of a time is ISO 8601
+ * without an expanded year, so only years 0001-9999 can be stored, where a Date (and so
+ * normalizeEntry) reaches year 275760. `field` prefixes error paths as in normalizeEntry.
+ */
+export function normalizeForWrite(ns: string, input: unknown, options: { field?: string; now?: number }): MemoryEntry {
+  const entry = normalizeEntry(ns, input, options);
+  checkIsoYears(entry, options.field ?? "");
+  return entry;
+}
+
+function checkIsoYears(entry: MemoryEntry, prefix: string): void {
+  const times: [field: string, ms: number | undefined][] = [
+    ["timestamp", entry.timestampMs],
+    ["expiresAt", entry.expiresAtMs],
+  ];
+  for (const [field, ms] of times) {
+    if (ms !== undefined && (ms < MIN_MS || ms > MAX_MS)) {
+      throw new ValidationError([prefix, field].filter(Boolean).join("."), `${field} must be in the years 0001-9999`);
+    }
+  }
+}
+
+/** A replaced entry keeps the createdAt of the one it replaces. */
+async function keepCreatedAt(store: MemoryStore, ns: string, entries: MemoryEntry[]): Promise<void> {
+  const ids = entries.map((entry) => entry.id);
+  const existing = new Map<string, MemoryEntry>();
+  // `get` takes at most MAX_IDS_PER_CALL ids; a larger write asks in parts.
+  for (let start = 0; start < ids.length; start += MAX_IDS_PER_CALL) {
+    for (const entry of await store.get(ns, ids.slice(start, start + MAX_IDS_PER_CALL))) existing.set(entry.id, entry);
+  }
   for (const entry of entries) {
     const previous = existing.get(entry.id);
     if (previous) entry.createdAt = previous.createdAt;
   }
+}
 
+async function embedAll(embedder: Embedder, entries: readonly MemoryEntry[], options: WriteOptions): Promise<number[][]> {
   const batchSize = Math.max(1, options.batchSize ?? 64);
+  const vectors: number[][] = [];
   for (let start = 0; start < entries.length; start += batchSize) {
     const batch = entries.slice(start, start + batchSize);
-    const vectors = await embedder.embeddings.embedDocuments(batch.map((entry) => entry.text));
-    await store.upsert(
-      ns,
-      batch.map((entry, i) => ({ entry, vector: vectors[i] ?? [] })),
-    );
-    options.onProgress?.(Math.min(start + batch.length, entries.length), entries.length);
+    vectors.push(...(await embedder.embeddings.embedDocuments(batch.map((entry) => entry.text))));
+    // The total is reported once written, not when merely embedded.
+    if (vectors.length < entries.length) options.onProgress?.(vectors.length, entries.length);
   }
-  return entries;
+  return vectors;
+}
+
+/**
+ * Runs the store's own record checks before anything is written, so nothing the caller wrote is
+ * first refused by the store. An entry problem is named as the caller's item and field; a vector
+ * problem is the embedder's, not the caller's, and keeps the store's name.
+ */
+function checkLikeTheStore(ns: string, records: readonly MemoryRecord[], dimension: number, itemField: ItemField): void {
+  // In slices: the check copies each vector, and the copies of a 100k-entry call would be 400 MB.
+  for (let start = 0; start < records.length; start += CHECK_SLICE) {
+    try {
+      validateRecords(ns, records.slice(start, start + CHECK_SLICE), dimension);
+    } catch (error) {
+      const match = error instanceof ValidationError ? /^records\.(\d+)(.*)$/.exec(error.field) : null;
+      if (!match || !(error instanceof ValidationError)) throw error;
+      const index = start + Number(match[1]);
+      const rest = match[2] ?? "";
+      if (!rest.startsWith(".entry")) throw new ValidationError(`records.${index}${rest}`, reasonOf(error));
+      throw new ValidationError(itemField(index, rest.replace(/^\.entry\.?/, "")), reasonOf(error));
+    }
+  }
+}
+
+const CHECK_SLICE = 1024;
+
+/** Runs `check` for item `index`, renaming a ValidationError's `entries.N...` field with `itemField`. */
+function relabel<T>(index: number, itemField: ItemField, check: () => T): T {
+  try {
+    return check();
+  } catch (error) {
+    if (!(error instanceof ValidationError)) throw error;
+    const prefix = entriesField(index, "");
+    if (itemField === entriesField || !(error.field === prefix || error.field.startsWith(`${prefix}.`))) throw error;
+    throw new ValidationError(itemField(index, error.field.slice(prefix.length + 1)), reasonOf(error));
+  }
+}
+
+/** A ValidationError's message without its `field: ` prefix. */
+export function reasonOf(error: ValidationError): string {
+  return error.field && error.message.startsWith(`${error.field}: `) ? error.message.slice(error.field.length + 2) : error.message;
 }
 
 function firstDuplicateId(entries: readonly MemoryEntry[]): { id: string; index: number } | undefined {

@@ -113,7 +113,11 @@ export interface MemoryStore {
   readonly kind: string;
   readonly embedding: EmbeddingSpec;
 
-  /** Inserts or replaces (by id) every entry and all of its index rows, all or nothing. Entries must belong to `namespace`. */
+  /**
+   * Inserts or replaces (by id) every entry and all of its index rows, all or nothing, however many
+   * records one call holds (sqlite: one transaction; Qdrant: see its adapter's atomicity caveat, a
+   * failed call's new points are removed). Entries must belong to `namespace`.
+   */
   upsert(namespace: string, records: readonly MemoryRecord[]): Promise<void>;
   /** Removes entries and every index row of them; returns how many existed. */
   delete(namespace: string, ids: readonly string[]): Promise<number>;

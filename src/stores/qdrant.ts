@@ -19,13 +19,16 @@
  * adapter's clock, so an expired point is never returned though it stays stored until `deleteExpired`.
  *
  * Honest caveats:
- * - Atomicity: a batch is one upsert request with `wait: true`, acknowledged only once applied. Qdrant
- *   has no multi-point transactions, though: it applies a large request in chunks (readers can see part
- *   of a batch for a moment), and in a sharded collection each shard applies its share on its own, so
- *   a failing shard or replica can leave part of a batch written while the call reports a StoreError.
- *   A single point is never half-written (its vectors and payload go together), the write-ahead log
- *   replays an acknowledged request after a crash, and re-running the same upsert repairs a partial one
- *   (point ids are deterministic). Validation rejects a bad batch before any request is sent.
+ * - Atomicity: a batch of up to UPSERT_POINTS_PER_REQUEST points is one upsert request with `wait: true`,
+ *   acknowledged only once applied; a larger one is several requests, and when one fails the points
+ *   of the call that did not exist before are deleted again (ids that existed keep what the sent
+ *   requests wrote; see upsertInRequests). Qdrant has no multi-point transactions, though: it applies
+ *   a large request in chunks (readers can see part of a batch for a moment), and in a sharded
+ *   collection each shard applies its share on its own, so a failing shard or replica can leave part of
+ *   a request written while the call reports a StoreError. A single point is never half-written (its
+ *   vectors and payload go together), the write-ahead log replays an acknowledged request after a
+ *   crash, and re-running the same upsert repairs a partial one (point ids are deterministic).
+ *   Validation rejects a bad batch before any request is sent.
  * - `delete` and `clearNamespace` count and then delete (two requests): a concurrent writer can make
  *   the returned count differ from what was removed.
  * - IDF comes from Qdrant's statistics over the whole collection (all namespaces), not per namespace,
@@ -137,6 +140,11 @@ export type QdrantStoreOptions = z.input<typeof QdrantStoreOptionsSchema>;
 
 /** Page size of internal scrolls (document lookups, id lookups). */
 const SCROLL_PAGE = 256;
+/**
+ * Points per upsert request: 256 points of 512-d vectors are ~2.5 MB of JSON, far under Qdrant's
+ * default request limit (service.max_request_size_mb, 32 MB), also at 3072-d (~15 MB).
+ */
+export const UPSERT_POINTS_PER_REQUEST = 256;
 /** Most values a vocabulary or stats facet returns per field (facets rank by count: beyond it, the rarest are left out). */
 const FACET_LIMIT = 10_000;
 /** Upper bound of over-fetching when hits need a client-side location check. */
@@ -189,7 +197,54 @@ export class QdrantMemoryStore implements MemoryStore {
       if (lexical.indices.length) vectors[LEXICAL_VECTOR] = lexical;
       return { id: memoryPointId(ns, entry.id), vector: vectors, payload: { ...memoryPayload(entry) } };
     });
-    await this.send("upsert", () => this.client.upsert(this.collection, { wait: true, points }));
+    if (points.length <= UPSERT_POINTS_PER_REQUEST) {
+      await this.send("upsert", () => this.client.upsert(this.collection, { wait: true, points }));
+      return;
+    }
+    await this.upsertInRequests(ns, points);
+  }
+
+  /**
+   * A call too large for one request is sent in several. Qdrant has no transaction across them, so
+   * the adapter notes which points existed before and, when a request fails, deletes the points of
+   * this call that did not: new ids are removed, ids that existed keep whatever the sent requests
+   * gave them (re-running the write repairs them; their previous content is not kept).
+   */
+  private async upsertInRequests(ns: string, points: Schemas["PointStruct"][]): Promise<void> {
+    const existed = await this.existingPointIds(ns, points.map((point) => point.id));
+    try {
+      for (let start = 0; start < points.length; start += UPSERT_POINTS_PER_REQUEST) {
+        const part = points.slice(start, start + UPSERT_POINTS_PER_REQUEST);
+        await this.send("upsert", () => this.client.upsert(this.collection, { wait: true, points: part }));
+      }
+    } catch (error) {
+      const fresh = points.map((point) => point.id).filter((id) => !existed.has(String(id)));
+      await this.deletePointIds(ns, fresh).catch((undoError: unknown) =>
+        // The write's own failure is what the caller must see; a failed undo is logged beside it.
+        log.error("qdrant_upsert_undo_failed", { collection: this.collection, namespace: ns, points: fresh.length, error: String(undoError) }),
+      );
+      throw error;
+    }
+  }
+
+  /** Which of these memory point ids of `ns` are stored now. */
+  private async existingPointIds(ns: string, ids: readonly Schemas["ExtendedPointId"][]): Promise<Set<string>> {
+    const found = new Set<string>();
+    for (let start = 0; start < ids.length; start += SCROLL_PAGE) {
+      const slice = ids.slice(start, start + SCROLL_PAGE);
+      const filter = namespaceFilter(ns, "memory", [{ has_id: slice }]);
+      const page = await this.send("upsert", () =>
+        this.client.scroll(this.collection, { filter, limit: slice.length, with_payload: false, with_vector: false }),
+      );
+      for (const point of page.points) found.add(String(point.id));
+    }
+    return found;
+  }
+
+  private async deletePointIds(ns: string, ids: readonly Schemas["ExtendedPointId"][]): Promise<void> {
+    for (let start = 0; start < ids.length; start += SCROLL_PAGE) {
+      await this.deleteWhere("upsert", namespaceFilter(ns, "memory", [{ has_id: ids.slice(start, start + SCROLL_PAGE) }]));
+    }
   }
 
   async delete(namespace: string, ids: readonly string[]): Promise<number> {

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -56,6 +57,31 @@ describe("ingest refuses bad files and writes nothing", () => {
   it("after all of them the store holds exactly what the good file wrote", async () => {
     assert.deepEqual(await storeNamespaces(), { team: { entries: 2 } });
   });
+
+  const yearTenThousand = async (): Promise<string> => {
+    const lines = Array.from({ length: 300 }, (_, i) => JSON.stringify({ text: `Note ${i + 1}`, ...(i + 1 === 250 ? { timestamp: 253_402_300_800_000 } : {}) }));
+    await writeFile(path.join(folder.path, "year-10000.jsonl"), `${lines.join("\n")}\n`);
+    return "year-10000.jsonl";
+  };
+
+  it("a file failing at line 250 of 300 exits 1, names the line and field, and writes nothing", async () => {
+    const file = await yearTenThousand();
+    const run = await runCli(["--db", db(), "--embedder", "hash", "ingest", file, "--namespace", "team"], folder.path);
+    assert.equal(run.code, 1, run.stderr);
+    assert.match(oneLineError(run), /^error: line 250: timestamp: timestamp must be in the years 0001-9999$/);
+    assert.deepEqual(await storeNamespaces(), { team: { entries: 2 } });
+  });
+
+  it(
+    "a failing ingest into a store that did not exist creates no store file",
+    { todo: "the command opens (creates) the sqlite file before ingestFile reads the input; needs src/cli/commands/ingest.ts to remove a file it created" },
+    async () => {
+      const fresh = path.join(folder.path, "fresh.db");
+      const run = await runCli(["--db", fresh, "--embedder", "hash", "ingest", await yearTenThousand()], folder.path);
+      assert.equal(run.code, 1, run.stderr);
+      assert.equal(existsSync(fresh), false, "no store file was created");
+    },
+  );
 
   it("a missing file and an undetectable format are user errors too", async () => {
     await writeFile(path.join(folder.path, "notes.csv"), "a,b\n1,2\n");

@@ -10,7 +10,7 @@ import { normalizeEntry, type MemoryEntry, type MemoryInput } from "../../src/me
 import type { MemoryRecord } from "../../src/stores/port.js";
 import type { EmbeddingSpec } from "../../src/text/embedder.js";
 import { clusterSettingDifferences, memoryPointId, type ClusterSettings } from "../../src/stores/qdrant-layout.js";
-import { openQdrantStore, type QdrantMemoryStore } from "../../src/stores/qdrant.js";
+import { openQdrantStore, UPSERT_POINTS_PER_REQUEST, type QdrantMemoryStore } from "../../src/stores/qdrant.js";
 import { QdrantSpec, QDRANT_SPEC_PATH, qdrantSpecAvailable } from "./qdrant-spec.js";
 import { SpecCheckingQdrantStub, type RecordedRequest } from "./qdrant-stub.js";
 
@@ -284,6 +284,35 @@ describe("Qdrant adapter request shapes (SpecCheckingQdrantStub, not a real Qdra
       const bob = await store.get("bob", ["m1"]);
       assert.equal(alice[0]?.text, "Alice moved to Berlin, Berlin is where Alice works");
       assert.equal(bob[0]?.text, "Bob likes tea");
+    });
+
+    it("splits a large call into requests and, when one fails, removes the call's new points", async (t) => {
+      const store = await open();
+      await store.upsert("alice", [record("alice", { id: "m0", text: "before" }, [1, 0, 0, 0])]);
+      const records = Array.from({ length: UPSERT_POINTS_PER_REQUEST * 2 + 10 }, (_, i) => record("alice", { id: `m${i}`, text: `memory ${i}` }, [1, 0, 0, 0]));
+      stub.clearRequests();
+      await store.upsert("alice", records);
+      assert.equal(stub.requestsOf("upsert_points").length, 3, "one request per UPSERT_POINTS_PER_REQUEST points");
+      assert.equal((await store.stats()).namespaces.alice, records.length);
+
+      await store.clearNamespace("alice");
+      await store.upsert("alice", [record("alice", { id: "m0", text: "before" }, [1, 0, 0, 0])]);
+      // The second request of the call fails: the first one's points are on the server by then.
+      const client = (store as unknown as { client: { upsert: (...args: unknown[]) => Promise<unknown> } }).client;
+      const original = client.upsert.bind(client);
+      let calls = 0;
+      t.mock.method(client, "upsert", (...args: unknown[]) => {
+        calls += 1;
+        if (calls === 2) stub.failNext("upsert_points", 503, "overloaded");
+        return original(...args);
+      });
+      await assert.rejects(store.upsert("alice", records), /upsert: .*HTTP 503/);
+      const left = stub.storedPoints(collection).filter((point) => field(point.payload as Json, "namespace") === "alice" && field(point.payload as Json, "record") === "memory");
+      assert.deepEqual(
+        left.map((point) => field(point.payload as Json, "id")),
+        ["m0"],
+        "only the point that existed before the call is left (with the content the call gave it)",
+      );
     });
 
     it("validates the whole batch before sending anything", async () => {
