@@ -415,8 +415,10 @@ export class QdrantMemoryStore implements MemoryStore {
         exact: true,
       }),
     );
-    const namespaces: Record<string, number> = {};
-    for (const hit of result.hits) if (typeof hit.value === "string") namespaces[hit.value] = hit.count;
+    // fromEntries defines own properties, so a namespace named "__proto__" is counted like any other.
+    const namespaces: Record<string, number> = Object.fromEntries(
+      result.hits.flatMap((hit) => (typeof hit.value === "string" ? [[hit.value, hit.count] as const] : [])),
+    );
     return { namespaces };
   }
 

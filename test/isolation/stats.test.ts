@@ -1,10 +1,7 @@
 /**
- * A namespace named like an Object.prototype key must be counted like any other. Both adapters build
- * `stats().namespaces` as a plain object, so assigning `namespaces["__proto__"]` sets nothing and the
- * namespace disappears: `RecallGraphStore.search`/`listNamespaces` (which find namespaces through
- * stats) then never see it. Not a leak across namespaces, but a namespace that surfaces lose. Marked
- * todo so it reports without failing the suite until the adapters are fixed (Object.create(null) or
- * Object.fromEntries); drop the todo then.
+ * A namespace named like an Object.prototype key must be counted like any other: assigned into a plain
+ * object, `namespaces["__proto__"]` sets nothing and the namespace disappears, and the surfaces that
+ * find namespaces through stats (RecallGraphStore's search and listNamespaces) would never see it.
  */
 import assert from "node:assert/strict";
 import { it } from "node:test";
@@ -12,7 +9,7 @@ import fc from "fast-check";
 import { openIsolationMemory } from "./support.js";
 import { loadWorld, runs, worldSpec } from "./world.js";
 
-it("stats() counts every namespace written, prototype keys included (sqlite)", { todo: "stats() drops a namespace named __proto__" }, async () => {
+it("stats() counts every namespace written, prototype keys included (sqlite)", async () => {
   const memory = await openIsolationMemory();
   try {
     await fc.assert(

@@ -362,8 +362,8 @@ export class SqliteMemoryStore implements MemoryStore {
 
   async stats(): Promise<{ namespaces: Record<string, number>; bytes?: number }> {
     return this.run("stats", () => {
-      const namespaces: Record<string, number> = {};
-      for (const row of this.statements.namespaceCounts.all()) namespaces[row.namespace] = row.count;
+      // fromEntries defines own properties, so a namespace named "__proto__" is counted like any other.
+      const namespaces: Record<string, number> = Object.fromEntries(this.statements.namespaceCounts.all().map((row) => [row.namespace, row.count]));
       if (!this.file) return { namespaces };
       const pageCount = Number(this.db.pragma("page_count", { simple: true }));
       const pageSize = Number(this.db.pragma("page_size", { simple: true }));
