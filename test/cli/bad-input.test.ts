@@ -74,7 +74,6 @@ describe("ingest refuses bad files and writes nothing", () => {
 
   it(
     "a failing ingest into a store that did not exist creates no store file",
-    { todo: "the command opens (creates) the sqlite file before ingestFile reads the input; needs src/cli/commands/ingest.ts to remove a file it created" },
     async () => {
       const fresh = path.join(folder.path, "fresh.db");
       const run = await runCli(["--db", fresh, "--embedder", "hash", "ingest", await yearTenThousand()], folder.path);

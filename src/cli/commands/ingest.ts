@@ -1,6 +1,10 @@
+import { existsSync } from "node:fs";
+import { rm, rmdir } from "node:fs/promises";
+import path from "node:path";
 import { Option, type Command } from "commander";
 import { z } from "zod";
 import type { IngestFormat } from "../../ingest/ingest-file.js";
+import type { StoreConfig } from "../../stores/open-store.js";
 import { NamespaceSchema } from "../../memory/entry.js";
 import { readGlobalOptions } from "../global-options.js";
 import { collect, parseOptionValues } from "../option-values.js";
@@ -39,11 +43,12 @@ Examples:
     .action(async (file: string, rawOptions: unknown, command: Command) => {
       const globals = readGlobalOptions(command);
       const options = parseOptionValues(IngestOptionsSchema, rawOptions);
-      const [{ openForWriting }, { ingestFile }, { stageProgressBar }] = await Promise.all([
+      const [{ openForWriting, storeLocation }, { ingestFile }, { stageProgressBar }] = await Promise.all([
         import("../open-dependencies.js"),
         import("../../ingest/ingest-file.js"),
         import("../progress.js"),
       ]);
+      const removeIfCreatedHere = newStoreFileRemover(storeLocation(globals).config);
       const dependencies = await openForWriting(globals);
       const progress = stageProgressBar(!globals.json && process.stderr.isTTY === true);
       const summary = await ingestFile(file, {
@@ -58,6 +63,10 @@ Examples:
       }).finally(async () => {
         progress.stop();
         await dependencies.store.close();
+      }).catch(async (error: unknown) => {
+        // A refused ingest leaves no trace: not even an empty store pinned to this run's embedder.
+        await removeIfCreatedHere();
+        throw error;
       });
 
       if (globals.json) {
@@ -70,4 +79,20 @@ Examples:
         ...table(rows, [false, true]),
       ]);
     });
+}
+
+/**
+ * For a sqlite file that does not exist yet, a function that removes what opening it creates (the
+ * file, its WAL and shared-memory files, and the folder if it was made for it); for anything else, one
+ * that does nothing.
+ */
+function newStoreFileRemover(config: StoreConfig): () => Promise<void> {
+  if (config.kind !== "sqlite" || config.path === ":memory:" || existsSync(config.path)) return async () => {};
+  const folder = path.dirname(config.path);
+  const folderExisted = existsSync(folder);
+  return async () => {
+    await Promise.all(["", "-wal", "-shm"].map((suffix) => rm(`${config.path}${suffix}`, { force: true })));
+    // Only when empty: anything else in it is not this run's to remove.
+    if (!folderExisted) await rmdir(folder).catch(() => undefined);
+  };
 }
