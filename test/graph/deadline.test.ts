@@ -13,7 +13,9 @@ import { NOW } from "../support/team-memory.js";
 
 const QUESTION = "Who did Alice talk to about product XYZ-100 in Shanghai last week?";
 /** Long enough for an in-memory store to answer, short enough for a test. */
-const DEADLINE_MS = 300;
+// Long enough that a healthy view answers well within it on a loaded 2-core CI machine; the hung
+// ones are what it cuts off.
+const DEADLINE_MS = 1500;
 const DEADLINE_REACHED = `deadline of ${DEADLINE_MS} ms reached`;
 
 function never<T>(): Promise<T> {
@@ -113,7 +115,7 @@ describe("retrieval graph under a deadline", () => {
     const memory = await teamMemory({ model: silentModel() });
     const output = await memory.retrieve({ question: QUESTION, namespace: "team", now: NOW }, { llmTimeoutMs: 600_000, deadlineMs: DEADLINE_MS * 2 });
     assert.equal(output.plan?.planner, "rules");
-    assert.match(output.degraded.find((d) => d.step === "plan")?.error ?? "", /deadline of 600 ms reached/);
+    assert.match(output.degraded.find((d) => d.step === "plan")?.error ?? "", new RegExp(`deadline of ${DEADLINE_MS * 2} ms reached`));
     assert.equal(output.results[0]?.id, "shanghai-meeting", "the plan took half the time, the views had the rest");
     await memory.close();
   });
