@@ -1,3 +1,4 @@
+import { abortAfter, untilAborted } from "../core/time-limit.js";
 import type { RunSettings } from "./run-settings.js";
 
 /**
@@ -47,18 +48,7 @@ export function halfwayTo(deadline: RunDeadline): RunDeadline {
 
 /** A signal aborted at the deadline (or by `outer`), and the way to clear its timer so nothing keeps the process alive. */
 function armed(deadline: RunDeadline, outer: AbortSignal | undefined): { signal: AbortSignal; disarm: () => void } {
-  const controller = new AbortController();
-  const left = timeLeft(deadline);
-  let timer: NodeJS.Timeout | undefined;
-  if (left <= 0) controller.abort(new DeadlineError(deadline.ms));
-  // An infinite delay would overflow setTimeout (which then fires at once): no deadline, no timer.
-  else if (Number.isFinite(left)) timer = setTimeout(() => controller.abort(new DeadlineError(deadline.ms)), left);
-  const signal = outer ? AbortSignal.any([outer, controller.signal]) : controller.signal;
-  return { signal, disarm: () => clearTimeout(timer) };
-}
-
-function rejectedOnAbort(signal: AbortSignal): Promise<never> {
-  return new Promise((_, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true }));
+  return abortAfter(timeLeft(deadline), () => new DeadlineError(deadline.ms), outer);
 }
 
 /**
@@ -70,7 +60,7 @@ export async function withinDeadline<T>(deadline: RunDeadline, work: (signal: Ab
   const { signal, disarm } = armed(deadline, outer);
   try {
     if (signal.aborted) throw signal.reason;
-    return await Promise.race([work(signal), rejectedOnAbort(signal)]);
+    return await untilAborted(work(signal), signal);
   } finally {
     disarm();
   }

@@ -41,10 +41,18 @@ export function dependencyAccessor(source: DependencySource): () => Promise<Grap
     const ready = Promise.resolve(shared(source));
     return () => ready;
   }
-  let opening: Promise<GraphDependencies> | undefined;
+  return openedOnce(async () => shared(await source()));
+}
+
+/**
+ * `open`, called once and its result shared by every caller; a failure is not kept, so the next caller
+ * tries again (a store that was down at the first run is opened when it is back).
+ */
+export function openedOnce<T>(open: () => Promise<T>): () => Promise<T> {
+  let opening: Promise<T> | undefined;
   return () => {
-    opening ??= source().then(shared, (error: unknown) => {
-      opening = undefined; // let the next run try again instead of caching the failure
+    opening ??= open().catch((error: unknown) => {
+      opening = undefined;
       throw error;
     });
     return opening;

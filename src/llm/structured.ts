@@ -2,6 +2,7 @@ import type { BaseChatModel } from "@langchain/core/language_models/chat_models"
 import { AIMessage, type BaseMessage, HumanMessage, SystemMessage } from "@langchain/core/messages";
 import { z } from "zod";
 import type { LlmCallRecord } from "../domain/run-account.js";
+import { abortAfter, untilAborted } from "../core/time-limit.js";
 import { describeError } from "../core/log.js";
 
 export interface StructuredCallOptions {
@@ -51,7 +52,7 @@ export async function callStructured<S extends z.ZodType>(
     }
     record.calls += 1;
     try {
-      const reply = await withTimeout(model.invoke(messages, { signal: options.signal }), options.timeoutMs ?? 30_000, options.step, options.signal);
+      const reply = await withTimeout((signal) => model.invoke(messages, { signal }), options.timeoutMs ?? 30_000, options.step, options.signal);
       addUsage(record, reply);
       const parsed = schema.safeParse(extractJson(messageText(reply)));
       if (parsed.success) {
@@ -111,22 +112,20 @@ function addUsage(record: LlmCallRecord, reply: BaseMessage): void {
 }
 
 /**
- * The model's reply, or a rejection at the timeout or when the signal aborts: a model that ignores
- * its signal (a fake, a client without cancellation) is left behind rather than waited for.
+ * The model's reply, or a rejection at the timeout or when the run's signal aborts. The model is
+ * handed the combined signal (a client that honours it drops the request); one that ignores it (a
+ * fake, a client without cancellation) is left behind rather than waited for.
  */
-async function withTimeout<T>(promise: Promise<T>, ms: number, step: string, signal: AbortSignal | undefined): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  let onAbort: (() => void) | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${step}: model did not answer within ${ms} ms`)), ms);
-    onAbort = () => reject(new Error(`${step}: ${abortReason(signal)}`));
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
+async function withTimeout<T>(ask: (signal: AbortSignal) => Promise<T>, ms: number, step: string, outer: AbortSignal | undefined): Promise<T> {
+  const { signal, disarm } = abortAfter(ms, () => new Error(`${step}: model did not answer within ${ms} ms`), outer);
   try {
-    return await Promise.race([promise, timeout]);
+    return await untilAborted(ask(signal), signal);
+  } catch (error) {
+    // Cancelled by the run (its deadline, its caller): say so in the step's words.
+    if (outer?.aborted) throw new Error(`${step}: ${abortReason(outer)}`);
+    throw error;
   } finally {
-    clearTimeout(timer);
-    if (onAbort) signal?.removeEventListener("abort", onAbort);
+    disarm();
   }
 }
 

@@ -8,7 +8,7 @@ import { END, START, StateGraph } from "@langchain/langgraph";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { z } from "zod";
 import { RetrievalContextSchema } from "../graph/configuration.js";
-import type { GraphDependencies } from "../graph/dependencies.js";
+import { openedOnce } from "../graph/dependencies.js";
 import { createRetrievalGraph, type RetrievalGraph } from "../graph/graph.js";
 import { createRememberGraph } from "../graph/remember-graph.js";
 import { RetrievalGraphInput, RetrievalGraphOutput, RetrievalState } from "../graph/state.js";
@@ -16,15 +16,8 @@ import { openDependencies } from "../library/open-recallgraph.js";
 import { accessPolicyFromEnv } from "../library/access-policy.js";
 import { namespaceGuard } from "./access.js";
 
-let opening: Promise<GraphDependencies> | undefined;
-/** One set of dependencies for both graphs (one sqlite connection, not two); a failed open is retried on the next run. */
-function sharedDependencies(): Promise<GraphDependencies> {
-  opening ??= openDependencies().catch((error: unknown) => {
-    opening = undefined;
-    throw error;
-  });
-  return opening;
-}
+/** One set of dependencies for both graphs (one sqlite connection, not two). */
+const sharedDependencies = openedOnce(() => openDependencies());
 
 /** What a served retrieval thread keeps: the question and its answer, not the run's working state. */
 const AnswerState = RetrievalState.pick({
