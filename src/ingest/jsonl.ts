@@ -1,9 +1,9 @@
 import { ValidationError } from "../core/errors.js";
-import { MemoryInputSchema, type MemoryInput } from "../memory/entry.js";
+import { MemoryInputSchema, normalizeEntry, type MemoryInput } from "../memory/entry.js";
 import { keywords } from "../text/tokenizer.js";
 import { stableId } from "./ids.js";
 import { codeFamilies, findNames } from "./names.js";
-import { normalizeForWrite, reasonOf } from "./write-memories.js";
+import { reasonOf } from "./write-memories.js";
 
 /** One valid line of a JSON Lines memory file. */
 export interface JsonlMemory {
@@ -42,7 +42,7 @@ export function parseJsonl(content: string): JsonlMemory[] {
     }
     // The writer's own checks beyond the schema (e.g. a timestamp after year 9999), run now so the error names the line.
     try {
-      normalizeForWrite("jsonl", parsed.data, { now: 0 });
+      normalizeEntry("jsonl", parsed.data, { now: 0 });
     } catch (error) {
       if (!(error instanceof ValidationError)) throw error;
       throw lineError(line, error.field, reasonOf(error));

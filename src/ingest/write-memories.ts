@@ -3,7 +3,6 @@ import type { Embedder } from "../text/embedder.js";
 import type { MemoryRecord, MemoryStore } from "../stores/port.js";
 import { MAX_IDS_PER_CALL, validateRecords } from "../stores/validation.js";
 import { NamespaceSchema, normalizeEntry, type MemoryEntry } from "../memory/entry.js";
-import { MAX_MS, MIN_MS } from "../time/types.js";
 
 /**
  * Names item `index` of a write in an error, with `field` the field as the caller wrote it ("" for
@@ -89,34 +88,11 @@ export async function commitMemories(store: MemoryStore, prepared: PreparedWrite
 
 function normalizeAll(ns: string, inputs: readonly unknown[], now: number, itemField: ItemField): MemoryEntry[] {
   const entries = inputs.map((input, index) =>
-    relabel(index, itemField, () => normalizeForWrite(ns, input, { field: entriesField(index, ""), now })),
+    relabel(index, itemField, () => normalizeEntry(ns, input, { field: entriesField(index, ""), now })),
   );
   const duplicate = firstDuplicateId(entries);
   if (duplicate) throw new ValidationError(itemField(duplicate.index, "id"), `duplicate id "${duplicate.id}" in one write`);
   return entries;
-}
-
-/**
- * normalizeEntry plus what the stores would refuse later: the stored form of a time is ISO 8601
- * without an expanded year, so only years 0001-9999 can be stored, where a Date (and so
- * normalizeEntry) reaches year 275760. `field` prefixes error paths as in normalizeEntry.
- */
-export function normalizeForWrite(ns: string, input: unknown, options: { field?: string; now?: number }): MemoryEntry {
-  const entry = normalizeEntry(ns, input, options);
-  checkIsoYears(entry, options.field ?? "");
-  return entry;
-}
-
-function checkIsoYears(entry: MemoryEntry, prefix: string): void {
-  const times: [field: string, ms: number | undefined][] = [
-    ["timestamp", entry.timestampMs],
-    ["expiresAt", entry.expiresAtMs],
-  ];
-  for (const [field, ms] of times) {
-    if (ms !== undefined && (ms < MIN_MS || ms > MAX_MS)) {
-      throw new ValidationError([prefix, field].filter(Boolean).join("."), `${field} must be in the years 0001-9999`);
-    }
-  }
 }
 
 /** A replaced entry keeps the createdAt of the one it replaces. */

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { parseOrThrow, ValidationError } from "../core/errors.js";
+import { MAX_MS, MIN_MS } from "../time/types.js";
 
 /** Longest memory text accepted, in characters. A memory is a restatement, not a document: split longer text. */
 export const MAX_TEXT_CHARS = 16_384;
@@ -211,9 +212,15 @@ export function normalizeEntry(
   return entry;
 }
 
-/** Epoch ms of a timestamp input that a Date can represent (±8.64e15 ms), else a ValidationError naming `field`. */
+/**
+ * Epoch ms of a timestamp input that can be stored, else a ValidationError naming `field`: beyond what
+ * a Date holds (±8.64e15 ms) it is out of range; within it, the stored form is ISO 8601 without an
+ * expanded year, so only the years 0001-9999 are kept.
+ */
 function instantInRange(value: TimestampInput, field: string): number {
   const ms = toEpochMs(value);
-  if (!Number.isFinite(ms) || Math.abs(ms) > 8.64e15) throw new ValidationError(field, `${field.split(".").at(-1)} is out of range`);
+  const name = field.split(".").at(-1);
+  if (!Number.isFinite(ms) || Math.abs(ms) > 8.64e15) throw new ValidationError(field, `${name} is out of range`);
+  if (ms < MIN_MS || ms > MAX_MS) throw new ValidationError(field, `${name} must be in the years 0001-9999`);
   return ms;
 }
