@@ -47,6 +47,14 @@ export function readPositiveInteger(env: Environment, name: string): number | un
   return readParsed(env, name, PositiveIntegerSchema);
 }
 
+// Zero is a real choice for a retry count (fail fast), which readPositiveInteger would refuse.
+const RetryCountSchema = z.string().regex(/^\d+$/, "must be a whole number (0 for no retries)").transform(Number);
+
+/** The variable as a retry count (0, 1, ...), or `undefined` when unset. */
+export function readRetryCount(env: Environment, name: string): number | undefined {
+  return readParsed(env, name, RetryCountSchema);
+}
+
 /** The variable as one of `choices`, matched case-insensitively and returned as the list spells it; `undefined` when unset. */
 export function readChoice<const C extends string>(env: Environment, name: string, choices: readonly C[]): C | undefined {
   const value = readVariable(env, name);

@@ -54,6 +54,15 @@ const ConfigurableSchema = z.object({
   contentCap: z.number().int().min(50).max(100_000).default(800).describe("Characters of text returned per hit"),
   timeZone: z.string().default("UTC").describe("IANA zone for calendar windows (weeks, months)"),
   llmTimeoutMs: z.number().int().min(100).max(600_000).default(30_000).describe("Per LLM call"),
+  // Unset by default: planning retries once (a failed plan costs the whole run its sub-queries), the
+  // reflection and rerank steps do not (their rules and the fused order stand in at no cost).
+  llmRetries: z
+    .number()
+    .int()
+    .min(0)
+    .max(5)
+    .optional()
+    .describe("Extra attempts after a failed LLM call (error, timeout, unparseable reply), each within llmTimeoutMs and the run's deadline. Unset: 1 for planning, 0 for reflection and rerank"),
   deadlineMs: z
     .number()
     .int()

@@ -1,7 +1,7 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { ChatOpenAI } from "@langchain/openai";
 import { z } from "zod";
-import { readParsed, readPositiveInteger, readVariable } from "../core/env.js";
+import { readParsed, readPositiveInteger, readRetryCount, readVariable } from "../core/env.js";
 
 /**
  * Chat model configuration from the environment:
@@ -9,6 +9,9 @@ import { readParsed, readPositiveInteger, readVariable } from "../core/env.js";
  * - OPENAI_BASE_URL: any OpenAI-compatible server (OpenAI, vLLM, Ollama, llama.cpp server...).
  * - OPENAI_API_KEY: its key (local servers usually accept any value).
  * - RECALLGRAPH_LLM_TIMEOUT_MS: per-call timeout (default 30000).
+ * - RECALLGRAPH_LLM_RETRIES: the client's own retries of a failed request (rate limit, 5xx, network),
+ *   with backoff, inside each call's timeout; 0 for none (default). Retries of a reply that does not
+ *   parse are the run configuration's `llmRetries`.
  */
 const BaseUrlSchema = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -20,13 +23,14 @@ export function chatModelFromEnv(env: NodeJS.ProcessEnv = process.env): BaseChat
   const baseURL = readParsed(env, "OPENAI_BASE_URL", BaseUrlSchema);
   const apiKey = readVariable(env, "OPENAI_API_KEY");
   const timeout = readPositiveInteger(env, "RECALLGRAPH_LLM_TIMEOUT_MS");
+  const maxRetries = readRetryCount(env, "RECALLGRAPH_LLM_RETRIES");
   if (!model) return undefined;
   return new ChatOpenAI({
     model,
     temperature: 0,
     apiKey: apiKey ?? "not-needed",
     timeout: timeout ?? DEFAULT_TIMEOUT_MS,
-    maxRetries: 0, // our own structured-call wrapper retries once, then falls back to rules
+    maxRetries: maxRetries ?? 0,
     configuration: baseURL ? { baseURL } : {},
   });
 }

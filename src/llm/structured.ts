@@ -16,9 +16,11 @@ export interface StructuredCallOptions {
   signal?: AbortSignal | undefined;
 }
 
-/** The limits every model step runs under: a per-attempt timeout and the run's cancellation. */
+/** The limits every model step runs under: a per-attempt timeout, retries and the run's cancellation. */
 export interface ModelCallLimits {
   timeoutMs: number;
+  /** Extra attempts after a failed one; unset, each step keeps its own default (see the steps). */
+  retries?: number | undefined;
   signal?: AbortSignal | undefined;
 }
 

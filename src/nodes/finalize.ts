@@ -42,7 +42,7 @@ export function finalizeNode(dependencies: () => Promise<GraphDependencies>) {
       } else if (settings.rerank && model && ranked.length > 1) {
         const reranked = await withDeadlineSignal(
           deadline,
-          (signal) => rerank(model, state.question, ranked, { timeoutMs: settings.llmTimeoutMs, signal }),
+          (signal) => rerank(model, state.question, ranked, { timeoutMs: settings.llmTimeoutMs, retries: settings.llmRetries, signal }),
           config?.signal,
         );
         llmCalls.push(reranked.record);
@@ -138,7 +138,7 @@ async function rerank(
     model,
     RerankOutputSchema,
     { system: RERANK_SYSTEM, user: rerankUserPrompt(question, ranked.map(({ entry }) => entry.text.slice(0, MEMORY_PREVIEW_CHARS))) },
-    { step: "rerank", retries: 0, timeoutMs: limits.timeoutMs, signal: limits.signal },
+    { step: "rerank", retries: limits.retries ?? 0, timeoutMs: limits.timeoutMs, signal: limits.signal },
   );
   if (!reply.ok) return { reason: `model failed: ${reply.record.error ?? "unknown"}`, record: reply.record };
   const scores = new Map<number, number>();

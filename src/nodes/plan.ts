@@ -46,7 +46,7 @@ export function planNode(dependencies: () => Promise<GraphDependencies>, guard?:
           planQuestion(
             input.question,
             { vocabulary, now, timeZone: configuration.timeZone, maxSubQueries: configuration.maxSubQueries },
-            { planning: configuration.planning, model, timeoutMs: configuration.llmTimeoutMs, signal },
+            { planning: configuration.planning, model, timeoutMs: configuration.llmTimeoutMs, retries: configuration.llmRetries, signal },
           ),
         config?.signal,
       );

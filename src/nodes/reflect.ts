@@ -38,6 +38,7 @@ export function reflectNode(dependencies: () => Promise<GraphDependencies>) {
               maxGapQueries: settings.maxGapQueries,
               model,
               timeoutMs: settings.llmTimeoutMs,
+              retries: settings.llmRetries,
               signal,
             },
           ),

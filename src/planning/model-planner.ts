@@ -7,14 +7,14 @@ import { findTimeWindow } from "../time/window.js";
 import { namesMentioned } from "./known-names.js";
 import { makePlan, sameQuery, type PlanContext } from "./plan.js";
 
-/** One structured call to the model for a plan (retried once); never throws. */
+/** One structured call to the model for a plan (retried once unless the limits say otherwise); never throws. */
 export function askModelForPlan(model: BaseChatModel, question: string, context: PlanContext, options: ModelCallLimits): Promise<StructuredResult<PlanOutput>> {
   const { persons, entities } = context.vocabulary;
   return callStructured(
     model,
     PlanOutputSchema,
     { system: PLAN_SYSTEM, user: planUserPrompt(question, [...persons, ...entities]) },
-    { step: "plan", retries: 1, timeoutMs: options.timeoutMs, signal: options.signal },
+    { step: "plan", retries: options.retries ?? 1, timeoutMs: options.timeoutMs, signal: options.signal },
   );
 }
 

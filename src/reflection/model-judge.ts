@@ -19,7 +19,7 @@ export function askModelForCoverage(
     model,
     ReflectionOutputSchema,
     { system: REFLECT_SYSTEM, user: reflectUserPrompt(request.question, request.plan.requiredInfo, memories) },
-    { step: "reflect", retries: 0, timeoutMs: limits.timeoutMs, signal: limits.signal },
+    { step: "reflect", retries: limits.retries ?? 0, timeoutMs: limits.timeoutMs, signal: limits.signal },
   );
 }
 

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { z } from "zod";
-import { readChoice, readParsed, readPositiveInteger, readRequired, readVariable, type Environment } from "../../src/core/env.js";
+import { readChoice, readParsed, readPositiveInteger, readRequired, readRetryCount, readVariable, type Environment } from "../../src/core/env.js";
 import { ValidationError } from "../../src/core/errors.js";
 
 /** Asserts that `read` throws a ValidationError for `field` with exactly `message`. */
@@ -29,6 +29,17 @@ describe("readRequired", () => {
   it("returns a set value and refuses an unset one, saying why it is needed", () => {
     assert.equal(readRequired({ URL: " http://x " }, "URL", "when MODE=remote"), "http://x");
     assertRefused(() => readRequired({ URL: "  " }, "URL", "when MODE=remote"), "URL", "URL: is required when MODE=remote");
+  });
+});
+
+describe("readRetryCount", () => {
+  it("reads 0 and up, and refuses signs, fractions and words", () => {
+    assert.equal(readRetryCount({ RETRIES: "0" }, "RETRIES"), 0);
+    assert.equal(readRetryCount({ RETRIES: " 3 " }, "RETRIES"), 3);
+    assert.equal(readRetryCount({}, "RETRIES"), undefined);
+    for (const bad of ["-1", "1.5", "two"]) {
+      assert.throws(() => readRetryCount({ RETRIES: bad }, "RETRIES"), (error: unknown) => error instanceof ValidationError && error.field === "RETRIES");
+    }
   });
 });
 

@@ -75,6 +75,23 @@ describe("retrieval graph with a chat model", () => {
     await memory.close();
   });
 
+  it("retries each step as many times as llmRetries says, none when it is 0", async () => {
+    const garbage = { plan: "no plan here", reflect: "not json {", rerank: "nor here" };
+    const many = scriptedModel(garbage);
+    let memory = await teamMemory({ model: many.model });
+    const retried = await memory.retrieve({ question: QUESTION, namespace: "team", now: NOW }, { llmRetries: 2, maxReflectionRounds: 1, rerank: true });
+    assert.deepEqual(many.calls, { plan: 3, reflect: 3, rerank: 3 });
+    assert.equal(retried.plan?.planner, "rules");
+    assert.equal(retried.results[0]?.id, "shanghai-meeting");
+    await memory.close();
+
+    const none = scriptedModel(garbage);
+    memory = await teamMemory({ model: none.model });
+    await memory.retrieve({ question: QUESTION, namespace: "team", now: NOW }, { llmRetries: 0, maxReflectionRounds: 1 });
+    assert.deepEqual(none.calls, { plan: 1, reflect: 1, rerank: 0 });
+    await memory.close();
+  });
+
   it("falls back to the rules when the model throws", async () => {
     const model = fakeModel().alwaysThrow(new Error("connection refused"));
     const memory = await teamMemory({ model });

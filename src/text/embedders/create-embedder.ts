@@ -18,7 +18,7 @@
  * A store records the embedder's model and dimension and refuses to be opened with another one.
  */
 import { z } from "zod";
-import { readChoice, readParsed, readPositiveInteger, readRequired, readVariable } from "../../core/env.js";
+import { readChoice, readPositiveInteger, readRequired, readRetryCount, readVariable } from "../../core/env.js";
 import { parseOrThrow, ValidationError } from "../../core/errors.js";
 import type { Embedder } from "../embedder.js";
 import { createHashEmbedder, HASH_DEFAULT_DIMENSION } from "./hashing.js";
@@ -33,8 +33,6 @@ export { createUseLiteEmbedder, useLiteTrustworthyFor, USE_LITE_SPEC } from "./u
 const MAX_DIMENSION = 65_536;
 const MAX_RETRIES = 10;
 const MAX_TIMEOUT_MS = 600_000;
-// Zero retries is a real choice (fail fast), which readPositiveInteger would refuse.
-const RetriesSchema = z.string().regex(/^\d+$/, "must be a whole number (0 for no retries)").transform(Number);
 const batchSize = z.number().int().min(1).max(4096);
 
 export const EmbedderConfigSchema = z.discriminatedUnion("provider", [
@@ -111,7 +109,7 @@ export function embedderConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Emb
   const batchSizeValue = readPositiveInteger(env, "RECALLGRAPH_EMBEDDING_BATCH_SIZE");
   // Read whatever the provider, so a bad value fails loudly before anyone switches to openai.
   const timeoutMs = readPositiveInteger(env, "RECALLGRAPH_EMBEDDING_TIMEOUT_MS");
-  const maxRetries = readParsed(env, "RECALLGRAPH_EMBEDDING_RETRIES", RetriesSchema);
+  const maxRetries = readRetryCount(env, "RECALLGRAPH_EMBEDDING_RETRIES");
 
   let config: EmbedderConfig;
   if (provider === "use-lite") {
