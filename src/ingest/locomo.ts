@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { parseOrThrow, ValidationError } from "../core/errors.js";
 import { NamespaceSchema } from "../memory/entry.js";
-import { englishMonthNumber } from "../time/calendar.js";
 import { parseDialogue, type Dialogue, type DialogueTurn } from "./dialogue.js";
+import { describeSessionDateSpellings, parseSessionDateTime } from "./session-date.js";
 
 /**
  * Importer for the LoCoMo benchmark format (../shared/data/locomo/README.md): a list of samples,
@@ -52,26 +52,10 @@ export interface LocomoConversation {
   lastSessionTime: string;
 }
 
-/** "1:56 pm on 8 May, 2023" -> epoch ms (UTC; the release gives no zone); undefined when it is not that shape. */
-export function parseLocomoDateTime(text: string): number | undefined {
-  const match = /^\s*(\d{1,2}):(\d{2})\s*(am|pm)\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})\s*$/i.exec(text);
-  if (!match) return undefined;
-  const [, hourText, minuteText, meridiem, dayText, monthName, yearText] = match;
-  const month = englishMonthNumber(monthName ?? "");
-  const hour12 = Number(hourText);
-  const minute = Number(minuteText);
-  const day = Number(dayText);
-  if (month === undefined || hour12 < 1 || hour12 > 12 || minute > 59 || day < 1 || day > 31) return undefined;
-  const hour = (hour12 % 12) + ((meridiem ?? "").toLowerCase() === "pm" ? 12 : 0);
-  const ms = Date.UTC(Number(yearText), month - 1, day, hour, minute);
-  // Reject 31 April and the like, which Date.UTC would roll into the next month.
-  return new Date(ms).getUTCDate() === day ? ms : undefined;
-}
-
 /**
  * Parses a LoCoMo file (already JSON-parsed) into conversations: each session's turns in order, the
- * turn time being the session's date_time plus one second per turn (so order survives sorting by
- * time), dia_id as turnId, blip_caption as image caption, "session_N" as sessionId.
+ * turn time being the session's date_time (any spelling of `SESSION_DATE_SPELLINGS`) plus one second
+ * per turn (so order survives sorting by time), dia_id as turnId, blip_caption as image caption, "session_N" as sessionId.
  * Errors are ValidationErrors naming the sample and field, e.g. `conv-26.conversation.session_3_date_time`.
  */
 export function parseLocomo(json: unknown): LocomoConversation[] {
@@ -96,9 +80,9 @@ export function parseLocomo(json: unknown): LocomoConversation[] {
       if (sessionTurns.length === 0) continue;
       const dateKey = `${key}_date_time`;
       const dateText = conversation[dateKey];
-      const startMs = typeof dateText === "string" ? parseLocomoDateTime(dateText) : undefined;
+      const startMs = typeof dateText === "string" ? parseSessionDateTime(dateText) : undefined;
       if (startMs === undefined) {
-        throw new ValidationError(`${where}.conversation.${dateKey}`, `expected a date like "1:56 pm on 8 May, 2023", got ${JSON.stringify(dateText ?? null)}`);
+        throw new ValidationError(`${where}.conversation.${dateKey}`, `${describeSessionDateSpellings()}; got ${JSON.stringify(dateText ?? null)}`);
       }
       lastSessionMs = Math.max(lastSessionMs ?? startMs, startMs);
       sessionTurns.forEach((turn, i) => {
