@@ -7,8 +7,9 @@ import { commitMemories, prepareMemories, writeMemories, type PreparedWrite } fr
 import type { MemoryStore } from "../stores/port.js";
 import type { Embedder } from "../text/embedder.js";
 import type { Dialogue } from "./dialogue.js";
-import { buildLlmMemories, llmEntryId, LlmBuilderOptionsSchema, MAX_MEMORIES_PER_WINDOW } from "./dialogue-llm.js";
+import { buildLlmMemories, llmEntryId, llmWindowCount, LlmBuilderOptionsSchema, MAX_MEMORIES_PER_WINDOW } from "./dialogue-llm.js";
 import { buildRuleMemories, turnEntryId } from "./dialogue-rules.js";
+import { retireFromOrigin, withOrigin } from "./origin.js";
 
 /**
  * Builder settings of both modes (the namespace is given separately): the context options
@@ -22,17 +23,23 @@ export interface DialogueIngestOptions {
   /** When given, memories are extracted by the model (LLM mode); otherwise one rule-built entry per turn. */
   model?: BaseChatModel;
   builder?: DialogueBuilderSettings;
-  /** Progress of the whole job: building (model windows) then writing (entries). */
+  /** Progress of this dialogue: building (model windows) then writing (entries). */
   onProgress?: (phase: "build" | "write", done: number, total: number) => void;
   /** Clock for createdAt/updatedAt (tests pin it). */
   now?: number;
+  /**
+   * The file the dialogue was read from (see origin.ts): every entry carries it, and the entries this
+   * origin wrote to the namespace before that this run did not make again (turns since removed
+   * included) are retired after the write.
+   */
+  origin?: string;
 }
 
 export interface DialogueIngestResult {
   entries: number;
   /** Ids of the entries written, in order. */
   ids: string[];
-  /** Old entries of these turns removed because this run did not produce them again. */
+  /** Old entries of these turns (or of this origin) removed because this run did not produce them again. */
   retired: number;
   mode: "rules" | "llm";
   fallbackWindows: number;
@@ -43,7 +50,8 @@ export interface DialogueIngestResult {
  * Builds memories from a dialogue and writes them to `namespace`, all or nothing (see writeMemories).
  * Ids are deterministic, so the same dialogue ingested again replaces its entries; entries an earlier
  * run made for these turns that this run did not make again (a different mode, window size or model
- * answer) are deleted after the write, so re-ingesting never leaves duplicates behind.
+ * answer) are deleted after the write, so re-ingesting never leaves duplicates behind. With an
+ * `origin`, so are the entries of turns the dialogue no longer has.
  */
 export async function ingestDialogue(
   store: MemoryStore,
@@ -52,38 +60,70 @@ export async function ingestDialogue(
   dialogue: Dialogue,
   options: DialogueIngestOptions = {},
 ): Promise<DialogueIngestResult> {
-  const prepared = await prepareDialogue(store, embedder, namespace, dialogue, options);
+  const built = await buildDialogue(namespace, dialogue, options);
+  const prepared = await prepareDialogue(store, embedder, built, options);
   return commitDialogue(store, prepared, options);
 }
 
-/** A dialogue built, validated and embedded, not yet written (see prepareDialogue). */
-export interface PreparedDialogue {
+/** A dialogue's memories, built (by the model or the rules), not yet validated, embedded or written. */
+export interface BuiltDialogue {
+  namespace: string;
   dialogue: Dialogue;
-  write: PreparedWrite;
-  /** The ids this run produced, in order: entries of these turns not among them are retired. */
-  ids: string[];
+  memories: MemoryInput[];
   mode: "rules" | "llm";
   fallbackWindows: number;
   calls: LlmCallRecord[];
 }
 
+/** A dialogue built, validated and embedded, not yet written (see prepareDialogue). */
+export interface PreparedDialogue extends Omit<BuiltDialogue, "memories"> {
+  write: PreparedWrite;
+  /** The ids this run produced, in order: entries of these turns (or this origin) not among them are retired. */
+  ids: string[];
+  origin?: string;
+}
+
 /**
- * Everything of ingestDialogue before the write: build, validate, embed. Nothing is written, so a
- * caller ingesting several dialogues prepares them all before committing the first.
+ * How many build steps `buildDialogue` will report for this dialogue: its model windows in LLM mode,
+ * one with the rules (they build a whole dialogue at once; LoCoMo's ten take seconds together).
+ * Checks the builder settings as building does.
+ */
+export function dialogueBuildSteps(dialogue: Dialogue, options: Pick<DialogueIngestOptions, "model" | "builder"> = {}): number {
+  const builder = parseBuilder(options.builder);
+  return options.model ? llmWindowCount(dialogue.turns.length, builder) : 1;
+}
+
+/** Builds a dialogue's memories, reporting build progress. Nothing is embedded or written. */
+export async function buildDialogue(namespace: string, dialogue: Dialogue, options: DialogueIngestOptions = {}): Promise<BuiltDialogue> {
+  const builder = parseBuilder(options.builder);
+  if (options.model) {
+    const built = await buildLlmMemories(dialogue, options.model, { ...builder, namespace }, (done, total) =>
+      options.onProgress?.("build", done, total),
+    );
+    return { namespace, dialogue, memories: built.memories, mode: "llm", fallbackWindows: built.fallbackWindows, calls: built.calls };
+  }
+  const memories = buildRuleMemories(dialogue, { ...builder, namespace });
+  options.onProgress?.("build", 1, 1);
+  return { namespace, dialogue, memories, mode: "rules", fallbackWindows: 0, calls: [] };
+}
+
+/**
+ * Everything of ingestDialogue after building and before the write: validate, embed. Nothing is
+ * written, so a caller ingesting several dialogues prepares them all before committing the first.
  */
 export async function prepareDialogue(
   store: MemoryStore,
   embedder: Embedder,
-  namespace: string,
-  dialogue: Dialogue,
-  options: DialogueIngestOptions = {},
+  built: BuiltDialogue,
+  options: Pick<DialogueIngestOptions, "onProgress" | "now" | "origin"> = {},
 ): Promise<PreparedDialogue> {
-  const built = await buildDialogueMemories(namespace, dialogue, options);
-  const write = await prepareMemories(store, embedder, namespace, built.memories, {
+  const { memories, ...rest } = built;
+  const write = await prepareMemories(store, embedder, built.namespace, memories.map((memory) => withOrigin(memory, options.origin)), {
     onProgress: (done, total) => options.onProgress?.("write", done, total),
     ...(options.now !== undefined ? { now: options.now } : {}),
   });
-  return { ...built, dialogue, write, ids: write.records.map((record) => record.entry.id) };
+  const ids = write.records.map((record) => record.entry.id);
+  return { ...rest, write, ids, ...(options.origin !== undefined ? { origin: options.origin } : {}) };
 }
 
 /** Writes a prepared dialogue in one store call, then retires what this run did not make again. */
@@ -95,26 +135,15 @@ export async function commitDialogue(
   const { write, dialogue, ids } = prepared;
   await commitMemories(store, write);
   options.onProgress?.("write", ids.length, ids.length);
-  const retired = await retireStaleEntries(store, write.namespace, dialogue, new Set(ids));
+  const kept = new Set(ids);
+  const retired =
+    (await retireStaleEntries(store, write.namespace, dialogue, kept)) + (await retireFromOrigin(store, write.namespace, prepared.origin, kept));
   return { entries: ids.length, ids, retired, mode: prepared.mode, fallbackWindows: prepared.fallbackWindows, calls: prepared.calls };
 }
 
-async function buildDialogueMemories(
-  namespace: string,
-  dialogue: Dialogue,
-  options: DialogueIngestOptions,
-): Promise<{ memories: MemoryInput[]; mode: "rules" | "llm"; fallbackWindows: number; calls: LlmCallRecord[] }> {
-  // Validated here, strictly, so a misspelt setting is an error rather than silently ignored.
-  const builder = parseOrThrow(DialogueBuilderSettingsSchema, options.builder ?? {}, "builder");
-  if (options.model) {
-    const built = await buildLlmMemories(dialogue, options.model, { ...builder, namespace }, (done, total) =>
-      options.onProgress?.("build", done, total),
-    );
-    return { memories: built.memories, mode: "llm", fallbackWindows: built.fallbackWindows, calls: built.calls };
-  }
-  const memories = buildRuleMemories(dialogue, { ...builder, namespace });
-  options.onProgress?.("build", 1, 1);
-  return { memories, mode: "rules", fallbackWindows: 0, calls: [] };
+/** The builder settings, validated strictly, so a misspelt setting is an error rather than silently ignored. */
+function parseBuilder(builder: DialogueBuilderSettings | undefined): z.output<typeof DialogueBuilderSettingsSchema> {
+  return parseOrThrow(DialogueBuilderSettingsSchema, builder ?? {}, "builder");
 }
 
 /**

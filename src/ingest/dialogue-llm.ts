@@ -125,8 +125,15 @@ export async function buildLlmMemories(
   return result;
 }
 
+/** How many windows (model calls) buildLlmMemories makes for a dialogue of `turnCount` turns. */
+export function llmWindowCount(turnCount: number, settings: WindowSettings): number {
+  return windowStarts(turnCount, settings).length;
+}
+
+type WindowSettings = Pick<LlmBuilderSettings, "windowTurns" | "overlapTurns">;
+
 /** Where each window starts: `windowTurns` apart less the overlap, the last one reaching the end. */
-function windowStarts(turnCount: number, settings: LlmBuilderSettings): number[] {
+function windowStarts(turnCount: number, settings: WindowSettings): number[] {
   const step = Math.max(1, settings.windowTurns - Math.min(settings.overlapTurns, settings.windowTurns - 1));
   const starts: number[] = [];
   for (let start = 0; start < turnCount; start += step) {

@@ -2,13 +2,14 @@ import { readdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { ValidationError } from "../core/errors.js";
 import type { MemoryInput } from "../memory/entry.js";
-import { writeMemories, type ItemField } from "./write-memories.js";
+import { writeMemories, type ItemField, type WriteOptions } from "./write-memories.js";
 import type { MemoryStore } from "../stores/port.js";
 import type { Embedder } from "../text/embedder.js";
 import { keywords } from "../text/tokenizer.js";
 import { chunkDocument, DEFAULT_CHUNK_CHARS, type DocumentChunk } from "./chunker.js";
 import { contentHash, stableId } from "./ids.js";
 import { codeFamilies, findNames } from "./names.js";
+import { retireFromOrigin, withOrigin } from "./origin.js";
 
 /** File name endings read as documents. */
 export const DOCUMENT_EXTENSIONS = [".md", ".markdown", ".txt"] as const;
@@ -20,11 +21,23 @@ export interface DocumentIngestOptions {
   baseDir?: string;
   /** Called as the new chunks of all documents are embedded and written, with (chunks done, chunks in total). */
   onProgress?: (done: number, total: number) => void;
+  /** Called with the number of new chunks once all are embedded, just before they are written (see WriteOptions). */
+  onStore?: (total: number) => void;
   /** Clock for createdAt/updatedAt (tests pin it). */
   now?: number;
+  /**
+   * The folder or file these documents were read from (see origin.ts). With one, the chunks this
+   * origin wrote before that no current document holds (a document removed from the folder) are
+   * retired too, and an unchanged document whose chunks another origin (or none) wrote is written
+   * again under this one, so it is retired when it later goes.
+   */
+  origin?: string;
 }
 
-/** What happened to each document. `unchanged` ones were left alone; `retired` counts removed old chunks. */
+/**
+ * What happened to each document. `unchanged` ones were left alone (or, with an origin they did not
+ * carry yet, written again as they were); `retired` counts removed old chunks.
+ */
 export interface DocumentIngestResult {
   documents: { documentId: string; version: number; chunks: number; status: "new" | "changed" | "unchanged" }[];
   entries: number;
@@ -47,7 +60,8 @@ export interface DocumentFile {
  * All or nothing: every file is read and chunked, and every chunk checked and embedded, before the
  * new chunks of all files are written in one store call; errors name the file (`notes/a.md chunk 3: timestamp`).
  * Old chunks are deleted after that write: should a delete fail, the new versions are in place and
- * the old chunks linger until the next ingest retires them.
+ * the old chunks linger until the next ingest retires them. With an `origin`, so are the chunks of
+ * documents that origin no longer holds.
  */
 export async function ingestDocuments(
   store: MemoryStore,
@@ -67,12 +81,14 @@ export async function ingestDocuments(
         format: /\.txt$/i.test(file.filePath) ? "text" : "markdown",
         modifiedMs: info.mtimeMs,
         ...(options.now !== undefined ? { now: options.now } : {}),
+        ...(options.origin !== undefined ? { origin: options.origin } : {}),
       }),
     );
   }
-  const retired = await writePlans(store, embedder, namespace, plans, options);
+  const retiredChunks = await writePlans(store, embedder, namespace, plans, options);
+  const retiredDocuments = await retireFromOrigin(store, namespace, options.origin, new Set(plans.flatMap((plan) => plan.ids)));
   const entries = plans.reduce((sum, plan) => sum + plan.inputs.length, 0);
-  return { documents: plans.map((plan) => plan.document), entries, retired };
+  return { documents: plans.map((plan) => plan.document), entries, retired: retiredChunks + retiredDocuments };
 }
 
 /** One document's text into the store (see ingestDocuments); exported for callers that hold text, not files. */
@@ -99,11 +115,19 @@ interface DocumentTextOptions {
 /** What ingesting one document will do: the chunks to write (none when unchanged) and the old ones to delete. */
 interface DocumentPlan {
   document: DocumentIngestResult["documents"][number];
+  /** Every chunk id of the document as it is now, written or not. */
+  ids: string[];
   inputs: MemoryInput[];
   stale: string[];
 }
 
-async function planDocument(store: MemoryStore, namespace: string, documentId: string, content: string, options: DocumentTextOptions): Promise<DocumentPlan> {
+async function planDocument(
+  store: MemoryStore,
+  namespace: string,
+  documentId: string,
+  content: string,
+  options: DocumentTextOptions & { origin?: string },
+): Promise<DocumentPlan> {
   const chunkChars = options.chunkChars ?? DEFAULT_CHUNK_CHARS;
   const format = options.format ?? "markdown";
   const chunks = chunkDocument(content, { maxChars: chunkChars, format });
@@ -114,15 +138,25 @@ async function planDocument(store: MemoryStore, namespace: string, documentId: s
   const existing = await store.documentEntryIds(namespace, documentId);
   const versions = await store.documentVersions(namespace, [documentId]);
   const storedVersion = versions[documentId] ?? 0;
+  const timestamp = options.modifiedMs ?? options.now ?? Date.now();
+  const memories = (version: number) =>
+    chunks.map((chunk, index) => withOrigin(chunkMemory(chunk, ids[index] ?? "", documentId, version, timestamp), options.origin));
   if (sameSet(existing, ids)) {
-    return { document: { documentId, version: storedVersion, chunks: ids.length, status: "unchanged" }, inputs: [], stale: [] };
+    const unchanged = { documentId, version: storedVersion, chunks: ids.length, status: "unchanged" as const };
+    // Same content, same version; written again only to carry this origin (e.g. chunks from before origins were recorded).
+    const owned = options.origin === undefined || (await allFromOrigin(store, namespace, ids, options.origin));
+    return { document: unchanged, ids, inputs: owned ? [] : memories(storedVersion), stale: [] };
   }
   const version = storedVersion + 1;
-  const timestamp = options.modifiedMs ?? options.now ?? Date.now();
-  const inputs = chunks.map((chunk, index) => chunkMemory(chunk, ids[index] ?? "", documentId, version, timestamp));
   const fresh = new Set(ids);
   const stale = existing.filter((id) => !fresh.has(id));
-  return { document: { documentId, version, chunks: ids.length, status: existing.length > 0 ? "changed" : "new" }, inputs, stale };
+  return { document: { documentId, version, chunks: ids.length, status: existing.length > 0 ? "changed" : "new" }, ids, inputs: memories(version), stale };
+}
+
+/** True when every one of `ids` is stored (and not expired) with source.origin `origin`. */
+async function allFromOrigin(store: MemoryStore, namespace: string, ids: readonly string[], origin: string): Promise<boolean> {
+  const stored = await store.get(namespace, ids);
+  return stored.length === ids.length && stored.every((entry) => entry.source?.origin === origin);
 }
 
 /** Writes every plan's chunks in one all-or-nothing call, then deletes the old chunks; returns how many were deleted. */
@@ -131,13 +165,14 @@ async function writePlans(
   embedder: Embedder,
   namespace: string,
   plans: readonly DocumentPlan[],
-  options: { now?: number; onProgress?: (done: number, total: number) => void },
+  options: Pick<WriteOptions, "now" | "onProgress" | "onStore">,
 ): Promise<number> {
   const inputs = plans.flatMap((plan) => plan.inputs);
   if (inputs.length > 0) {
     await writeMemories(store, embedder, namespace, inputs, {
       itemField: chunkField(plans),
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+      ...(options.onStore ? { onStore: options.onStore } : {}),
       ...(options.now !== undefined ? { now: options.now } : {}),
     });
   }

@@ -18,6 +18,12 @@ export interface WriteOptions {
    * comes only once everything is written.
    */
   onProgress?: (done: number, total: number) => void;
+  /**
+   * Called once everything is embedded and checked, just before the one store write, with the number
+   * of entries: that write takes a good part of a large call (about half of 100k entries), so a progress
+   * display can say it is storing rather than seem stuck.
+   */
+  onStore?: (total: number) => void;
   /** Clock for createdAt/updatedAt and missing timestamps (tests pin it). */
   now?: number;
   /** How errors name an item (default `entries.N.field`). */
@@ -55,6 +61,7 @@ export async function writeMemories(
   options: WriteOptions = {},
 ): Promise<MemoryEntry[]> {
   const prepared = await prepareMemories(store, embedder, namespace, inputs, options);
+  options.onStore?.(prepared.records.length);
   await commitMemories(store, prepared);
   options.onProgress?.(prepared.records.length, prepared.records.length);
   return prepared.records.map((record) => record.entry);

@@ -34,12 +34,21 @@ export const DocumentIdSchema = z
 
 const nameList = z.array(z.string().trim().min(1).max(MAX_ID_CHARS)).max(256);
 
-/** Where a memory came from: a document chunk (id + version + heading path) or dialogue turns. */
+/** Where a memory came from: a document chunk (id + version + heading path) or dialogue turns, and the input an ingest read it from. */
 export const SourceSchema = z.strictObject({
   documentId: DocumentIdSchema.optional(),
   version: z.number().int().min(1).optional(),
   turnIds: z.array(z.string().min(1).max(MAX_ID_CHARS)).max(1024).optional(),
   headingPath: z.array(z.string().max(1024)).max(32).optional(),
+  origin: z
+    .string()
+    // 4096: the longest path Linux accepts, as the default origin is the input's absolute path.
+    .max(4096, "origin must be at most 4096 characters")
+    .refine((text) => text.trim() !== "", "origin must not be empty")
+    .optional()
+    .describe(
+      "The file or folder an ingest read the memory from (its absolute path, or the name given as the ingest's --origin); re-ingesting the same origin into the namespace replaces what it wrote",
+    ),
 });
 export type MemorySource = z.infer<typeof SourceSchema>;
 

@@ -3,9 +3,9 @@ import { rm, rmdir } from "node:fs/promises";
 import path from "node:path";
 import { Option, type Command } from "commander";
 import { z } from "zod";
-import type { IngestFormat } from "../../ingest/ingest-file.js";
+import type { IngestFormat, IngestProgress } from "../../ingest/ingest-file.js";
 import type { StoreConfig } from "../../stores/open-store.js";
-import { NamespaceSchema } from "../../memory/entry.js";
+import { NamespaceSchema, SourceSchema } from "../../memory/entry.js";
 import { readGlobalOptions } from "../global-options.js";
 import { collect, parseOptionValues } from "../option-values.js";
 import { formatSeconds, printJson, printLines, table } from "../terminal-output.js";
@@ -19,47 +19,61 @@ const IngestOptionsSchema = z.object({
   namespace: NamespaceSchema.optional(),
   format: z.enum(FORMATS).optional(),
   conversation: z.array(z.string().trim().min(1, "must not be empty")).optional(),
+  origin: SourceSchema.shape.origin.describe("The name re-ingesting replaces by (default: the file's or folder's absolute path)"),
 });
+
+/** How the progress bar names each phase of an ingest. */
+const PHASE_LABELS: Record<IngestProgress["phase"], string> = { build: "building", embed: "embedding", store: "storing" };
+
+/** The file argument that means standard input. */
+const STANDARD_INPUT = "-";
 
 export function register(program: Command): void {
   program
     .command("ingest")
     .description("write memories from a file (LoCoMo, JSON Lines, dialogue JSON) or a folder of documents")
-    .argument("<file>", "the file to read (a folder with --format docs)")
+    .argument("<file>", "the file to read (a folder with --format docs; - for standard input)")
     .option("-n, --namespace <ns>", 'namespace to write to (default: "default"; LoCoMo uses each sample_id)')
     .addOption(new Option("-f, --format <format>", "input format (default: detected from the name and content)").choices(FORMATS))
     .option("--conversation <id>", "LoCoMo: ingest only this sample_id (repeatable)", collect)
+    .option("--origin <name>", "the name this input replaces by (default: its absolute path; standard input has none)")
     .addHelpText(
       "after",
       `
-Re-ingesting the same file replaces its memories, it never duplicates them.
-A file with any invalid line or field is refused whole: nothing is written.
+Re-ingesting the same file or folder (or --origin name) into a namespace replaces what it wrote
+there: memories it no longer holds (edited or deleted lines, removed documents) are deleted, and
+nothing is duplicated. Standard input replaces nothing unless given an --origin name.
+A file with any invalid line or field is refused whole: nothing is written or deleted.
 
 Examples:
   recallgraph ingest notes.jsonl --namespace team
   recallgraph ingest locomo10.json --conversation conv-26
-  recallgraph ingest docs/ --format docs --namespace kb`,
+  recallgraph ingest docs/ --format docs --namespace kb
+  export-notes | recallgraph ingest - --namespace team --origin notes`,
     )
     .action(async (file: string, rawOptions: unknown, command: Command) => {
       const globals = readGlobalOptions(command);
       const options = parseOptionValues(IngestOptionsSchema, rawOptions);
-      const [{ openForWriting, storeLocation }, { ingestFile }, { stageProgressBar }] = await Promise.all([
+      // Read before the store is opened, so a slow or abandoned pipe holds no store open.
+      const input = file === STANDARD_INPUT ? { text: await readStandardInput(), name: "standard input" } : file;
+      const [{ openForWriting, storeLocation }, { ingestFile }, { jobProgressBar }] = await Promise.all([
         import("../open-dependencies.js"),
         import("../../ingest/ingest-file.js"),
         import("../progress.js"),
       ]);
       const removeIfCreatedHere = newStoreFileRemover(storeLocation(globals).config);
       const dependencies = await openForWriting(globals);
-      const progress = stageProgressBar(!globals.json && process.stderr.isTTY === true);
-      const summary = await ingestFile(file, {
+      const progress = jobProgressBar(!globals.json && process.stderr.isTTY === true);
+      const summary = await ingestFile(input, {
         store: dependencies.store,
         embedder: dependencies.embedder,
         ...(dependencies.model ? { model: dependencies.model } : {}),
         ...(options.format ? { format: options.format } : {}),
         ...(options.namespace !== undefined ? { namespace: options.namespace } : {}),
         ...(options.conversation ? { conversations: options.conversation } : {}),
+        ...(options.origin !== undefined ? { origin: options.origin } : {}),
         onProgress: (update) =>
-          progress.update(`${update.phase === "build" ? "building" : "writing"} ${update.namespace}`, update.done, update.total),
+          progress.update({ phase: PHASE_LABELS[update.phase], detail: update.namespace, done: update.done, total: update.total }),
       }).finally(async () => {
         progress.stop();
         await dependencies.store.close();
@@ -77,8 +91,16 @@ Examples:
       printLines([
         `Wrote ${summary.entries} ${summary.entries === 1 ? "entry" : "entries"} in ${formatSeconds(summary.seconds)} to ${dependencies.location.label} (embedder ${dependencies.embedder.spec.model})`,
         ...table(rows, [false, true]),
+        ...(summary.retired > 0 ? [`Retired ${summary.retired} ${summary.retired === 1 ? "entry" : "entries"} the source no longer holds`] : []),
       ]);
     });
+}
+
+/** All of standard input as UTF-8 text. */
+async function readStandardInput(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
+  return Buffer.concat(chunks).toString("utf8");
 }
 
 /**
