@@ -7,8 +7,11 @@ export const EXIT_USER_ERROR = 1;
 export const EXIT_INTERNAL_ERROR = 2;
 export type ExitCode = typeof EXIT_OK | typeof EXIT_USER_ERROR | typeof EXIT_INTERNAL_ERROR;
 
-/** Error codes that mean the input or the setup named by the user is wrong, not that recallgraph broke. */
-const USER_ERROR_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(["invalid_input", "embedder_mismatch"]);
+/**
+ * Error codes that mean the input or the setup named by the user is wrong, not that recallgraph broke.
+ * `read_only`: a write asked of a store opened read-only (or that this process cannot write).
+ */
+const USER_ERROR_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>(["invalid_input", "embedder_mismatch", "read_only"]);
 
 export function exitCodeOf(error: unknown): ExitCode {
   if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT_OK : EXIT_USER_ERROR;

@@ -18,6 +18,7 @@ export const GlobalOptionsSchema = z.object({
   db: z.string().trim().min(1, "must not be empty").optional(),
   store: z.enum(STORE_KINDS).optional(),
   embedder: z.enum(EMBEDDER_CHOICES).optional(),
+  readOnly: z.boolean().default(false).describe("Open the store without writing to it; writes are refused"),
   json: z.boolean().default(false),
   verbose: z.boolean().default(false),
 });
@@ -30,6 +31,7 @@ export function addGlobalOptions(program: Command): Command {
     .addOption(
       new Option("--embedder <name>", "dense embedder (default $RECALLGRAPH_EMBEDDER, else use-lite)").choices(EMBEDDER_CHOICES),
     )
+    .option("--read-only", "open the store without writing to it; writes are refused (default $RECALLGRAPH_READ_ONLY)")
     .option("--json", "print machine-readable JSON on stdout")
     .option("--verbose", "log more, and print stack traces on errors");
 }
@@ -48,5 +50,7 @@ export function environmentWith(globals: GlobalOptions, base: NodeJS.ProcessEnv 
   if (globals.db !== undefined) env.RECALLGRAPH_DB = globals.db;
   if (globals.store !== undefined) env.RECALLGRAPH_STORE = globals.store;
   if (globals.embedder !== undefined) env.RECALLGRAPH_EMBEDDER = globals.embedder;
+  // Only ever switched on: the flag cannot make a store the environment protects writable.
+  if (globals.readOnly) env.RECALLGRAPH_READ_ONLY = "1";
   return env;
 }

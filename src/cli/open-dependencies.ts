@@ -6,7 +6,7 @@ import { existsSync } from "node:fs";
 import { EmbedderMismatchError, parseOrThrow, RecallGraphError, ValidationError } from "../core/errors.js";
 import type { GraphDependencies } from "../graph/dependencies.js";
 import { openDependencies } from "../library/open-recallgraph.js";
-import { DEFAULT_QDRANT_COLLECTION, openStore, storeConfigFromEnv, type StoreConfig } from "../stores/open-store.js";
+import { DEFAULT_QDRANT_COLLECTION, openStore, readingConfig, storeConfigFromEnv, type StoreConfig } from "../stores/open-store.js";
 import type { MemoryStore } from "../stores/port.js";
 import { EmbeddingSpecSchema, type EmbeddingSpec } from "../text/embedder.js";
 import { HASH_DEFAULT_DIMENSION } from "../text/embedders/hashing.js";
@@ -19,8 +19,15 @@ export interface StoreLocation {
   label: string;
 }
 
-export function storeLocation(globals: GlobalOptions): StoreLocation {
-  const config = storeConfigFromEnv(environmentWith(globals));
+/**
+ * What a command does with the store. A reading command (query, list, stats) opens a sqlite file this
+ * process cannot write read-only rather than failing on it; a writing one opens it as configured.
+ */
+export type StoreAccess = "read" | "write";
+
+export function storeLocation(globals: GlobalOptions, access: StoreAccess = "write"): StoreLocation {
+  const configured = storeConfigFromEnv(environmentWith(globals));
+  const config = access === "read" ? readingConfig(configured) : configured;
   const label = config.kind === "sqlite" ? config.path : `${config.url} (collection ${config.collection ?? DEFAULT_QDRANT_COLLECTION})`;
   return { config, label };
 }
@@ -29,7 +36,17 @@ export type OpenedDependencies = GraphDependencies & { location: StoreLocation }
 
 /** Store, embedder and (when the environment configures one) chat model, creating the store when absent. */
 export async function openForWriting(globals: GlobalOptions): Promise<OpenedDependencies> {
-  const location = storeLocation(globals);
+  return openAt(storeLocation(globals), globals);
+}
+
+/** Like openForWriting, but a sqlite file that does not exist is an error rather than a new empty store. */
+export async function openForReading(globals: GlobalOptions): Promise<OpenedDependencies> {
+  const location = storeLocation(globals, "read");
+  requireExistingStore(location);
+  return openAt(location, globals);
+}
+
+async function openAt(location: StoreLocation, globals: GlobalOptions): Promise<OpenedDependencies> {
   const env = environmentWith(globals);
   try {
     const dependencies = await openDependencies({ store: location.config, embedder: embedderConfigFromEnv(env), env });
@@ -39,18 +56,12 @@ export async function openForWriting(globals: GlobalOptions): Promise<OpenedDepe
   }
 }
 
-/** Like openForWriting, but a sqlite file that does not exist is an error rather than a new empty store. */
-export async function openForReading(globals: GlobalOptions): Promise<OpenedDependencies> {
-  requireExistingStore(storeLocation(globals));
-  return openForWriting(globals);
-}
-
 /**
  * Opens an existing store with the embedder that built it, whatever the options say: counting and
  * deleting entries never embeds anything, so a mismatch would only get in the way.
  */
-export async function openStoreAsBuilt(globals: GlobalOptions): Promise<{ store: MemoryStore; location: StoreLocation }> {
-  const location = storeLocation(globals);
+export async function openStoreAsBuilt(globals: GlobalOptions, access: StoreAccess = "write"): Promise<{ store: MemoryStore; location: StoreLocation }> {
+  const location = storeLocation(globals, access);
   requireExistingStore(location);
   const configured = createEmbedder(embedderConfigFromEnv(environmentWith(globals))).spec;
   try {

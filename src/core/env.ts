@@ -63,3 +63,12 @@ export function readChoice<const C extends string>(env: Environment, name: strin
   if (choice === undefined) throw invalid(name, `must be one of ${choices.join(", ")}`, value);
   return choice;
 }
+
+const TRUE_WORDS = ["1", "true", "yes", "on"] as const;
+const FALSE_WORDS = ["0", "false", "no", "off"] as const;
+
+/** The variable as a switch: 1/true/yes/on or 0/false/no/off (any case); `undefined` when unset, anything else refused. */
+export function readBoolean(env: Environment, name: string): boolean | undefined {
+  const choice = readChoice(env, name, [...TRUE_WORDS, ...FALSE_WORDS]);
+  return choice === undefined ? undefined : (TRUE_WORDS as readonly string[]).includes(choice);
+}

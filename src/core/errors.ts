@@ -6,7 +6,8 @@ export type ErrorCode =
   | "embedder_mismatch"
   | "store_failure"
   | "not_configured"
-  | "access_denied";
+  | "access_denied"
+  | "read_only";
 
 /** Base of every error recallgraph throws on purpose: a code, a message that names the problem, and context. */
 export class RecallGraphError extends Error {
@@ -54,6 +55,20 @@ export class StoreError extends RecallGraphError {
 export class AccessDeniedError extends RecallGraphError {
   constructor(identity: string, namespace: string, mode: "read" | "write") {
     super("access_denied", `"${identity}" may not ${mode} namespace "${namespace}"`, { identity, namespace, mode });
+  }
+}
+
+/**
+ * A store opened read-only (or one this process cannot write) was asked to do something that writes:
+ * a write operation, or creating or migrating the store while opening it. Nothing was written.
+ * `operation` names what was refused (`upsert`, `delete`, `open`, `migrate`, ...).
+ */
+export class ReadOnlyStoreError extends RecallGraphError {
+  readonly operation: string;
+
+  constructor(operation: string, message = "the store is open read-only, nothing was written") {
+    super("read_only", `${operation}: ${message}`, { operation });
+    this.operation = operation;
   }
 }
 

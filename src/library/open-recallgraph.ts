@@ -13,7 +13,11 @@ import type { Embedder } from "../text/embedder.js";
 import { createEmbedder, embedderConfigFromEnv, type EmbedderConfig } from "../text/embedders/create-embedder.js";
 
 export interface OpenOptions {
-  /** A store configuration or an open store; default from the environment (embedded sqlite file). */
+  /**
+   * A store configuration or an open store; default from the environment (embedded sqlite file).
+   * With `readOnly: true` (or RECALLGRAPH_READ_ONLY=1) the store is never written: retrieve, list and
+   * get work, remember, forget and prune throw ReadOnlyStoreError.
+   */
   store?: StoreConfig | MemoryStore;
   /** An embedder configuration or an embedder; default from the environment (offline USE-lite). */
   embedder?: EmbedderConfig | Embedder;

@@ -10,23 +10,36 @@
  * - `QDRANT_SHARDS`, `QDRANT_REPLICATION_FACTOR`, `QDRANT_WRITE_CONSISTENCY`
  *                        shards, replicationFactor, writeConsistencyFactor of a collection recallgraph
  *                        creates (positive integers; unset: Qdrant's defaults)
+ * - `RECALLGRAPH_READ_ONLY` `1` (or true/yes/on) opens the store read-only, whichever kind (`readOnly`)
  */
+import { existsSync } from "node:fs";
 import { z } from "zod";
-import { readChoice, readPositiveInteger, readRequired, readVariable, type Environment } from "../core/env.js";
+import { readBoolean, readChoice, readPositiveInteger, readRequired, readVariable, type Environment } from "../core/env.js";
 import { parseOrThrow } from "../core/errors.js";
 import type { MemoryStore } from "./port.js";
 import type { EmbeddingSpec } from "../text/embedder.js";
 import type { ClusterSetting } from "./qdrant-layout.js";
 import { checkWriteConsistency, openQdrantStore, QdrantClusterFields, QdrantStoreOptionsSchema } from "./qdrant.js";
+import { canWriteStoreFile } from "./sqlite/read-only.js";
 import { openSqliteStore } from "./sqlite/store.js";
 
 export { DEFAULT_QDRANT_COLLECTION } from "./qdrant.js";
 export const DEFAULT_SQLITE_PATH = "./.recallgraph/memory.db";
 
+/** The same choice for every kind: read, never write; absent means writable. */
+const ReadOnlyField = z
+  .boolean()
+  .optional()
+  .describe(
+    "Open the store without writing to it: nothing is created, migrated or altered, and every write operation " +
+      "(upsert, delete, clearNamespace, setSettings, deleteExpired) throws ReadOnlyStoreError",
+  );
+
 export const SqliteStoreConfigSchema = z.strictObject({
   kind: z.literal("sqlite"),
   // Not SqliteStoreOptionsSchema's path: that one words a missing path differently ("path is required").
   path: z.string().min(1, "path must not be empty"),
+  readOnly: ReadOnlyField,
 });
 
 export const QdrantStoreConfigSchema = z
@@ -36,6 +49,7 @@ export const QdrantStoreConfigSchema = z
     apiKey: QdrantStoreOptionsSchema.shape.apiKey,
     // Not the adapter's rule: its name pattern and default apply when the store opens, and an unset collection stays unset here.
     collection: z.string().min(1).optional(),
+    readOnly: ReadOnlyField,
     ...QdrantClusterFields,
   })
   .superRefine(checkWriteConsistency);
@@ -49,13 +63,14 @@ export async function openStore(config: StoreConfig, embedding: EmbeddingSpec): 
   const parsed = parseOrThrow(StoreConfigSchema, config, "store");
   switch (parsed.kind) {
     case "sqlite":
-      return openSqliteStore({ path: parsed.path, embedding });
+      return openSqliteStore({ path: parsed.path, embedding, readOnly: parsed.readOnly === true });
     case "qdrant":
       return openQdrantStore({
         url: parsed.url,
         embedding,
         ...(parsed.apiKey !== undefined ? { apiKey: parsed.apiKey } : {}),
         ...(parsed.collection !== undefined ? { collection: parsed.collection } : {}),
+        readOnly: parsed.readOnly === true,
         // Unset ones pass as undefined, which the adapter reads as "leave it to Qdrant".
         shards: parsed.shards,
         replicationFactor: parsed.replicationFactor,
@@ -76,10 +91,12 @@ const CLUSTER_VARIABLES: Record<ClusterSetting, string> = {
 /** The store configuration the environment describes (see the module comment for the variables). */
 export function storeConfigFromEnv(env: Environment = process.env): StoreConfig {
   const kind = readChoice(env, "RECALLGRAPH_STORE", STORE_KINDS) ?? "sqlite";
+  // Set only when asked for, so a writable configuration reads as it always has.
+  const readOnly: { readOnly?: true } = readBoolean(env, "RECALLGRAPH_READ_ONLY") === true ? { readOnly: true } : {};
   if (kind === "sqlite") {
-    return parseOrThrow(StoreConfigSchema, { kind, path: readVariable(env, "RECALLGRAPH_DB") ?? DEFAULT_SQLITE_PATH }, "RECALLGRAPH_DB");
+    return parseOrThrow(StoreConfigSchema, { kind, path: readVariable(env, "RECALLGRAPH_DB") ?? DEFAULT_SQLITE_PATH, ...readOnly }, "RECALLGRAPH_DB");
   }
-  const config: Record<string, string | number> = { kind, url: readRequired(env, "QDRANT_URL", "when RECALLGRAPH_STORE=qdrant") };
+  const config: Record<string, string | number | boolean> = { kind, url: readRequired(env, "QDRANT_URL", "when RECALLGRAPH_STORE=qdrant"), ...readOnly };
   const apiKey = readVariable(env, "QDRANT_API_KEY");
   const collection = readVariable(env, "QDRANT_COLLECTION");
   if (apiKey) config.apiKey = apiKey;
@@ -90,4 +107,14 @@ export function storeConfigFromEnv(env: Environment = process.env): StoreConfig 
     if (value !== undefined) config[setting] = value;
   }
   return parseOrThrow(StoreConfigSchema, config, "QDRANT");
+}
+
+/**
+ * The configuration to read a store with: read-only when it says so, and also when it is a sqlite file
+ * this process cannot write (the file or its folder), which a writable opening would fail on.
+ * A Qdrant store's permissions are the server's to decide: its configuration is returned as given.
+ */
+export function readingConfig(config: StoreConfig): StoreConfig {
+  if (config.kind !== "sqlite" || config.readOnly || config.path === ":memory:" || !existsSync(config.path)) return config;
+  return canWriteStoreFile(config.path) ? config : { ...config, readOnly: true };
 }

@@ -9,6 +9,8 @@
  * The embedding spec and layout version live in the collection's own `metadata`. The cluster settings
  * (shards, replicationFactor, writeConsistencyFactor) apply only when the adapter creates the
  * collection; an existing one that differs is logged (`qdrant_settings_differ`), never changed or refused.
+ * Opened `readOnly`, the adapter sends reading requests only: it never creates the collection or a
+ * payload index (an absent one is a ReadOnlyStoreError), and every write operation is refused first.
  *
  * Every request that reads or deletes entries carries a `must` condition on the namespace (the type
  * NamespaceScopedFilter makes that structural). `stats()` is the one cross-namespace read: it counts
@@ -38,7 +40,7 @@
  */
 import { QdrantClient, type Schemas } from "@qdrant/js-client-rest";
 import { z } from "zod";
-import { EmbedderMismatchError, parseOrThrow, StoreError } from "../core/errors.js";
+import { EmbedderMismatchError, parseOrThrow, ReadOnlyStoreError, StoreError } from "../core/errors.js";
 import { log } from "../core/log.js";
 import type { MemoryEntry } from "../memory/entry.js";
 import { encodeSparse, encodeSparseQuery } from "../text/sparse.js";
@@ -133,6 +135,10 @@ export const QdrantStoreOptionsSchema = z
     /** Per-request client timeout. */
     timeoutMs: z.number().int().min(1).max(3_600_000).default(30_000),
     clock: ClockSchema,
+    readOnly: z
+      .boolean()
+      .default(false)
+      .describe("Use an existing collection without ever creating or altering it: every write operation throws ReadOnlyStoreError"),
     ...QdrantClusterFields,
   })
   .superRefine(checkWriteConsistency);
@@ -153,7 +159,8 @@ const MAX_CANDIDATES = 10_000;
 /**
  * Opens (creating when absent) the collection and checks it was built by the same embedder.
  * Throws EmbedderMismatchError on another model or dimension, StoreError when the server fails or
- * the collection is not one of ours.
+ * the collection is not one of ours. With `readOnly` only reading requests are sent: an absent
+ * collection, or one lacking a payload index, is a ReadOnlyStoreError instead of being created.
  */
 export async function openQdrantStore(options: QdrantStoreOptions): Promise<QdrantMemoryStore> {
   const config = parseOrThrow(QdrantStoreOptionsSchema, options, "qdrant");
@@ -169,8 +176,8 @@ export async function openQdrantStore(options: QdrantStoreOptions): Promise<Qdra
     replicationFactor: config.replicationFactor,
     writeConsistencyFactor: config.writeConsistencyFactor,
   };
-  await ensureCollection(client, config.collection, config.embedding, cluster);
-  return new QdrantMemoryStore(client, config.collection, config.embedding, config.clock ?? Date.now);
+  await ensureCollection(client, config.collection, config.embedding, cluster, config.readOnly);
+  return new QdrantMemoryStore(client, config.collection, config.embedding, config.clock ?? Date.now, config.readOnly);
 }
 
 export class QdrantMemoryStore implements MemoryStore {
@@ -183,10 +190,12 @@ export class QdrantMemoryStore implements MemoryStore {
     readonly embedding: EmbeddingSpec,
     /** Epoch ms deciding what has expired, read once per call and sent in the request's filter. */
     private readonly clock: () => number = Date.now,
+    /** Refuses every write operation before any request is sent. */
+    readonly readOnly = false,
   ) {}
 
   async upsert(namespace: string, records: readonly MemoryRecord[]): Promise<void> {
-    const ns = this.begin("upsert", namespace);
+    const ns = this.beginWrite("upsert", namespace);
     const validated = validateRecords(ns, records, this.embedding.dimension);
     if (!validated.length) return;
     const points: Schemas["PointStruct"][] = validated.map(({ entry, vector }) => {
@@ -248,7 +257,7 @@ export class QdrantMemoryStore implements MemoryStore {
   }
 
   async delete(namespace: string, ids: readonly string[]): Promise<number> {
-    const ns = this.begin("delete", namespace);
+    const ns = this.beginWrite("delete", namespace);
     const unique = validateIds(ids);
     if (!unique.length) return 0;
     const filter = namespaceFilter(ns, "memory", [{ has_id: unique.map((id) => memoryPointId(ns, id)) }]);
@@ -258,7 +267,7 @@ export class QdrantMemoryStore implements MemoryStore {
   }
 
   async clearNamespace(namespace: string): Promise<number> {
-    const ns = this.begin("clearNamespace", namespace);
+    const ns = this.beginWrite("clearNamespace", namespace);
     const existing = await this.count("clearNamespace", namespaceFilter(ns, "memory"));
     await this.deleteWhere("clearNamespace", namespaceFilter(ns, "any"));
     return existing;
@@ -336,7 +345,7 @@ export class QdrantMemoryStore implements MemoryStore {
   }
 
   async deleteExpired(namespace?: string): Promise<number> {
-    this.assertOpen("deleteExpired");
+    this.assertWritable("deleteExpired");
     const ns = namespace === undefined ? undefined : validateNamespace(namespace);
     const filter = expiredMemoryFilter(ns, this.clock());
     const expired = await this.count("deleteExpired", filter);
@@ -394,7 +403,7 @@ export class QdrantMemoryStore implements MemoryStore {
   }
 
   async setSettings(namespace: string, settings: NamespaceSettings): Promise<void> {
-    const ns = this.begin("setSettings", namespace);
+    const ns = this.beginWrite("setSettings", namespace);
     const parsed = validateSettings(settings);
     const point: Schemas["PointStruct"] = {
       id: settingsPointId(ns),
@@ -431,6 +440,17 @@ export class QdrantMemoryStore implements MemoryStore {
 
   private assertOpen(operation: string): void {
     if (this.closed) throw new StoreError(operation, "store is closed");
+  }
+
+  /** Refuses calls after close and, on a read-only store, writes. */
+  private assertWritable(operation: string): void {
+    this.assertOpen(operation);
+    if (this.readOnly) throw new ReadOnlyStoreError(operation);
+  }
+
+  private beginWrite(operation: string, namespace: string): string {
+    this.assertWritable(operation);
+    return validateNamespace(namespace);
   }
 
   /** Refuses calls after close and validates the namespace every operation starts with. */
@@ -600,32 +620,66 @@ const CollectionInfoSchema = z.object({
 
 const DenseVectorConfigSchema = z.object({ size: z.number(), distance: z.string() });
 
-async function ensureCollection(client: QdrantClient, collection: string, embedding: EmbeddingSpec, cluster: ClusterSettings): Promise<void> {
-  const operation = "open";
-  const send = async <T>(call: () => Promise<T>): Promise<T> => {
+async function ensureCollection(
+  client: QdrantClient,
+  collection: string,
+  embedding: EmbeddingSpec,
+  cluster: ClusterSettings,
+  readOnly: boolean,
+): Promise<void> {
+  const send = sender(collection);
+  const exists = (await send(() => client.collectionExists(collection))).exists;
+  if (!exists && readOnly) {
+    throw new ReadOnlyStoreError("open", `no collection "${collection}" on this Qdrant, and a read-only store never creates one`);
+  }
+  if (!exists) await createCollection(client, collection, embedding, cluster);
+
+  const info = CollectionInfoSchema.safeParse(await send(() => client.getCollection(collection)));
+  if (!info.success) throw new StoreError("open", `collection "${collection}": unexpected collection info from the server`);
+  checkCollection(collection, info.data, embedding);
+  // Compared on every open, not only on reuse: another process may have won the race to create it.
+  warnOnClusterDifferences(collection, info.data.config.params, cluster);
+
+  // Creating indexes is idempotent server-side, but only missing ones are sent: a re-open costs nothing,
+  // and a collection whose first open died half-way is repaired.
+  const missing = PAYLOAD_INDEXES.filter((index) => info.data.payload_schema[index.field_name] === undefined);
+  if (missing.length && readOnly) {
+    // Like an older sqlite schema: the reads rely on these indexes (order_by needs the range index).
+    throw new ReadOnlyStoreError(
+      "migrate",
+      `collection "${collection}" lacks the payload index of ${missing.map((index) => index.field_name).join(", ")}: ` +
+        "open it once writable (without readOnly, --read-only or RECALLGRAPH_READ_ONLY) to create them, then read-only again",
+    );
+  }
+  for (const index of missing) await send(() => client.createPayloadIndex(collection, { wait: true, ...index }));
+}
+
+/** Runs one bootstrap request, its failure a StoreError of `open`. */
+function sender(collection: string): <T>(call: () => Promise<T>) => Promise<T> {
+  return async (call) => {
     try {
       return await call();
     } catch (error) {
-      throw wrapFailure(operation, collection, error);
+      throw wrapFailure("open", collection, error);
     }
   };
+}
 
-  const exists = await send(() => client.collectionExists(collection));
-  if (!exists.exists) {
-    try {
-      // The low-level API: the client's createCollection helper drops `metadata`.
-      await client.api().createCollection({ collection_name: collection, ...createCollectionBody(embedding, cluster) });
-    } catch (error) {
-      // Another process may have created it between the two calls; anything else is a failure.
-      const nowExists = await send(() => client.collectionExists(collection));
-      if (!nowExists.exists) throw wrapFailure(operation, collection, error);
-    }
+async function createCollection(client: QdrantClient, collection: string, embedding: EmbeddingSpec, cluster: ClusterSettings): Promise<void> {
+  try {
+    // The low-level API: the client's createCollection helper drops `metadata`.
+    await client.api().createCollection({ collection_name: collection, ...createCollectionBody(embedding, cluster) });
+  } catch (error) {
+    // Another process may have created it between the two calls; anything else is a failure.
+    const nowExists = await sender(collection)(() => client.collectionExists(collection));
+    if (!nowExists.exists) throw wrapFailure("open", collection, error);
   }
+}
 
-  const info = CollectionInfoSchema.safeParse(await send(() => client.getCollection(collection)));
-  if (!info.success) throw new StoreError(operation, `collection "${collection}": unexpected collection info from the server`);
-  const { config, payload_schema: payloadSchema } = info.data;
-
+/** The collection is one of ours, of this layout, built by this embedder, with both vectors as created. */
+function checkCollection(collection: string, info: z.infer<typeof CollectionInfoSchema>, embedding: EmbeddingSpec): void {
+  const { config } = info;
+  const operation = "open";
   const metadata = CollectionMetadataSchema.safeParse(config.metadata?.[COLLECTION_METADATA_KEY]);
   if (!metadata.success) {
     throw new StoreError(operation, `collection "${collection}" exists but was not created by recallgraph (no metadata.${COLLECTION_METADATA_KEY})`);
@@ -647,15 +701,6 @@ async function ensureCollection(client: QdrantClient, collection: string, embedd
   }
   if (config.params.sparse_vectors?.[LEXICAL_VECTOR]?.modifier !== "idf") {
     throw new StoreError(operation, `collection "${collection}": sparse vector "${LEXICAL_VECTOR}" is missing or lacks the idf modifier`);
-  }
-  // Compared on every open, not only on reuse: another process may have won the race to create it.
-  warnOnClusterDifferences(collection, config.params, cluster);
-
-  // Creating indexes is idempotent server-side, but only missing ones are sent: a re-open costs nothing,
-  // and a collection whose first open died half-way is repaired.
-  for (const index of PAYLOAD_INDEXES) {
-    if (payloadSchema[index.field_name] !== undefined) continue;
-    await send(() => client.createPayloadIndex(collection, { wait: true, ...index }));
   }
 }
 

@@ -38,7 +38,7 @@ async function runList(rawOptions: unknown, globals: GlobalOptions): Promise<voi
     import("../../stores/memory-operations.js"),
     import("../terminal-output.js"),
   ]);
-  const { store } = await openStoreAsBuilt(globals);
+  const { store } = await openStoreAsBuilt(globals, "read");
   const page = await listMemories(store, options.namespace, {
     ...(options.limit ? { limit: options.limit } : {}),
     ...(options.cursor ? { cursor: options.cursor } : {}),

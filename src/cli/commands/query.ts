@@ -32,7 +32,7 @@ export function register(program: Command): void {
   const command = program
     .command("query")
     .description("ask a question; print the memories that answer it and how they were found")
-    .argument("<question>", "the question, in quotes")
+    .argument("<question>", "the question, in quotes, or - to read it from standard input")
     .option("-n, --namespace <ns>", "whose memories (required; repeat for several namespaces)", collect)
     .option("--now <iso>", 'reference time for "last week", "yesterday", 上周 ... (default: the clock)')
     .option("-k, --k <n>", "how many results (default: 10)")
@@ -47,19 +47,20 @@ Examples:
   recallgraph query "What does ERR_2048 mean?" --namespace team
   recallgraph query "Who did Alice meet last week?" -n team --now 2026-03-16T09:00:00Z
   recallgraph query "When did Melanie run a charity race?" -n conv-26 --k 5 --json
-  recallgraph query "What did we decide?" -n team --person Alice --since 2026-11-01 --source notes/launch.md`,
+  recallgraph query "What did we decide?" -n team --person Alice --since 2026-11-01 --source notes/launch.md
+  echo "What does ERR_2048 mean?" | recallgraph query - -n team`,
     )
-    .action(async (question: string, rawOptions: unknown, command: Command) => runQuery(question, rawOptions, readGlobalOptions(command)));
+    .action(async (argument: string, rawOptions: unknown, command: Command) => runQuery(argument, rawOptions, readGlobalOptions(command)));
 }
 
 type QueryOptions = z.output<typeof QueryOptionsSchema>;
 /** The render module, imported when a query runs so that `--help` does not load it. */
 type Render = typeof import("../render-results.js");
 
-async function runQuery(question: string, rawOptions: unknown, globals: GlobalOptions): Promise<void> {
+async function runQuery(argument: string, rawOptions: unknown, globals: GlobalOptions): Promise<void> {
   const options = parseOptionValues(QueryOptionsSchema, rawOptions);
   const filter = filterFromOptions(rawOptions);
-  if (!question.trim()) throw new ValidationError("question", "must not be empty");
+  const question = await questionOf(argument);
   const [{ openForReading }, { retrieve }, { createRetrievalGraph }, render] = await Promise.all([
     import("../open-dependencies.js"),
     import("../../library/retrieve.js"),
@@ -74,6 +75,21 @@ async function runQuery(question: string, rawOptions: unknown, globals: GlobalOp
   })().finally(() => dependencies.store.close());
   if (globals.json) printJson(render.outputJson(output));
   else printLines(outputLines(output, options, globals, render));
+}
+
+/** The question argument, or what standard input holds when it is `-` (trimmed: a piped line ends in a newline). */
+async function questionOf(argument: string): Promise<string> {
+  const fromInput = argument === "-";
+  const question = fromInput ? (await readStandardInput()).trim() : argument;
+  if (question.trim()) return question;
+  throw new ValidationError("question", fromInput ? 'standard input is empty: pipe the question in, e.g. echo "..." | recallgraph query - -n team' : "must not be empty");
+}
+
+// ingest.ts reads its `-` the same way; the two belong in one shared module.
+async function readStandardInput(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
+  return Buffer.concat(chunks).toString("utf8");
 }
 
 /** A namespace without memories is most likely a typo: say so, and name the ones the store has. */

@@ -16,7 +16,7 @@ export function register(program: Command): void {
       const globals = readGlobalOptions(command);
       const options = parseOptionValues(StatsOptionsSchema, rawOptions);
       const { openStoreAsBuilt } = await import("../open-dependencies.js");
-      const { store, location } = await openStoreAsBuilt(globals);
+      const { store, location } = await openStoreAsBuilt(globals, "read");
       const stats = await store.stats().finally(() => store.close());
 
       const counts = options.namespace !== undefined ? { [options.namespace]: stats.namespaces[options.namespace] ?? 0 } : stats.namespaces;
@@ -26,14 +26,15 @@ export function register(program: Command): void {
           .map(([namespace, entries]) => [namespace, { entries }]),
       );
       const fileBytes = stats.bytes ?? null;
+      const readOnly = location.config.readOnly === true;
       if (globals.json) {
-        printJson({ namespaces, embedder: store.embedding.model, dimension: store.embedding.dimension, fileBytes, store: store.kind, location: location.label });
+        printJson({ namespaces, embedder: store.embedding.model, dimension: store.embedding.dimension, fileBytes, store: store.kind, location: location.label, readOnly });
         return;
       }
       const rows = Object.entries(namespaces).map(([namespace, { entries }]) => [`  ${namespace}`, String(entries)]);
       const total = Object.values(namespaces).reduce((sum, { entries }) => sum + entries, 0);
       printLines([
-        `store     ${location.label} (${store.kind}${fileBytes !== null ? `, ${formatBytes(fileBytes)}` : ""})`,
+        `store     ${location.label} (${store.kind}${readOnly ? ", read-only" : ""}${fileBytes !== null ? `, ${formatBytes(fileBytes)}` : ""})`,
         `embedder  ${store.embedding.model} (${store.embedding.dimension}-d)`,
         "",
         ...(rows.length > 0 ? table([["  namespace", "entries"], ...rows, ...(rows.length > 1 ? [["  total", String(total)]] : [])], [false, true]) : ["  no memories yet"]),

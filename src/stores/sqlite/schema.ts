@@ -15,14 +15,18 @@
  *
  * Versions: 1 is the layout of `schemaV1`; 2 adds `entries.expires_at_ms` and its pruning index. A fresh
  * database is built as version 1 and migrated like an old one, so both paths give the same layout.
+ *
+ * A read-only opening (read-only.ts says how SQLite lets a WAL file be read without writing) checks the
+ * same meta rows but creates and migrates nothing: an absent or older store is a ReadOnlyStoreError.
  */
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import * as sqliteVec from "sqlite-vec";
 import { z } from "zod";
-import { EmbedderMismatchError, errorMessage, StoreError } from "../../core/errors.js";
+import { EmbedderMismatchError, errorMessage, ReadOnlyStoreError, RecallGraphError, StoreError, ValidationError } from "../../core/errors.js";
 import type { EmbeddingSpec } from "../../text/embedder.js";
+import { canWriteStoreFile, connectReadOnly } from "./read-only.js";
 
 export type SqliteDatabase = Database.Database;
 
@@ -161,6 +165,7 @@ const MetaSchema = z.object({
   embedding_model: z.string().min(1),
   embedding_dimension: z.coerce.number().int().min(1),
 });
+type Meta = z.infer<typeof MetaSchema>;
 
 export interface OpenedDatabase {
   db: SqliteDatabase;
@@ -168,60 +173,127 @@ export interface OpenedDatabase {
   file: string;
 }
 
+export interface OpenDatabaseOptions {
+  /** Connect without writing anything: no schema creation or migration, no journal-mode switch (see read-only.ts). */
+  readOnly?: boolean;
+}
+
 /**
- * Opens (creating when absent) the database at `path`, loads sqlite-vec, applies pragmas, creates the
- * schema on a fresh database and checks the recorded embedding spec on an existing one.
+ * Opens the database at `path`, loads sqlite-vec, applies pragmas and checks the recorded embedding
+ * spec. Writable (the default): creates the file and schema when absent and migrates an older one.
+ * Read-only: the file must hold a store of the current schema version, and nothing is written.
  */
-export function openDatabase(path: string, embedding: EmbeddingSpec): OpenedDatabase {
+export function openDatabase(path: string, embedding: EmbeddingSpec, options: OpenDatabaseOptions = {}): OpenedDatabase {
   const inMemory = path === ":memory:";
-  let db: SqliteDatabase;
-  try {
-    // A store path like ./.recallgraph/memory.db should work on a fresh checkout.
-    if (!inMemory) mkdirSync(dirname(path), { recursive: true });
-    db = new Database(path);
-  } catch (error) {
-    throw new StoreError("open", `cannot open sqlite database "${path}": ${errorMessage(error)}`, { cause: error });
-  }
+  const readOnly = options.readOnly === true;
+  const db = readOnly ? connectExisting(path) : connectWritable(path, inMemory);
   try {
     sqliteVec.load(db);
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-    if (!inMemory) {
+    if (!inMemory && !readOnly) {
       const mode = db.pragma("journal_mode = WAL", { simple: true });
       if (String(mode).toLowerCase() !== "wal") throw new StoreError("open", `"${path}": could not switch to WAL mode (got ${String(mode)})`);
       // WAL + NORMAL: every commit is atomic and a crash never corrupts; a power cut may lose the last commits.
       db.pragma("synchronous = NORMAL");
-      db.pragma(`mmap_size = ${MMAP_BYTES}`);
     }
+    if (!inMemory) db.pragma(`mmap_size = ${MMAP_BYTES}`);
     db.pragma(`cache_size = -${CACHE_KIB}`);
-    ensureSchema(db, embedding);
+    if (readOnly) checkSchema(db, embedding);
+    else ensureSchema(db, embedding);
     return { db, file: inMemory ? "" : path };
   } catch (error) {
     db.close();
-    if (error instanceof EmbedderMismatchError || error instanceof StoreError) throw error;
-    throw new StoreError("open", `"${path}": ${errorMessage(error)}`, { cause: error });
+    throw openFailure(path, error, readOnly);
   }
+}
+
+function connectWritable(path: string, inMemory: boolean): SqliteDatabase {
+  // Checked first: SQLite would open such a file anyway, fail only at the first write, and leave a -shm
+  // with the file's read-only mode behind, which keeps refusing writes once the file is writable again.
+  if (!inMemory && existsSync(path) && !canWriteStoreFile(path)) throw cannotWrite(path);
+  try {
+    // A store path like ./.recallgraph/memory.db should work on a fresh checkout.
+    if (!inMemory) mkdirSync(dirname(path), { recursive: true });
+    return new Database(path);
+  } catch (error) {
+    throw new StoreError("open", `cannot open sqlite database "${path}": ${errorMessage(error)}`, { cause: error });
+  }
+}
+
+function connectExisting(path: string): SqliteDatabase {
+  if (path === ":memory:") throw new ValidationError("path", "a read-only store needs a file: :memory: starts empty and could never be written");
+  if (!existsSync(path)) throw new ReadOnlyStoreError("open", `no sqlite store at "${path}", and a read-only store is never created`);
+  return connectReadOnly(path);
+}
+
+/**
+ * Our own errors pass as they are. A writable opening that SQLite refuses to write says so, and how
+ * to read the store anyway.
+ */
+function openFailure(path: string, error: unknown, readOnly: boolean): RecallGraphError {
+  if (error instanceof RecallGraphError) return error;
+  // What the permission check cannot see, such as a read-only mount.
+  if (!readOnly && error instanceof Database.SqliteError && error.code.startsWith("SQLITE_READONLY")) return cannotWrite(path);
+  return new StoreError("open", `"${path}": ${errorMessage(error)}`, { cause: error });
+}
+
+function cannotWrite(path: string): ReadOnlyStoreError {
+  return new ReadOnlyStoreError("open", `"${path}" cannot be written by this process (the file or its folder is read-only); open it read-only to read it`);
 }
 
 function ensureSchema(db: SqliteDatabase, embedding: EmbeddingSpec): void {
   // IMMEDIATE: two processes opening a fresh file at once must not both create the schema.
   db.transaction(() => {
-    const hasMeta = db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'meta'").get() !== undefined;
-    if (!hasMeta) {
-      const userTables = db.prepare("SELECT count(*) AS n FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").get() as { n: number };
-      if (userTables.n > 0) throw new StoreError("open", "the database has tables but no recallgraph meta table: it is not a recallgraph store");
+    const meta = readMeta(db);
+    if (meta === undefined) {
+      refuseForeignTables(db);
       createSchemaV1(db, embedding);
       migrate(db, 1);
       return;
     }
-    const rows = db.prepare("SELECT key, value FROM meta").all() as { key: string; value: string }[];
-    const meta = MetaSchema.safeParse(Object.fromEntries(rows.map((row) => [row.key, row.value])));
-    if (!meta.success) throw new StoreError("open", "the meta table is incomplete or corrupt (schema version or embedding spec missing)");
-    if (meta.data.schema_version > SCHEMA_VERSION) {
-      throw new StoreError("open", `the store has schema version ${meta.data.schema_version}, this recallgraph reads up to ${SCHEMA_VERSION}: upgrade recallgraph`);
-    }
-    const stored = { model: meta.data.embedding_model, dimension: meta.data.embedding_dimension };
-    if (stored.model !== embedding.model || stored.dimension !== embedding.dimension) throw new EmbedderMismatchError(stored, embedding);
+    checkMeta(meta, embedding);
     // In this same transaction: a failed step leaves the file at its old version, whole.
-    migrate(db, meta.data.schema_version);
+    migrate(db, meta.schema_version);
   }).immediate();
+}
+
+/** The read-only counterpart of ensureSchema: what it would create or migrate is refused instead. */
+function checkSchema(db: SqliteDatabase, embedding: EmbeddingSpec): void {
+  const meta = readMeta(db);
+  if (meta === undefined) {
+    refuseForeignTables(db);
+    throw new ReadOnlyStoreError("open", "the file holds no recallgraph store yet, and a read-only store is never created");
+  }
+  checkMeta(meta, embedding);
+  if (meta.schema_version < SCHEMA_VERSION) {
+    throw new ReadOnlyStoreError(
+      "migrate",
+      `the store has schema version ${meta.schema_version} and this recallgraph reads version ${SCHEMA_VERSION}: ` +
+        "open it once writable (without readOnly, --read-only or RECALLGRAPH_READ_ONLY) to migrate it, then read-only again",
+    );
+  }
+}
+
+/** The recorded meta rows, or undefined when the file has no meta table (a fresh or a foreign database). */
+function readMeta(db: SqliteDatabase): Meta | undefined {
+  const hasMeta = db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'meta'").get() !== undefined;
+  if (!hasMeta) return undefined;
+  const rows = db.prepare("SELECT key, value FROM meta").all() as { key: string; value: string }[];
+  const meta = MetaSchema.safeParse(Object.fromEntries(rows.map((row) => [row.key, row.value])));
+  if (!meta.success) throw new StoreError("open", "the meta table is incomplete or corrupt (schema version or embedding spec missing)");
+  return meta.data;
+}
+
+function refuseForeignTables(db: SqliteDatabase): void {
+  const userTables = db.prepare("SELECT count(*) AS n FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").get() as { n: number };
+  if (userTables.n > 0) throw new StoreError("open", "the database has tables but no recallgraph meta table: it is not a recallgraph store");
+}
+
+/** A store this code can read, built by this embedder. */
+function checkMeta(meta: Meta, embedding: EmbeddingSpec): void {
+  if (meta.schema_version > SCHEMA_VERSION) {
+    throw new StoreError("open", `the store has schema version ${meta.schema_version}, this recallgraph reads up to ${SCHEMA_VERSION}: upgrade recallgraph`);
+  }
+  const stored = { model: meta.embedding_model, dimension: meta.embedding_dimension };
+  if (stored.model !== embedding.model || stored.dimension !== embedding.dimension) throw new EmbedderMismatchError(stored, embedding);
 }

@@ -9,6 +9,8 @@
  *   once; 100k records of 512-d commit in one transaction in ~13 s (see writeMemories for memory).
  * - Every statement that reads or deletes entries is bound to one namespace.
  * - The embedding spec that built the store is recorded; opening with another is an EmbedderMismatchError.
+ * - Opened `readOnly`, the file is never written: no schema step, no pragma that writes, and every
+ *   write operation is a ReadOnlyStoreError naming it (read-only.ts: how a WAL file is read that way).
  *
  * Honest caveats:
  * - BM25 statistics (document frequency, average length) come from the whole file, all namespaces
@@ -21,7 +23,7 @@
  */
 import type Database from "better-sqlite3";
 import { z } from "zod";
-import { errorMessage, parseOrThrow, RecallGraphError, StoreError } from "../../core/errors.js";
+import { errorMessage, parseOrThrow, ReadOnlyStoreError, RecallGraphError, StoreError } from "../../core/errors.js";
 import { MemoryEntrySchema, type MemoryEntry } from "../../memory/entry.js";
 import { pageOf } from "../list-cursor.js";
 import { foldName, isEmptyFilter, NamespaceSettingsSchema, type FilteredSearchOptions, type ListOptions, type ListPage, type MemoryFilter, type MemoryRecord, type MemoryStore, type NamespaceSettings, type ScoredEntry, type SearchOptions, type Vocabulary } from "../port.js";
@@ -51,6 +53,10 @@ export const SqliteStoreOptionsSchema = z.strictObject({
   path: z.string({ error: "path is required" }).min(1, "path must not be empty"),
   embedding: EmbeddingSpecSchema,
   clock: ClockSchema,
+  readOnly: z
+    .boolean()
+    .default(false)
+    .describe("Open an existing store file without ever writing it: every write operation throws ReadOnlyStoreError"),
 });
 export type SqliteStoreOptions = z.input<typeof SqliteStoreOptionsSchema>;
 
@@ -72,12 +78,15 @@ const EXPIRED_SKIP_MAX = 1024;
 /** A lexical hit's score: bm25() is lower-is-better, the port wants higher-is-better. The namespace column weighs nothing. */
 const BM25_SCORE = `-bm25(entry_terms, 0, ${BM25_TEXT_WEIGHT}, ${BM25_TAGS_WEIGHT})`;
 
-/** Opens (creating when absent) a sqlite store. Throws EmbedderMismatchError when it was built by another embedder. */
+/**
+ * Opens (creating when absent) a sqlite store. Throws EmbedderMismatchError when it was built by another
+ * embedder. With `readOnly` the file must exist at the current schema version (else ReadOnlyStoreError).
+ */
 export async function openSqliteStore(options: SqliteStoreOptions): Promise<SqliteMemoryStore> {
   const config = parseOrThrow(SqliteStoreOptionsSchema, options, "sqlite");
-  const { db, file } = openDatabase(config.path, config.embedding);
+  const { db, file } = openDatabase(config.path, config.embedding, { readOnly: config.readOnly });
   try {
-    return new SqliteMemoryStore(db, file, config.embedding, config.clock ?? Date.now);
+    return new SqliteMemoryStore(db, file, config.embedding, config.clock ?? Date.now, config.readOnly);
   } catch (error) {
     db.close();
     throw new StoreError("open", `"${config.path}": ${errorMessage(error)}`, { cause: error });
@@ -123,12 +132,14 @@ export class SqliteMemoryStore implements MemoryStore {
     readonly embedding: EmbeddingSpec,
     /** Epoch ms deciding what has expired, read once per call. */
     private readonly clock: () => number = Date.now,
+    /** Refuses every write operation (the connection is read-only too: this makes the refusal typed and first). */
+    readonly readOnly = false,
   ) {
     this.statements = prepareStatements(db);
   }
 
   async upsert(namespace: string, records: readonly MemoryRecord[]): Promise<void> {
-    return this.run("upsert", () => {
+    return this.write("upsert", () => {
       const ns = validateNamespace(namespace);
       const prepared = validateRecords(ns, records, this.embedding.dimension).map(
         ({ entry, vector }, index): PreparedRecord => ({
@@ -165,7 +176,7 @@ export class SqliteMemoryStore implements MemoryStore {
   }
 
   async delete(namespace: string, ids: readonly string[]): Promise<number> {
-    return this.run("delete", () => {
+    return this.write("delete", () => {
       const ns = validateNamespace(namespace);
       const unique = validateIds(ids);
       const s = this.statements;
@@ -185,7 +196,7 @@ export class SqliteMemoryStore implements MemoryStore {
   }
 
   async clearNamespace(namespace: string): Promise<number> {
-    return this.run("clearNamespace", () => {
+    return this.write("clearNamespace", () => {
       const ns = validateNamespace(namespace);
       const s = this.statements;
       return this.db
@@ -298,7 +309,7 @@ export class SqliteMemoryStore implements MemoryStore {
   }
 
   async deleteExpired(namespace?: string): Promise<number> {
-    return this.run("deleteExpired", () => {
+    return this.write("deleteExpired", () => {
       const ns = namespace === undefined ? undefined : validateNamespace(namespace);
       const now = this.clock();
       const s = this.statements;
@@ -353,7 +364,7 @@ export class SqliteMemoryStore implements MemoryStore {
   }
 
   async setSettings(namespace: string, settings: NamespaceSettings): Promise<void> {
-    return this.run("setSettings", () => {
+    return this.write("setSettings", () => {
       const ns = validateNamespace(namespace);
       const parsed = validateSettings(settings);
       this.statements.setSettings.run(ns, JSON.stringify(parsed));
@@ -392,6 +403,12 @@ export class SqliteMemoryStore implements MemoryStore {
       if (error instanceof RecallGraphError) return Promise.reject(error);
       return Promise.reject(new StoreError(operation, `sqlite: ${errorMessage(error)}`, { cause: error }));
     }
+  }
+
+  /** Runs a write operation, refused before it looks at its input when the store is read-only. */
+  private write<T>(operation: string, body: () => T): Promise<T> {
+    if (this.readOnly && !this.closed) return Promise.reject(new ReadOnlyStoreError(operation));
+    return this.run(operation, body);
   }
 
   /** Removes an entry: its row, its body and every index row of it. */
