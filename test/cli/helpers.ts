@@ -36,15 +36,17 @@ function offlineEnvironment(): NodeJS.ProcessEnv {
   return env;
 }
 
-/** Runs `recallgraph ...args` in `cwd` and collects its exit code and output. */
-export function runCli(args: readonly string[], cwd: string): Promise<CliRun> {
-  return runProcess(process.execPath, ["--import", TSX_LOADER, CLI_SOURCE, ...args], { cwd, env: offlineEnvironment() });
+/** Runs `recallgraph ...args` in `cwd` (with `input` on its standard input, if given) and collects its exit code and output. */
+export function runCli(args: readonly string[], cwd: string, input?: string): Promise<CliRun> {
+  return runProcess(process.execPath, ["--import", TSX_LOADER, CLI_SOURCE, ...args], { cwd, env: offlineEnvironment() }, input);
 }
 
-/** Runs `command ...args` with no input and collects its exit code and output. */
-export function runProcess(command: string, args: readonly string[], options: { cwd: string; env: NodeJS.ProcessEnv }): Promise<CliRun> {
+/** Runs `command ...args` (with `input` on its standard input, else an empty one) and collects its exit code and output. */
+export function runProcess(command: string, args: readonly string[], options: { cwd: string; env: NodeJS.ProcessEnv }, input?: string): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { ...options, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(command, args, { ...options, stdio: ["pipe", "pipe", "pipe"] });
+    // No input is an input that ends at once, as from /dev/null.
+    child.stdin.end(input ?? "");
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));

@@ -1,38 +1,19 @@
 /** `recallgraph ingest -` reads standard input; re-ingesting a changed file reports what it retired. */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { z } from "zod";
-import { CLI_SOURCE, ROOT, oneLineError, runCli, runJson, temporaryFolder, type CliRun } from "./helpers.js";
+import { oneLineError, runCli, runJson, temporaryFolder } from "./helpers.js";
 import { IngestJsonSchema, StatsJsonSchema } from "./schemas.js";
-
-const TSX_LOADER = import.meta.resolve("tsx");
-
-/** runCli with `input` piped to the command's standard input (helpers.ts gives it none). */
-function runCliWithInput(args: readonly string[], cwd: string, input: string): Promise<CliRun> {
-  const env: NodeJS.ProcessEnv = { TSX_TSCONFIG_PATH: path.join(ROOT, "tsconfig.json") };
-  for (const [name, value] of Object.entries(process.env)) if (!/^(RECALLGRAPH_|OPENAI_|QDRANT_)/.test(name)) env[name] ??= value;
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", TSX_LOADER, CLI_SOURCE, ...args], { cwd, env, stdio: ["pipe", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(input);
-  });
-}
 
 const ListJsonSchema = z.object({ entries: z.array(z.object({ text: z.string() })) });
 
 describe("ingest - reads standard input", () => {
   let folder = { path: "", remove: async () => {} };
   const db = () => path.join(folder.path, "memory.db");
-  const ingest = (input: string, ...args: string[]) => runCliWithInput(["--db", db(), "--embedder", "hash", "ingest", "-", ...args], folder.path, input);
+  const ingest = (input: string, ...args: string[]) => runCli(["--db", db(), "--embedder", "hash", "ingest", "-", ...args], folder.path, input);
   const listed = async (namespace: string) =>
     ListJsonSchema.parse(await runJson(["--db", db(), "list", "--namespace", namespace, "--limit", "100"], folder.path)).entries.map((entry) => entry.text).sort();
 
@@ -76,7 +57,7 @@ describe("ingest - reads standard input", () => {
     assert.equal(unknown.code, 1);
     assert.match(oneLineError(unknown), /^error: format: cannot tell the format of standard input; pass one of/);
     const fresh = path.join(folder.path, "fresh.db");
-    const nothing = await runCliWithInput(["--db", fresh, "--embedder", "hash", "ingest", "-"], folder.path, "");
+    const nothing = await runCli(["--db", fresh, "--embedder", "hash", "ingest", "-"], folder.path, "");
     assert.equal(nothing.code, 1);
     assert.equal(existsSync(fresh), false, "a refused ingest creates no store");
     assert.deepEqual(StatsJsonSchema.parse(await runJson(["--db", db(), "stats"], folder.path)).namespaces, { team: { entries: 3 }, feed: { entries: 1 } });

@@ -1,29 +1,10 @@
 /** `recallgraph query -` reads the question from standard input; an empty one is refused naming `question`. */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { CLI_SOURCE, ROOT, oneLineError, runCli, runJson, temporaryFolder, type CliRun } from "./helpers.js";
+import { oneLineError, runCli, runJson, temporaryFolder } from "./helpers.js";
 import { QueryJsonSchema } from "./schemas.js";
-
-const TSX_LOADER = import.meta.resolve("tsx");
-
-/** runCli with `input` piped to the command's standard input (helpers.ts gives it none). */
-function runCliWithInput(args: readonly string[], cwd: string, input: string): Promise<CliRun> {
-  const env: NodeJS.ProcessEnv = { TSX_TSCONFIG_PATH: path.join(ROOT, "tsconfig.json") };
-  for (const [name, value] of Object.entries(process.env)) if (!/^(RECALLGRAPH_|OPENAI_|QDRANT_)/.test(name)) env[name] ??= value;
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", TSX_LOADER, CLI_SOURCE, ...args], { cwd, env, stdio: ["pipe", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(input);
-  });
-}
 
 const TEAM = [
   { id: "t1", text: "Alice Chen met Wang Lei in Shanghai on 10 March 2026 about the XYZ-100 order.", timestamp: "2026-03-10T06:30:00Z" },
@@ -45,7 +26,7 @@ describe("query - reads the question from standard input", () => {
 
   it("answers a piped question as it answers the same question given as an argument", async () => {
     const asArgument = QueryJsonSchema.parse(JSON.parse((await runCli(query(QUESTION), folder.path)).stdout));
-    const piped = await runCliWithInput(query("-"), folder.path, `${QUESTION}\n`);
+    const piped = await runCli(query("-"), folder.path, `${QUESTION}\n`);
     assert.equal(piped.code, 0, piped.stderr);
     const answer = QueryJsonSchema.parse(JSON.parse(piped.stdout));
     assert.equal(answer.results[0]?.id, "t3");
@@ -55,7 +36,7 @@ describe("query - reads the question from standard input", () => {
 
   it("an empty or blank standard input is a ValidationError naming question", async () => {
     for (const input of ["", "  \n\t\n"]) {
-      const run = await runCliWithInput(["--embedder", "hash", "query", "-", "-n", "team"], folder.path, input);
+      const run = await runCli(["--embedder", "hash", "query", "-", "-n", "team"], folder.path, input);
       assert.equal(run.code, 1, run.stderr);
       assert.match(oneLineError(run), /^error: question: standard input is empty: pipe the question in/);
     }

@@ -9,6 +9,7 @@ import { NamespaceSchema, SourceSchema } from "../../memory/entry.js";
 import { readGlobalOptions } from "../global-options.js";
 import { collect, parseOptionValues } from "../option-values.js";
 import { formatSeconds, printJson, printLines, table } from "../terminal-output.js";
+import { readStandardInput, STANDARD_INPUT } from "../standard-input.js";
 
 // Listed here so `--help` does not load the ingest code; the check below keeps it complete.
 const FORMATS = ["locomo", "jsonl", "docs", "dialogue"] as const satisfies readonly IngestFormat[];
@@ -26,7 +27,6 @@ const IngestOptionsSchema = z.object({
 const PHASE_LABELS: Record<IngestProgress["phase"], string> = { build: "building", embed: "embedding", store: "storing" };
 
 /** The file argument that means standard input. */
-const STANDARD_INPUT = "-";
 
 export function register(program: Command): void {
   program
@@ -96,12 +96,6 @@ Examples:
     });
 }
 
-/** All of standard input as UTF-8 text. */
-async function readStandardInput(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
-  return Buffer.concat(chunks).toString("utf8");
-}
 
 /**
  * For a sqlite file that does not exist yet, a function that removes what opening it creates (the

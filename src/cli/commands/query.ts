@@ -9,6 +9,7 @@ import { readGlobalOptions, type GlobalOptions } from "../global-options.js";
 import { addFilterOptions, filterFromOptions } from "../filter-options.js";
 import { collect, parseOptionValues, positiveIntegerText } from "../option-values.js";
 import { printJson, printLines, printNote } from "../terminal-output.js";
+import { readStandardInput, STANDARD_INPUT } from "../standard-input.js";
 
 /**
  * `--now` as people type it: a date (midnight UTC) or a date-time, with or without an offset (none means UTC).
@@ -79,18 +80,12 @@ async function runQuery(argument: string, rawOptions: unknown, globals: GlobalOp
 
 /** The question argument, or what standard input holds when it is `-` (trimmed: a piped line ends in a newline). */
 async function questionOf(argument: string): Promise<string> {
-  const fromInput = argument === "-";
+  const fromInput = argument === STANDARD_INPUT;
   const question = fromInput ? (await readStandardInput()).trim() : argument;
   if (question.trim()) return question;
   throw new ValidationError("question", fromInput ? 'standard input is empty: pipe the question in, e.g. echo "..." | recallgraph query - -n team' : "must not be empty");
 }
 
-// ingest.ts reads its `-` the same way; the two belong in one shared module.
-async function readStandardInput(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
-  return Buffer.concat(chunks).toString("utf8");
-}
 
 /** A namespace without memories is most likely a typo: say so, and name the ones the store has. */
 async function noteEmptyNamespaces(store: MemoryStore, namespaces: readonly string[]): Promise<void> {
