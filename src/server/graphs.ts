@@ -24,6 +24,7 @@ const AnswerState = RetrievalState.pick({
   question: true,
   namespaces: true,
   now: true,
+  filter: true,
   referenceTime: true,
   results: true,
   queryPlan: true,
@@ -40,8 +41,10 @@ const AnswerState = RetrievalState.pick({
  */
 function answering(retrieval: RetrievalGraph) {
   const retrieve = async (state: z.output<typeof AnswerState>, config?: RunnableConfig) => {
-    const answer = await retrieval.invoke({ question: state.question, namespaces: state.namespaces, now: state.now ?? undefined }, config);
-    return { ...answer, now: null }; // the reference time belongs to this run (see the retrieval state)
+    const input = { question: state.question, namespaces: state.namespaces, now: state.now ?? undefined, filter: state.filter ?? undefined };
+    const answer = await retrieval.invoke(input, config);
+    // The reference time and the filter belong to this run (see the retrieval state): a thread's next run starts without them.
+    return { ...answer, now: null, filter: null };
   };
   return new StateGraph(AnswerState, {
     input: RetrievalGraphInput,

@@ -251,3 +251,114 @@ export class Seen {
 export function runs(numRuns = RUNS): { numRuns: number; includeErrorInReport: true } {
   return { numRuns, includeErrorInReport: true };
 }
+
+// ---------------------------------------------------------------------------------------------------
+// Additions for the served surfaces (the LangGraph server's graphs, MCP): worlds written partly by the
+// surface under test, and read back from the store to check where each write landed.
+
+/**
+ * The namespaces the served graphs' worlds draw from: every name of NAMESPACE_POOL (each the namespace
+ * of an identity with a key), names under an identity ("alice/notes", which alice reads and writes),
+ * the shared roots of SERVED_SHARED_NAMESPACES and a name under one, and look-alikes that are neither:
+ * "teamwork" (no one's, not shared), "bob/publicity" (bob's, not shared), "alice-x/y" (alice-x's, not
+ * alice's), "alice/../bob" (alice's: a namespace is a name, not a path), "Bob" and fullwidth "ｂｏｂ"
+ * (no one's: names are compared exactly, never case-folded or normalised).
+ */
+export const SERVED_SHARED_NAMESPACES = ["team", "bob/public"] as const;
+export const SERVED_NAMESPACE_POOL = [
+  ...NAMESPACE_POOL,
+  "alice/notes",
+  "alice-x/y",
+  "__proto__/x",
+  "alice/../bob",
+  "bob/public",
+  "bob/publicity",
+  "Bob",
+  "ｂｏｂ",
+  "team",
+  "team/2026",
+  "teamwork",
+] as const;
+
+/** Like `worldSpec`, over another pool of namespaces. */
+export function worldSpecOver(pool: readonly string[], { minLength = 2, maxLength = 4 } = {}): fc.Arbitrary<WorldSpec> {
+  return fc
+    .uniqueArray(fc.constantFrom(...pool), { minLength, maxLength })
+    .chain((namespaces) => fc.tuple(...namespaces.map((_, index) => namespaceInputs(index))).map((inputs) => ({ namespaces, inputs })));
+}
+
+/** Memories for namespace `index` of a world with ids no world holds before (a write's new memories), or none. */
+export function newInputs(index: number): fc.Arbitrary<MemoryInput[]> {
+  const input = fc.tuple(memoryInput(markerOf(index)), fc.constantFrom("new-1", "new-2", "new-%", undefined)).map(([{ id: _, ...rest }, id]): MemoryInput => (id === undefined ? rest : { ...rest, id }));
+  return fc.uniqueArray(input, { maxLength: 2, selector: (memory) => memory.id ?? Symbol("generated") });
+}
+
+/** Turn ids repeat across namespaces on purpose: a dialogue's entries (and what it retires) are per namespace. */
+const TURN_IDS = ["t1", "t2", "constructor", "__proto__", "a%", "名前"] as const;
+
+/** A conversation as a caller hands it to a write path, every turn's text led by namespace `index`'s marker. */
+export interface DialogueInput {
+  turns: Array<{ turnId: string; speaker: string; text: string; time: string }>;
+}
+
+export function dialogueOf(index: number): fc.Arbitrary<DialogueInput> {
+  const turn = fc.record({ turnId: fc.constantFrom(...TURN_IDS), speaker: fc.constantFrom(...NAMES), words: fc.array(word, { minLength: 1, maxLength: 5 }), at: timestampMs });
+  return fc
+    .uniqueArray(turn, { minLength: 1, maxLength: 3, selector: (t) => t.turnId })
+    .map((turns) => ({ turns: turns.map(({ turnId, speaker, words, at }) => ({ turnId, speaker, text: [markerOf(index), ...words].join(" "), time: new Date(at).toISOString() })) }));
+}
+
+/** Empties every namespace of `pool` (see loadWorld on why by name). */
+export async function clearNamespaces(memory: RecallGraph, pool: readonly string[]): Promise<void> {
+  for (const namespace of pool) await memory.store.clearNamespace(namespace);
+}
+
+/** Every memory a namespace holds, walking every page of `list`, by id. */
+export async function entriesOf(memory: RecallGraph, namespace: string): Promise<Map<string, MemoryEntry>> {
+  const entries = new Map<string, MemoryEntry>();
+  let cursor: string | undefined;
+  do {
+    const page = await memory.list(namespace, { limit: 1000, ...(cursor ? { cursor } : {}) });
+    for (const entry of page.entries) entries.set(entry.id, entry);
+    cursor = page.nextCursor;
+  } while (cursor);
+  return entries;
+}
+
+/**
+ * The world as the store holds it after writes by any path, and a check of where each write landed:
+ * every memory of namespace `index` carries that namespace's marker and no other's (every write of a
+ * world puts its namespace's marker in each text), so a path that wrote into the wrong namespace fails here.
+ */
+export async function readWorld(memory: RecallGraph, namespaces: readonly string[], where: string): Promise<World> {
+  const entries = new Map<string, Map<string, MemoryEntry>>();
+  for (const [index, namespace] of namespaces.entries()) {
+    const held = await entriesOf(memory, namespace);
+    for (const entry of held.values()) {
+      const markers = namespaces.flatMap((_, other) => (entry.text.includes(markerOf(other)) ? [other] : []));
+      assert.deepEqual(markers, [index], `${where}: ${JSON.stringify(namespace)} holds ${JSON.stringify(entry.id)} written for ${JSON.stringify(markers.map((other) => namespaces[other]))}: ${JSON.stringify(entry.text)}`);
+    }
+    entries.set(namespace, held);
+  }
+  return { namespaces: [...namespaces], entries };
+}
+
+/** Every memory of every namespace given, in full: compared before and after a refused or a scoped write. */
+export async function snapshotOf(memory: RecallGraph, namespaces: readonly string[]): Promise<Map<string, MemoryEntry[]>> {
+  const snapshot = new Map<string, MemoryEntry[]>();
+  for (const namespace of namespaces) snapshot.set(namespace, [...(await entriesOf(memory, namespace)).values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)));
+  return snapshot;
+}
+
+/**
+ * The namespaces (by index) whose inputs give an id that another namespace's inputs give too: the same
+ * id naming two memories, the case a forget must keep apart. `written(index)` says whether a
+ * namespace's inputs are written at all (a world may write some namespaces another way).
+ */
+export function sharingIndices(spec: WorldSpec, written: (index: number) => boolean = () => true): number[] {
+  const idsOf = (index: number) => new Set(written(index) ? (spec.inputs[index] ?? []).flatMap((input) => (input.id === undefined ? [] : [input.id])) : []);
+  return spec.namespaces.flatMap((_, index) => {
+    const own = idsOf(index);
+    return spec.namespaces.some((__, other) => other !== index && [...idsOf(other)].some((id) => own.has(id))) ? [index] : [];
+  });
+}
