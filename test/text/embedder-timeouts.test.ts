@@ -69,7 +69,8 @@ describe("openai embedder timeouts and retries", () => {
   it("gives up on a hung server after the timeout and the configured retries", async () => {
     for (const maxRetries of [0, 1]) {
       const before = hung.requests();
-      const embedder = createEmbedder({ provider: "openai", model: "m", dimensions: 8, baseURL: hung.url(), timeoutMs: 150, maxRetries });
+      // Long enough that a loaded machine's request reaches the server before the client gives up on it.
+      const embedder = createEmbedder({ provider: "openai", model: "m", dimensions: 8, baseURL: hung.url(), timeoutMs: 1000, maxRetries });
       await assert.rejects(embedder.embeddings.embedQuery("who met Alice?"));
       assert.equal(hung.requests() - before, 1 + maxRetries, `requests with maxRetries ${maxRetries}`);
     }
