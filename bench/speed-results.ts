@@ -2,12 +2,43 @@
 import { z } from "zod";
 
 const LatencySchema = z.object({ p50: z.number(), p95: z.number() });
+
+/** The retrieval graph's nodes, in the order a run takes them (the views share a step). */
+export const GRAPH_NODES = ["plan", "semantic", "lexical", "symbolic", "merge", "reflect", "finalize"] as const;
+
+/**
+ * Where a question's time goes, in ms per question (means over the questions, so the parts add up to
+ * the whole): each node's own time summed over the rounds it ran in (the run account's nodeMs), and the
+ * framework's share, the invoke's wall time minus the nodes' own time (LangGraph's supersteps, LangChain's
+ * runnables and callbacks around each node call, and retrieve's request check). Measured on a second
+ * pass over the same questions: each through the graph (its wall time), then through the same node
+ * functions chained by hand, one at a time, whose run account gives each node's own time (in the graph
+ * a round's views run concurrently and their wall times overlap). LangGraph's `maxConcurrency: 1` would
+ * serialise them in the graph itself, but 1.7.3 then runs only the first task of a step
+ * (langchain-ai/langgraphjs#2656).
+ */
+export const BreakdownSchema = z.object({
+  invokeMs: z.number(),
+  nodesMs: z.object(Object.fromEntries(GRAPH_NODES.map((node) => [node, z.number()])) as Record<(typeof GRAPH_NODES)[number], z.ZodNumber>),
+  frameworkMs: z.number(),
+  /**
+   * The same split in CPU time (process.cpuUsage, user + system), which other processes on the machine
+   * disturb less than wall time: the invoke's CPU time, the hand-chained nodes' CPU time, and the
+   * difference, the framework's.
+   */
+  cpu: z.object({ invokeMs: z.number(), nodesMs: z.number(), frameworkMs: z.number() }),
+  /** Mean reflection rounds per question (each round runs the views, merge and reflect again). */
+  rounds: z.number(),
+});
+export type Breakdown = z.infer<typeof BreakdownSchema>;
+
 export const RecallgraphSideSchema = z.object({
   side: z.literal("recallgraph"),
   entries: z.number(),
   ingestPerSec: z.number(),
   ingestWithHashEmbeddingPerSec: z.number(),
   retrieveMs: LatencySchema,
+  breakdown: BreakdownSchema,
   peakRssMb: z.number(),
 });
 export const InMemorySideSchema = z.object({
@@ -31,6 +62,7 @@ const SizeResultSchema = z.object({
   retrieveMs: LatencySchema,
   inMemoryStoreMs: LatencySchema,
   ratioP50: z.number(),
+  breakdown: BreakdownSchema.optional(),
   peakRssMb: z.number(),
   inMemoryStorePeakRssMb: z.number(),
 });

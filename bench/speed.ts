@@ -3,7 +3,8 @@
  * the rule-based planner and judge (no LLM: plan, three views, RRF, reflection, re-check), and LangGraph's
  * InMemoryStore.search on the same vectors, at several namespace sizes.
  *
- *   npm run bench:speed -- [--sizes 1000,10000,100000] [--queries 100] [--json] [--no-chart]
+ *   npm run bench:speed -- [--sizes 1000,10000,100000] [--queries 100] [--json] [--no-chart] [--markdown]
+ *   npm run bench:speed -- --from bench/results/speed.json --markdown   (the README's tables from saved results)
  *
  * Honest setup notes, also printed with the results:
  * - Memories and questions are synthetic (bench/synthetic.ts), one namespace per size, sqlite file store.
@@ -17,25 +18,50 @@
  *   InMemoryStore gets the same embedder, hence exactly the same vectors.
  * - Each size and each side (recallgraph, InMemoryStore) runs in a child process of its own, so each
  *   peak RSS is that side's alone.
+ * - The per-node breakdown (speed-results.ts, BreakdownSchema) comes from a second pass over the same
+ *   questions after the latency pass: each question through the graph, then through the same node
+ *   functions chained by hand (each node's own time from its run account); the framework's share is
+ *   the invoke's wall time minus the nodes' own.
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Embeddings } from "@langchain/core/embeddings";
-import { InMemoryStore, type PutOperation } from "@langchain/langgraph";
+import { InMemoryStore, Overwrite, type PutOperation, type Send } from "@langchain/langgraph";
+import { schemaMetaRegistry } from "@langchain/langgraph/zod";
 import { z } from "zod";
 import { latencySummary as latency, roundTo as round } from "../src/eval/metrics.js";
 import { table } from "../src/eval/report.js";
-import { createRetrievalGraph } from "../src/graph/graph.js";
+import { dependencyAccessor } from "../src/graph/dependencies.js";
+import { createRetrievalGraph, type RetrievalGraph } from "../src/graph/graph.js";
+import { routeAfterPlan, routeAfterReflect } from "../src/graph/routing.js";
+import { RetrievalState, type RetrievalStateValue, type ViewTask } from "../src/graph/state.js";
+import { finalizeNode } from "../src/nodes/finalize.js";
+import { lexicalNode } from "../src/nodes/lexical.js";
+import { mergeNode } from "../src/nodes/merge.js";
+import { planNode } from "../src/nodes/plan.js";
+import { reflectNode } from "../src/nodes/reflect.js";
+import { semanticNode } from "../src/nodes/semantic.js";
+import { symbolicNode } from "../src/nodes/symbolic.js";
 import { writeMemories } from "../src/ingest/write-memories.js";
 import { retrieve } from "../src/library/retrieve.js";
+import type { MemoryStore } from "../src/stores/port.js";
 import { openSqliteStore } from "../src/stores/sqlite/store.js";
 import type { Embedder } from "../src/text/embedder.js";
 import { createHashEmbedder, createUseLiteEmbedder } from "../src/text/embedders/create-embedder.js";
-import { speedChart } from "./speed-chart.js";
-import { EmbeddingRateSchema, InMemorySideSchema, RecallgraphSideSchema, ChildOutputSchema, type SpeedResults } from "./speed-results.js";
+import { speedBreakdownChart, speedChart, speedReadmeTables } from "./speed-chart.js";
+import {
+  EmbeddingRateSchema,
+  GRAPH_NODES,
+  InMemorySideSchema,
+  RecallgraphSideSchema,
+  ChildOutputSchema,
+  SpeedResultsSchema,
+  type Breakdown,
+  type SpeedResults,
+} from "./speed-results.js";
 import { SYNTHETIC_NOW, syntheticMemories, syntheticQuestions } from "./synthetic.js";
 
 const NAMESPACE = "bench";
@@ -49,6 +75,8 @@ const ArgsSchema = z.object({
   queries: z.number().int().min(10).max(10_000),
   json: z.boolean(),
   chart: z.boolean(),
+  markdown: z.boolean(),
+  from: z.string().optional(),
   child: z.enum(["recallgraph", "inmemory", "use-lite"]).optional(),
   size: z.number().int().min(1).optional(),
 });
@@ -65,6 +93,8 @@ function parseArgs(argv: readonly string[]): Args {
     queries: Number(value("--queries") ?? 100),
     json: argv.includes("--json"),
     chart: !argv.includes("--no-chart"),
+    markdown: argv.includes("--markdown"),
+    from: value("--from"),
     child: value("--child"),
     size: value("--size") === undefined ? undefined : Number(value("--size")),
   });
@@ -127,12 +157,107 @@ async function recallgraphSide(size: number, queries: number): Promise<z.infer<t
       ingestPerSec: Math.round(size / (ingestMs / 1000)),
       ingestWithHashEmbeddingPerSec: Math.round(size / (writeMs / 1000)),
       retrieveMs: latency(times),
+      breakdown: await breakdownOf(graph, store, embedder, questions.slice(WARMUP_QUERIES)),
       peakRssMb: peakRssMb(),
     };
   } finally {
     await store.close();
     rmSync(directory, { recursive: true, force: true });
   }
+}
+
+/**
+ * Where the time of a question goes (see BreakdownSchema). Each question is asked twice in a row: once
+ * through the graph (the invoke's wall time), once through the same node functions chained by hand,
+ * one at a time (handChain), whose run account gives each node's own time. The framework's share is the
+ * difference. The two answers must be the same, or the breakdown would not describe the graph's run.
+ */
+async function breakdownOf(graph: RetrievalGraph, store: MemoryStore, embedder: Embedder, questions: readonly string[]): Promise<Breakdown> {
+  const chain = handChain({ store, embedder });
+  const nodes = Object.fromEntries(GRAPH_NODES.map((node) => [node, 0])) as Breakdown["nodesMs"];
+  let invokeMs = 0;
+  let invokeCpuMs = 0;
+  let chainCpuMs = 0;
+  let rounds = 0;
+  const cpuMs = (since: NodeJS.CpuUsage) => {
+    const used = process.cpuUsage(since);
+    return (used.user + used.system) / 1000;
+  };
+  for (const question of questions) {
+    const asked = performance.now();
+    let cpuBefore = process.cpuUsage();
+    const output = await retrieve(graph, { question, namespace: NAMESPACE, now: SYNTHETIC_NOW });
+    invokeCpuMs += cpuMs(cpuBefore);
+    invokeMs += performance.now() - asked;
+    cpuBefore = process.cpuUsage();
+    const chained = await chain(question);
+    chainCpuMs += cpuMs(cpuBefore);
+    const same = (results: ReadonlyArray<{ id: string; score: number }>) => JSON.stringify(results.map(({ id, score }) => [id, score]));
+    if (same(chained.results) !== same(output.results) || (chained.account?.rounds ?? -1) !== output.rounds) {
+      throw new Error(`the nodes chained by hand answered "${question}" differently from the graph: the breakdown would not describe its run`);
+    }
+    rounds += output.rounds;
+    for (const node of GRAPH_NODES) nodes[node] += chained.nodeMs[node] ?? 0;
+  }
+  const perQuestion = (total: number) => round(total / questions.length, 3);
+  const nodesMs = Object.fromEntries(GRAPH_NODES.map((node) => [node, perQuestion(nodes[node])])) as Breakdown["nodesMs"];
+  const ownMs = GRAPH_NODES.reduce((sum, node) => sum + nodes[node], 0);
+  return {
+    invokeMs: perQuestion(invokeMs),
+    nodesMs,
+    frameworkMs: perQuestion(invokeMs - ownMs),
+    cpu: { invokeMs: perQuestion(invokeCpuMs), nodesMs: perQuestion(chainCpuMs), frameworkMs: perQuestion(invokeCpuMs - chainCpuMs) },
+    rounds: round(rounds / questions.length, 2),
+  };
+}
+
+/**
+ * The retrieval graph's run without LangGraph: its node functions and routes (src/nodes, src/graph/routing)
+ * called in the graph's order, each round's views one after the other, each update applied as the
+ * graph's channels apply it (the state's reducers, Overwrite, last value otherwise).
+ */
+function handChain(dependencies: { store: MemoryStore; embedder: Embedder }) {
+  const deps = dependencyAccessor(dependencies);
+  const plan = planNode(deps);
+  const views = { semantic: semanticNode(deps), lexical: lexicalNode(deps), symbolic: symbolicNode(deps) } as const;
+  const merge = mergeNode();
+  const reflect = reflectNode(deps);
+  const finalize = finalizeNode(deps);
+  const config = { configurable: {} };
+  const fields: Record<string, z.ZodType> = RetrievalState.shape;
+  const reducers = new Map<string, (current: unknown, update: unknown) => unknown>();
+  for (const [key, field] of Object.entries(fields)) {
+    const reducer = schemaMetaRegistry.get(field)?.reducer?.fn;
+    if (reducer) reducers.set(key, reducer);
+  }
+  const apply = (state: RetrievalStateValue, updates: ReadonlyArray<object>): RetrievalStateValue => {
+    const next: Record<string, unknown> = { ...state };
+    for (const update of updates) {
+      for (const [key, value] of Object.entries(update)) {
+        const reducer = reducers.get(key);
+        if (Overwrite.isInstance(value)) next[key] = (value as Overwrite<unknown>).value;
+        else next[key] = reducer ? reducer(next[key], value) : value;
+      }
+    }
+    return next as RetrievalStateValue;
+  };
+  const runViews = async (state: RetrievalStateValue, sends: Send[]) => {
+    const updates: object[] = [];
+    for (const send of sends) updates.push(await views[send.node as keyof typeof views](send.args as ViewTask));
+    return apply(state, updates);
+  };
+  return async (question: string): Promise<RetrievalStateValue> => {
+    const initial = { question, namespaces: [NAMESPACE], now: SYNTHETIC_NOW, round: 0, viewHits: [], entries: {}, fused: [], results: [], degraded: [], llmCalls: [], nodeMs: {} };
+    let state = apply(initial as unknown as RetrievalStateValue, [await plan(initial as unknown as RetrievalStateValue, config)]);
+    let sends: Send[] | "finalize" = routeAfterPlan(state);
+    while (sends !== "finalize") {
+      state = await runViews(state, sends);
+      state = apply(state, [await merge(state)]);
+      state = apply(state, [await reflect(state, config)]);
+      sends = routeAfterReflect(state);
+    }
+    return apply(state, [await finalize(state, config)]);
+  };
 }
 
 async function inMemorySide(size: number, queries: number): Promise<z.infer<typeof InMemorySideSchema>> {
@@ -213,6 +338,11 @@ async function main(): Promise<void> {
     return;
   }
 
+  if (args.from) {
+    const saved = SpeedResultsSchema.parse(JSON.parse(readFileSync(args.from, "utf8")));
+    process.stdout.write(`${args.markdown ? speedReadmeTables(saved) : speedTable(saved)}\n`);
+    return;
+  }
   const note = (text: string) => process.stderr.write(`${text}\n`);
   note(`speed benchmark: sizes ${args.sizes.join(", ")}, ${args.queries} questions each; ${machine()}`);
   const sizes: SpeedResults["sizes"] = {};
@@ -228,6 +358,7 @@ async function main(): Promise<void> {
       retrieveMs: ours.retrieveMs,
       inMemoryStoreMs: theirs.searchMs,
       ratioP50: round(ours.retrieveMs.p50 / Math.max(theirs.searchMs.p50, 1e-6), 2),
+      breakdown: ours.breakdown,
       peakRssMb: ours.peakRssMb,
       inMemoryStorePeakRssMb: theirs.peakRssMb,
     };
@@ -244,6 +375,7 @@ async function main(): Promise<void> {
       "vectors from the deterministic hashing embedder (512-d) at every size; USE-lite measured on a sample",
       "ingestPerSec excludes time inside the embedder; recallgraph runs plan + 3 views + RRF + reflection + re-check by rules, no LLM",
       "both latencies include embedding the question with the hashing embedder; InMemoryStore searches the same vectors (dense only)",
+      "breakdown: ms per question (means of a second pass); nodes' own time from the same node functions chained by hand (same answers checked); framework = graph invoke wall minus the nodes' own time",
     ],
   };
 
@@ -251,13 +383,14 @@ async function main(): Promise<void> {
     mkdirSync(RESULTS_DIR, { recursive: true });
     writeFileSync(join(RESULTS_DIR, "speed.json"), `${JSON.stringify(results, null, 2)}\n`);
     writeFileSync(join(RESULTS_DIR, "speed.svg"), speedChart(results));
-    note(`  wrote ${join("bench", "results", "speed.json")} and speed.svg`);
+    writeFileSync(join(RESULTS_DIR, "speed-breakdown.svg"), speedBreakdownChart(results));
+    note(`  wrote ${join("bench", "results", "speed.json")}, speed.svg and speed-breakdown.svg`);
   }
   if (args.json) {
     process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
     return;
   }
-  process.stdout.write(`${speedTable(results)}\n`);
+  process.stdout.write(`${args.markdown ? speedReadmeTables(results) : speedTable(results)}\n`);
 }
 
 function speedTable(results: SpeedResults): string {
@@ -275,6 +408,30 @@ function speedTable(results: SpeedResults): string {
     `${size.inMemoryStorePeakRssMb} MB`,
   ]);
   const lines = [table(head, rows)];
+  const withBreakdown = Object.values(results.sizes).filter((size) => size.breakdown !== undefined);
+  if (withBreakdown.length) {
+    const parts = ["framework", ...GRAPH_NODES] as const;
+    const partMs = (breakdown: Breakdown, part: (typeof parts)[number]) => (part === "framework" ? breakdown.frameworkMs : breakdown.nodesMs[part]);
+    lines.push(
+      "",
+      "Per question, ms (means; node time from the nodes chained by hand, framework = invoke minus nodes):",
+      table(
+        ["entries", "invoke", ...parts, "rounds", "CPU: invoke", "nodes", "framework"],
+        withBreakdown.map((size) => {
+          const breakdown = size.breakdown as Breakdown;
+          return [
+            String(size.entries),
+            String(round(breakdown.invokeMs, 2)),
+            ...parts.map((part) => String(round(partMs(breakdown, part), 2))),
+            String(breakdown.rounds),
+            String(round(breakdown.cpu.invokeMs, 2)),
+            String(round(breakdown.cpu.nodesMs, 2)),
+            String(round(breakdown.cpu.frameworkMs, 2)),
+          ];
+        }),
+      ),
+    );
+  }
   if (results.embedding) {
     lines.push(
       "",

@@ -1,6 +1,8 @@
 import { END, START, StateGraph, type BaseCheckpointSaver } from "@langchain/langgraph";
+import { asStateSchema } from "./channels.js";
 import { RetrievalContextSchema } from "./configuration.js";
 import { dependencyAccessor, type DependencySource, type NamespaceGuard } from "./dependencies.js";
+import { quietNode, quietRoute } from "./quiet.js";
 import { routeAfterPlan, routeAfterReflect } from "./routing.js";
 import { RetrievalGraphInput, RetrievalGraphOutput, RetrievalState } from "./state.js";
 import { planNode } from "../nodes/plan.js";
@@ -22,24 +24,29 @@ export interface RetrievalGraphOptions {
   guard?: NamespaceGuard;
 }
 
+/** The state's channels as LangGraph runs them (see asStateSchema): built once, shared by every graph. */
+const STATE = asStateSchema(RetrievalState);
+const INPUT = asStateSchema(RetrievalGraphInput);
+const OUTPUT = asStateSchema(RetrievalGraphOutput);
+
 export function createRetrievalGraph(source: DependencySource, options: RetrievalGraphOptions = {}) {
   const dependencies = dependencyAccessor(source);
-  return new StateGraph(RetrievalState, { input: RetrievalGraphInput, output: RetrievalGraphOutput, context: RetrievalContextSchema })
-    .addNode("plan", planNode(dependencies, options.guard))
-    .addNode("semantic", semanticNode(dependencies))
-    .addNode("lexical", lexicalNode(dependencies))
-    .addNode("symbolic", symbolicNode(dependencies))
-    .addNode("merge", mergeNode())
-    .addNode("reflect", reflectNode(dependencies))
-    .addNode("finalize", finalizeNode(dependencies))
+  return new StateGraph(STATE, { input: INPUT, output: OUTPUT, context: RetrievalContextSchema })
+    .addNode("plan", quietNode("plan", planNode(dependencies, options.guard)))
+    .addNode("semantic", quietNode("semantic", semanticNode(dependencies)))
+    .addNode("lexical", quietNode("lexical", lexicalNode(dependencies)))
+    .addNode("symbolic", quietNode("symbolic", symbolicNode(dependencies)))
+    .addNode("merge", quietNode("merge", mergeNode()))
+    .addNode("reflect", quietNode("reflect", reflectNode(dependencies)))
+    .addNode("finalize", quietNode("finalize", finalizeNode(dependencies)))
     .addEdge(START, "plan")
-    .addConditionalEdges("plan", routeAfterPlan, ["semantic", "lexical", "symbolic"])
+    .addConditionalEdges("plan", quietRoute(routeAfterPlan), ["semantic", "lexical", "symbolic"])
     // One edge per view (not a list join): merge runs once after whichever views were sent.
     .addEdge("semantic", "merge")
     .addEdge("lexical", "merge")
     .addEdge("symbolic", "merge")
     .addEdge("merge", "reflect")
-    .addConditionalEdges("reflect", routeAfterReflect, ["semantic", "lexical", "symbolic", "finalize"])
+    .addConditionalEdges("reflect", quietRoute(routeAfterReflect), ["semantic", "lexical", "symbolic", "finalize"])
     .addEdge("finalize", END)
     .compile({ name: "recallgraph", ...(options.checkpointer ? { checkpointer: options.checkpointer } : {}) });
 }

@@ -33,9 +33,12 @@ export function finalizeNode(dependencies: () => Promise<GraphDependencies>) {
       const degraded: Degradation[] = [];
       const llmCalls: LlmCallRecord[] = [];
       const fused = state.fused.slice(0, finalK * 2);
-      const candidates = await boundedRecheck(deadline, degraded, () => recheck(store, state.namespaces, fused, state.callerFilter), () =>
-        asFound(state, fused),
-      );
+      // A rerank orders every candidate, so all are re-read; otherwise the first finalK usually survive
+      // and the rest are read only to replace those that did not.
+      const reranking = settings.rerank && model !== undefined;
+      const check = () =>
+        reranking ? recheck(store, state.namespaces, fused, state.callerFilter) : recheckFirst(store, state.namespaces, fused, state.callerFilter, finalK);
+      const candidates = await boundedRecheck(deadline, degraded, check, () => asFound(state, fused));
       let ranked = candidates.map(({ hit, entry }) => ({ hit, entry, rerankScore: undefined as number | undefined }));
       if (settings.rerank && model && ranked.length > 1 && pastDeadline(deadline)) {
         degraded.push({ step: "rerank", error: `deadline of ${deadline.ms} ms reached: fused order kept` });
@@ -120,6 +123,23 @@ async function recheck(
     const entry = current.get(hit.key);
     return entry ? [{ hit, entry }] : [];
   });
+}
+
+/**
+ * The first `wanted` of the fused hits that pass the re-check, in fused order: the same as re-checking
+ * all of them and keeping the first `wanted` (each hit's check depends on its own entry alone), with
+ * the hits after the first `wanted` read only when some of those were dropped.
+ */
+async function recheckFirst(
+  store: MemoryStore,
+  namespaces: readonly string[],
+  fused: readonly FusedHit[],
+  filter: MemoryFilter | undefined,
+  wanted: number,
+): Promise<Candidate[]> {
+  const first = await recheck(store, namespaces, fused.slice(0, wanted), filter);
+  if (first.length >= wanted || fused.length <= wanted) return first;
+  return [...first, ...(await recheck(store, namespaces, fused.slice(wanted), filter))];
 }
 
 type Ranked = { hit: FusedHit; entry: MemoryEntry; rerankScore: number | undefined };
