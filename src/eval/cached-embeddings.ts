@@ -1,14 +1,21 @@
+import { createHash } from "node:crypto";
 import { Embeddings } from "@langchain/core/embeddings";
 import type { Embedder } from "../text/embedder.js";
 
 /** Texts per model call when warming: big enough to sort by length usefully, small enough to show progress. */
 const WARM_CHUNK = 256;
 
+/** The key a text's vector is kept under: its SHA-256, so a saved cache holds no text (see embedding-cache-file.ts). */
+export function textDigest(text: string): string {
+  return createHash("sha256").update(text, "utf8").digest("hex");
+}
+
 /**
  * Embeds each distinct text once and serves it from memory afterwards, so the ingest, every
  * ablation and every peer (LangGraph's InMemoryStore included) work on the very same vectors and the
  * slow offline model runs once per text. It also measures the time spent inside the model, so
- * retrieval latency can be reported without it. Memory only: nothing is written to disk.
+ * retrieval latency can be reported without it. Vectors can be preloaded from, and exported to, a
+ * file between runs (embedding-cache-file.ts); nothing is written unless a caller does so.
  */
 export class CachedEmbeddings extends Embeddings {
   private readonly vectors = new Map<string, number[]>();
@@ -36,7 +43,7 @@ export class CachedEmbeddings extends Embeddings {
    * longest text, so similar lengths waste least), reporting progress after each chunk.
    */
   async warm(texts: readonly string[], onProgress?: (done: number, total: number) => void): Promise<void> {
-    const missing = [...new Set(texts)].filter((text) => !this.vectors.has(text)).sort((a, b) => a.length - b.length);
+    const missing = [...new Set(texts)].filter((text) => !this.vectors.has(textDigest(text))).sort((a, b) => a.length - b.length);
     onProgress?.(0, missing.length);
     for (let start = 0; start < missing.length; start += WARM_CHUNK) {
       await this.embedMissing(missing.slice(start, start + WARM_CHUNK));
@@ -44,8 +51,18 @@ export class CachedEmbeddings extends Embeddings {
     }
   }
 
+  /** Vectors by text digest, to be saved. */
+  saved(): ReadonlyMap<string, readonly number[]> {
+    return this.vectors;
+  }
+
+  /** Takes vectors saved by an earlier run (the caller checked they come from the same embedder). */
+  preload(vectors: ReadonlyMap<string, number[]>): void {
+    for (const [digest, vector] of vectors) this.vectors.set(digest, vector);
+  }
+
   private async embedMissing(texts: readonly string[]): Promise<void> {
-    const missing = [...new Set(texts)].filter((text) => !this.vectors.has(text));
+    const missing = [...new Set(texts)].filter((text) => !this.vectors.has(textDigest(text)));
     if (missing.length === 0) return;
     const started = performance.now();
     const vectors = await this.inner.embedDocuments(missing);
@@ -53,12 +70,12 @@ export class CachedEmbeddings extends Embeddings {
     this.textsEmbedded += missing.length;
     missing.forEach((text, i) => {
       const vector = vectors[i];
-      if (vector) this.vectors.set(text, vector);
+      if (vector) this.vectors.set(textDigest(text), vector);
     });
   }
 
   private known(text: string): number[] {
-    const vector = this.vectors.get(text);
+    const vector = this.vectors.get(textDigest(text));
     if (!vector) throw new Error(`the embedder returned no vector for a ${text.length}-character text`);
     return vector;
   }

@@ -1,42 +1,96 @@
 /**
- * Evidence-retrieval metrics as LoCoMo defines recall: the share of a question's evidence turns
- * found among the turns of the top-k entries. One entry may carry several turn ids (an LLM-built
- * memory covering a few turns), so an entry can find more than one evidence turn at once.
+ * Retrieval metrics over graded judgements, for every benchmark the evaluation reads.
+ *
+ * A retriever's answer is a ranked list of returned entries, each naming the judged ids it stands for
+ * (LoCoMo: the turns an entry was built from, one or several; BEIR: the entry's document). A
+ * judgement gives an id a grade; grade > 0 is relevant, and the grade is the gain. The definitions
+ * are trec_eval's (which BEIR runs through pytrec_eval), over the ranking exactly as the retriever
+ * returned it: rank i (1-based) is the i-th entry.
+ *
+ * - recall@k: relevant ids found in the top k entries / relevant ids judged (LoCoMo's recall, BEIR's
+ *   `recall.k`). An entry holding several relevant ids finds them all at once.
+ * - nDCG@k (`ndcg_cut.k`): DCG@k = sum over ranks i <= k of gain_i / log2(i + 1), with linear gains
+ *   (the grade, not 2^grade - 1); IDCG@k the same over the judged grades sorted best first.
+ * - reciprocal rank@k (BEIR's MRR@k): 1 / rank of the first entry holding a relevant id within the top k.
+ *
+ * A relevant id found a second time gains nothing more: trec_eval refuses a run naming a document
+ * twice, so no definition covers it, and counting it again would reward repeating one document.
+ * Ties in a retriever's scores are resolved by the order it returned: that order is what its user
+ * reads. (trec_eval would re-sort tied scores by document id, which no user of the retriever sees.)
  */
 
-/** A retriever's answer: for each returned entry, best first, the turn ids it came from. */
-export type RankedTurnIds = ReadonlyArray<readonly string[]>;
+/** A retriever's answer: for each returned entry, best first, the judged ids it stands for. */
+export type RankedIds = ReadonlyArray<readonly string[]>;
+
+/** A question's judgements: id to grade. Grade > 0 is relevant; 0 or less is judged not relevant. */
+export type Judgements = ReadonlyMap<string, number>;
 
 export interface RankingScore {
-  /** Share of evidence turns in the top k, per k. */
+  /** Share of the relevant ids in the top k, per k. */
   recall: Record<number, number>;
-  /** 1 when at least one evidence turn is in the top k, else 0, per k. */
+  /** 1 when at least one relevant id is in the top k, else 0, per k. */
   hit: Record<number, number>;
-  /** 1 / rank of the first entry holding an evidence turn; 0 when none of the returned entries does. */
-  reciprocalRank: number;
+  /** Normalised discounted cumulative gain at k, per k. */
+  ndcg: Record<number, number>;
+  /** 1 / rank of the first entry within the top k holding a relevant id; 0 when none does; per k. */
+  reciprocalRank: Record<number, number>;
 }
 
-/** Scores one ranked answer against one question's evidence turn ids (duplicates in evidence count once). */
-export function scoreRanking(ranked: RankedTurnIds, evidence: readonly string[], ks: readonly number[]): RankingScore {
-  const wanted = new Set(evidence);
-  if (wanted.size === 0) throw new RangeError("a question without evidence cannot be scored");
-  const recall: Record<number, number> = {};
-  const hit: Record<number, number> = {};
+/** Every evidence id relevant with grade 1: LoCoMo's evidence turns (duplicates count once). */
+export function binaryJudgements(relevant: readonly string[]): Judgements {
+  return new Map(relevant.map((id) => [id, 1]));
+}
+
+/** Scores one ranked answer against one question's judgements; a question with nothing relevant cannot be scored. */
+export function scoreRanking(ranked: RankedIds, judgements: Judgements, ks: readonly number[]): RankingScore {
+  const grades = relevantGrades(judgements);
+  if (grades.size === 0) throw new RangeError("a question without a relevant judgement cannot be scored");
+  const gains = firstGains(ranked, grades);
+  const ideal = [...grades.values()].sort((a, b) => b - a);
+  const firstRelevant = gains.findIndex((gain) => gain.found > 0);
+  const score: RankingScore = { recall: {}, hit: {}, ndcg: {}, reciprocalRank: {} };
   for (const k of ks) {
-    const found = new Set<string>();
-    for (const turnIds of ranked.slice(0, k)) for (const id of turnIds) if (wanted.has(id)) found.add(id);
-    recall[k] = found.size / wanted.size;
-    hit[k] = found.size > 0 ? 1 : 0;
+    const found = gains.slice(0, k).reduce((sum, gain) => sum + gain.found, 0);
+    score.recall[k] = found / grades.size;
+    score.hit[k] = found > 0 ? 1 : 0;
+    score.ndcg[k] = discountedGain(gains.slice(0, k).map((gain) => gain.gain)) / discountedGain(ideal.slice(0, k));
+    score.reciprocalRank[k] = firstRelevant >= 0 && firstRelevant < k ? 1 / (firstRelevant + 1) : 0;
   }
-  const firstRelevant = ranked.findIndex((turnIds) => turnIds.some((id) => wanted.has(id)));
-  return { recall, hit, reciprocalRank: firstRelevant < 0 ? 0 : 1 / (firstRelevant + 1) };
+  return score;
+}
+
+function relevantGrades(judgements: Judgements): Map<string, number> {
+  return new Map([...judgements].filter(([, grade]) => grade > 0));
+}
+
+/** Per returned entry: how many relevant ids it finds first, and the sum of their grades. */
+function firstGains(ranked: RankedIds, grades: ReadonlyMap<string, number>): { found: number; gain: number }[] {
+  const credited = new Set<string>();
+  return ranked.map((ids) => {
+    let found = 0;
+    let gain = 0;
+    for (const id of ids) {
+      const grade = grades.get(id);
+      if (grade === undefined || credited.has(id)) continue;
+      credited.add(id);
+      found += 1;
+      gain += grade;
+    }
+    return { found, gain };
+  });
+}
+
+/** Sum of gain / log2(rank + 1) over ranks 1, 2, ... */
+function discountedGain(gains: readonly number[]): number {
+  return gains.reduce((sum, gain, i) => sum + gain / Math.log2(i + 2), 0);
 }
 
 /** A scored question, with what it cost. */
 export interface QuestionResult extends RankingScore {
-  conversationId: string;
-  index: number;
-  category: number;
+  /** Names the question within its run: LoCoMo `conv-26:12` (sample, qa index), a BEIR query id. */
+  questionId: string;
+  /** LoCoMo's category (1-5); absent where the benchmark has none. */
+  category?: number;
   latencyMs: number;
   llmCalls: number;
 }
@@ -46,20 +100,22 @@ export interface Summary {
   n: number;
   recall: Record<number, number>;
   hit: Record<number, number>;
-  mrr: number;
+  ndcg: Record<number, number>;
+  /** Mean reciprocal rank at k. */
+  mrr: Record<number, number>;
 }
 
-/** Mean recall, hit rate and MRR of `results` (all zero when there are none). */
+/** Mean recall, hit rate, nDCG and reciprocal rank of `results` (all zero when there are none). */
 export function summarize(results: readonly RankingScore[], ks: readonly number[]): Summary {
-  const n = results.length;
-  const mean = (pick: (result: RankingScore) => number) => (n === 0 ? 0 : results.reduce((sum, result) => sum + pick(result), 0) / n);
-  const recall: Record<number, number> = {};
-  const hit: Record<number, number> = {};
+  const summary: Summary = { n: results.length, recall: {}, hit: {}, ndcg: {}, mrr: {} };
+  const meanOf = (pick: (result: RankingScore) => number | undefined) => mean(results.map((result) => pick(result) ?? 0));
   for (const k of ks) {
-    recall[k] = mean((result) => result.recall[k] ?? 0);
-    hit[k] = mean((result) => result.hit[k] ?? 0);
+    summary.recall[k] = meanOf((result) => result.recall[k]);
+    summary.hit[k] = meanOf((result) => result.hit[k]);
+    summary.ndcg[k] = meanOf((result) => result.ndcg[k]);
+    summary.mrr[k] = meanOf((result) => result.reciprocalRank[k]);
   }
-  return { n, recall, hit, mrr: mean((result) => result.reciprocalRank) };
+  return summary;
 }
 
 /** The p-th percentile (0-100) by linear interpolation between closest ranks; 0 for no values. */
@@ -90,10 +146,10 @@ export function mean(values: readonly number[]): number {
 }
 
 /**
- * How one retriever compares with another on the same questions at one k: the mean difference in
- * recall (first minus second), how many questions each did better on, and the two-sided sign-test
- * p-value of those wins and losses (ties left out). A mean difference of a few thousandths can come
- * from a handful of questions; the counts and p say whether "ahead" is more than that.
+ * How one retriever compares with another on the same questions by one measure: the mean difference
+ * (first minus second), how many questions each did better on, and the two-sided sign-test p-value
+ * of those wins and losses (ties left out). A mean difference of a few thousandths can come from a
+ * handful of questions; the counts and p say whether "ahead" is more than that.
  */
 export interface PairedComparison {
   difference: number;
@@ -102,27 +158,26 @@ export interface PairedComparison {
   pValue: number;
 }
 
-/** Compares `first` with `second` question by question (paired by conversation and question index). */
-export function comparePaired(first: readonly QuestionResult[], second: readonly QuestionResult[], k: number): PairedComparison {
-  const secondByQuestion = new Map(second.map((result) => [questionKey(result), result]));
+/** Reads one measure of a scored question, e.g. recall@10 or nDCG@10. */
+export type Measure = (score: RankingScore) => number | undefined;
+
+/** Compares `first` with `second` question by question (paired by question id) on `measure`. */
+export function comparePaired(first: readonly QuestionResult[], second: readonly QuestionResult[], measure: Measure): PairedComparison {
+  const secondByQuestion = new Map(second.map((result) => [result.questionId, result]));
   let wins = 0;
   let losses = 0;
   let sum = 0;
   let paired = 0;
   for (const result of first) {
-    const other = secondByQuestion.get(questionKey(result));
+    const other = secondByQuestion.get(result.questionId);
     if (!other) continue;
-    const difference = (result.recall[k] ?? 0) - (other.recall[k] ?? 0);
+    const difference = (measure(result) ?? 0) - (measure(other) ?? 0);
     sum += difference;
     paired += 1;
     if (difference > 0) wins += 1;
     else if (difference < 0) losses += 1;
   }
   return { difference: paired === 0 ? 0 : sum / paired, wins, losses, pValue: signTestPValue(wins, losses) };
-}
-
-function questionKey(result: QuestionResult): string {
-  return `${result.conversationId}\u0000${result.index}`;
 }
 
 /**

@@ -2,7 +2,8 @@ import type { Embeddings } from "@langchain/core/embeddings";
 import { InMemoryStore, type PutOperation } from "@langchain/langgraph";
 import MiniSearch from "minisearch";
 import { z } from "zod";
-import type { PresetName, RetrievalConfigInput } from "../graph/configuration.js";
+import type { RetrievalResult } from "../domain/results.js";
+import { RetrievalConfigSchema, type PresetName, type RetrievalConfigInput } from "../graph/configuration.js";
 import type { RetrievalGraph } from "../graph/graph.js";
 import { retrieve } from "../library/retrieve.js";
 
@@ -10,11 +11,11 @@ import { retrieve } from "../library/retrieve.js";
 export interface EvalAsk {
   namespace: string;
   question: string;
-  /** The conversation's reference time (ISO 8601), for relative expressions. */
+  /** The reference time (ISO 8601) for relative expressions: a conversation's last session, or the run's clock. */
   now: string;
 }
 
-/** A retriever's ranked answer as turn ids per returned entry, and the LLM calls it made. */
+/** A retriever's ranked answer as judged ids per returned entry, and the LLM calls it made. */
 export interface RetrieverAnswer {
   ranked: string[][];
   llmCalls: number;
@@ -29,26 +30,46 @@ export interface EvalRetriever {
   ask(ask: EvalAsk, k: number): Promise<RetrieverAnswer>;
 }
 
-/** An entry as the peers index it: the same text recallgraph stored, and its source turns. */
+/** An entry as the peers index it: the same text recallgraph stored, and the judged ids it stands for. */
 export interface CorpusEntry {
   id: string;
   text: string;
-  turnIds: string[];
+  /** What a judgement names when this entry is returned: its source turns (LoCoMo), its document (BEIR). */
+  judgedIds: string[];
+}
+
+/** Maps a returned recallgraph result to the judged ids it stands for (the same as its CorpusEntry's). */
+export type JudgedIdsOf = (result: RetrievalResult) => string[];
+
+const DEFAULTS = RetrievalConfigSchema.parse({});
+
+/**
+ * The view depths a run asking for `k` results needs: each ranked view returns at least k hits, so
+ * recall@100 is not capped by a view's default 25. Only the evaluation asks for this; the defaults a
+ * user gets are untouched. At the defaults' own depth (k <= 25) nothing changes.
+ */
+export function viewDepthFor(k: number): Pick<RetrievalConfigInput, "semanticTopK" | "lexicalTopK"> {
+  return { semanticTopK: Math.max(DEFAULTS.semanticTopK, k), lexicalTopK: Math.max(DEFAULTS.lexicalTopK, k) };
 }
 
 /** recallgraph with one of its presets (full, dense, lexical, ...), rules only unless the graph has a model. */
-export function recallgraphRetriever(graph: RetrievalGraph, mode: PresetName, overrides: RetrievalConfigInput = {}): EvalRetriever {
+export function recallgraphRetriever(
+  graph: RetrievalGraph,
+  mode: PresetName,
+  judgedIdsOf: JudgedIdsOf,
+  overrides: RetrievalConfigInput = {},
+): EvalRetriever {
   return {
     name: `recallgraph ${mode}`,
     description: `recallgraph, preset "${mode}"`,
     async ask({ namespace, question, now }, k) {
-      const output = await retrieve(graph, { question, namespace, now }, { ...overrides, preset: mode, finalK: k });
-      return { ranked: output.results.map((result) => result.source?.turnIds ?? []), llmCalls: output.account.llmCalls };
+      const output = await retrieve(graph, { question, namespace, now }, { ...viewDepthFor(k), ...overrides, preset: mode, finalK: k });
+      return { ranked: output.results.map(judgedIdsOf), llmCalls: output.account.llmCalls };
     },
   };
 }
 
-const StoredValueSchema = z.object({ turnIds: z.array(z.string()) });
+const StoredValueSchema = z.object({ judgedIds: z.array(z.string()).describe("the judged ids the entry stands for") });
 
 /**
  * LangGraph's own InMemoryStore with semantic search, the store a LangGraph user reaches for first.
@@ -65,7 +86,7 @@ export async function inMemoryStorePeer(
     const operations: PutOperation[] = entries.map((entry) => ({
       namespace: [storeLabel(namespace)],
       key: entry.id,
-      value: { text: entry.text, turnIds: entry.turnIds },
+      value: { text: entry.text, judgedIds: entry.judgedIds },
     }));
     await store.batch(operations);
   }
@@ -74,7 +95,7 @@ export async function inMemoryStorePeer(
     description: "LangGraph InMemoryStore.search, semantic (cosine over the same vectors recallgraph stored)",
     async ask({ namespace, question }, k) {
       const items = await store.search([storeLabel(namespace)], { query: question, limit: k });
-      return { ranked: items.map((item) => StoredValueSchema.parse(item.value).turnIds), llmCalls: 0 };
+      return { ranked: items.map((item) => StoredValueSchema.parse(item.value).judgedIds), llmCalls: 0 };
     },
   };
 }
@@ -91,7 +112,7 @@ function storeLabel(namespace: string): string {
 export function bm25Peer(corpus: ReadonlyMap<string, readonly CorpusEntry[]>): EvalRetriever {
   const indexes = new Map<string, MiniSearch<CorpusEntry>>();
   for (const [namespace, entries] of corpus) {
-    const index = new MiniSearch<CorpusEntry>({ fields: ["text"], storeFields: ["turnIds"] });
+    const index = new MiniSearch<CorpusEntry>({ fields: ["text"], storeFields: ["judgedIds"] });
     index.addAll(entries);
     indexes.set(namespace, index);
   }
@@ -102,7 +123,7 @@ export function bm25Peer(corpus: ReadonlyMap<string, readonly CorpusEntry[]>): E
       const index = indexes.get(namespace);
       if (!index) return { ranked: [], llmCalls: 0 };
       const hits = index.search(question).slice(0, k);
-      return { ranked: hits.map((hit) => StoredValueSchema.parse(hit).turnIds), llmCalls: 0 };
+      return { ranked: hits.map((hit) => StoredValueSchema.parse(hit).judgedIds), llmCalls: 0 };
     },
   };
 }

@@ -1,6 +1,9 @@
 import { CATEGORY_NAMES, HEADLINE_CATEGORIES } from "./locomo-questions.js";
-import { comparePaired, latencySummary, mean, percentile, roundTo as round, summarize, type PairedComparison, type QuestionResult, type Summary } from "./metrics.js";
+import { mean, percentile, roundTo as round, summarize, type PairedComparison, type QuestionResult, type Summary } from "./metrics.js";
+import { comparisonJson, comparisonTable, fixed, latencyOf, measureTable, table, type MeasureColumn, type ScoredRow } from "./report-tables.js";
 import type { EvalRun, RetrieverRun } from "./run.js";
+
+export { table };
 
 type ByK = Record<string, number>;
 
@@ -48,7 +51,7 @@ export function evalJson(run: EvalRun): EvalJson {
     mode: run.mode,
     recall: byK(headline.recall, run.ks),
     hit: byK(headline.hit, run.ks),
-    mrr: round(headline.mrr, 4),
+    mrr: round(mrrOf(headline, run.ks), 4),
     byCategory,
     llmCallsPerQuery: { mean: round(mean(calls), 3), p50: percentile(calls, 50) },
     latencyMs: latencyOf(primary.results),
@@ -60,23 +63,10 @@ export function evalJson(run: EvalRun): EvalJson {
 
 function peerJson(retriever: RetrieverRun, primary: RetrieverRun, ks: readonly number[]): PeerJson {
   const summary = headlineSummary(retriever.results, ks);
-  const peer: PeerJson = { name: retriever.name, recall: byK(summary.recall, ks), hit: byK(summary.hit, ks), mrr: round(summary.mrr, 4), latencyMs: latencyOf(retriever.results) };
-  if (retriever !== primary) {
-    peer.versusPrimary = Object.fromEntries(
-      ks.map((k) => {
-        const comparison = headlineComparison(primary, retriever, k);
-        // p keeps three significant digits: rounded to decimals, a clear win would print as an impossible 0.
-        return [String(k), { ...comparison, difference: round(comparison.difference, 4), pValue: Number(comparison.pValue.toPrecision(3)) }];
-      }),
-    );
-  }
+  const peer: PeerJson = { name: retriever.name, recall: byK(summary.recall, ks), hit: byK(summary.hit, ks), mrr: round(mrrOf(summary, ks), 4), latencyMs: latencyOf(retriever.results) };
+  // Keyed by k alone ("10"), as the JSON's recall is.
+  if (retriever !== primary) peer.versusPrimary = comparisonJson(headlineResults(primary.results), headlineResults(retriever.results), recallByK(ks, String));
   return peer;
-}
-
-/** The requested mode against another row on categories 1-4, question by question. */
-function headlineComparison(primary: RetrieverRun, other: RetrieverRun, k: number): PairedComparison {
-  const headline = (results: readonly QuestionResult[]) => results.filter((result) => HEADLINE_CATEGORIES.includes(result.category));
-  return comparePaired(headline(primary.results), headline(other.results), k);
 }
 
 /** The human report: headline, categories, peers (when run), cost and timings. */
@@ -97,48 +87,28 @@ function runHeader(run: EvalRun): string[] {
 
 /** The requested mode's recall and MRR per category, then over the headline categories. */
 function categorySection(primary: RetrieverRun, ks: readonly number[]): string[] {
-  const categoryRows = categoriesOf(primary.results).map((category) => {
-    const summary = categorySummary(primary.results, category, ks);
-    return [categoryLabel(category), String(summary.n), ...ks.map((k) => fixed(summary.recall[k])), fixed(summary.mrr)];
-  });
-  const headline = headlineSummary(primary.results, ks);
-  categoryRows.push([`1-4 (headline)`, String(headline.n), ...ks.map((k) => fixed(headline.recall[k])), fixed(headline.mrr)]);
-  return [`${primary.name}, by category`, table(["category", "n", ...recallHeads(ks), "MRR"], categoryRows), ""];
+  const row = (label: string, summary: Summary) => [label, String(summary.n), ...ks.map((k) => fixed(summary.recall[k])), fixed(mrrOf(summary, ks))];
+  const categoryRows = categoriesOf(primary.results).map((category) => row(categoryLabel(category), categorySummary(primary.results, category, ks)));
+  categoryRows.push(row("1-4 (headline)", headlineSummary(primary.results, ks)));
+  return [`${primary.name}, by category`, table(["category", "n", ...ks.map((k) => `recall@${k}`), "MRR"], categoryRows), ""];
 }
 
 /** With peers: every retriever side by side, the requested mode against each, and recall by category. */
 function peerSections(run: EvalRun, primary: RetrieverRun): string[] {
+  const rows = run.retrievers.map(headlineRow);
+  const hitK = preferredK(run.ks);
+  const maxK = run.ks[run.ks.length - 1] ?? hitK;
+  const peerColumns: MeasureColumn[] = [...recallByK(run.ks), { head: `hit@${hitK}`, measure: (score) => score.hit[hitK] }, { head: "MRR", measure: (score) => score.reciprocalRank[maxK] }];
   return [
-    ...peerTable(run.retrievers, run.ks),
-    ...comparisonTable(run.retrievers, primary, run.ks),
+    "Same entries, same vectors: categories 1-4",
+    measureTable(rows, peerColumns),
+    "",
+    `${primary.name} against each row, question by question: recall difference (questions better/worse, sign-test p)`,
+    comparisonTable(headlineRow(primary), rows.filter((row) => row.name !== primary.name), recallByK(run.ks)),
+    "",
     ...categoryRecallTable(run.retrievers, primary, run.ks),
     "Each distinct text was embedded once; every retriever searched those same vectors (LangGraph's",
     "InMemoryStore was given an Embeddings that serves the cached vectors). BM25 is MiniSearch with its defaults.",
-    "",
-  ];
-}
-
-function peerTable(retrievers: readonly RetrieverRun[], ks: readonly number[]): string[] {
-  const hitK = preferredK(ks);
-  const peerRows = retrievers.map((retriever) => {
-    const summary = headlineSummary(retriever.results, ks);
-    return [retriever.name, ...ks.map((k) => fixed(summary.recall[k])), fixed(summary.hit[hitK]), fixed(summary.mrr), ms(percentile(latencies(retriever.results), 50))];
-  });
-  return ["Same entries, same vectors: categories 1-4", table(["retriever", ...recallHeads(ks), `hit@${hitK}`, "MRR", "p50 ms"], peerRows), ""];
-}
-
-function comparisonTable(retrievers: readonly RetrieverRun[], primary: RetrieverRun, ks: readonly number[]): string[] {
-  const others = retrievers.filter((retriever) => retriever !== primary);
-  const comparisonRows = others.map((retriever) => [
-    retriever.name,
-    ...ks.map((k) => {
-      const { difference, wins, losses, pValue } = headlineComparison(primary, retriever, k);
-      return `${signed(difference)} (${wins}/${losses}, p ${pValue < 0.001 ? "<0.001" : pValue.toFixed(3)})`;
-    }),
-  ]);
-  return [
-    `${primary.name} against each row, question by question: recall difference (questions better/worse, sign-test p)`,
-    table(["against", ...recallHeads(ks)], comparisonRows),
     "",
   ];
 }
@@ -165,13 +135,18 @@ function costLines(run: EvalRun, primary: RetrieverRun): string[] {
   ];
 }
 
+function recallByK(ks: readonly number[], head: (k: number) => string = (k) => `recall@${k}`): MeasureColumn[] {
+  return ks.map((k) => ({ head: head(k), measure: (score) => score.recall[k] }));
+}
+
 /** The single k a table shows when it has room for one: 10 when asked for, else the smallest. */
 function preferredK(ks: readonly number[]): number {
   return ks.includes(10) ? 10 : (ks[0] ?? 10);
 }
 
-function recallHeads(ks: readonly number[]): string[] {
-  return ks.map((k) => `recall@${k}`);
+/** LoCoMo's MRR: over every entry retrieved (the largest k). */
+function mrrOf(summary: Summary, ks: readonly number[]): number {
+  return summary.mrr[ks[ks.length - 1] ?? 10] ?? 0;
 }
 
 function categoryLabel(category: number): string {
@@ -188,42 +163,22 @@ function primaryRun(run: EvalRun): RetrieverRun {
   return primary;
 }
 
+function headlineResults(results: readonly QuestionResult[]): QuestionResult[] {
+  return results.filter((result) => result.category !== undefined && HEADLINE_CATEGORIES.includes(result.category));
+}
+
+function headlineRow(retriever: RetrieverRun): ScoredRow {
+  return { name: retriever.name, results: headlineResults(retriever.results) };
+}
+
 export function headlineSummary(results: readonly QuestionResult[], ks: readonly number[]): Summary {
-  return summarize(results.filter((result) => HEADLINE_CATEGORIES.includes(result.category)), ks);
+  return summarize(headlineResults(results), ks);
 }
 
 function categoriesOf(results: readonly QuestionResult[]): number[] {
-  return [...new Set(results.map((result) => result.category))].sort((a, b) => a - b);
-}
-
-function latencies(results: readonly QuestionResult[]): number[] {
-  return results.map((result) => result.latencyMs);
-}
-
-function latencyOf(results: readonly QuestionResult[]): { p50: number; p95: number } {
-  return latencySummary(latencies(results));
+  return [...new Set(results.flatMap((result) => (result.category === undefined ? [] : [result.category])))].sort((a, b) => a - b);
 }
 
 function byK(values: Record<number, number>, ks: readonly number[]): ByK {
   return Object.fromEntries(ks.map((k) => [String(k), round(values[k] ?? 0, 4)]));
-}
-
-function fixed(value: number | undefined): string {
-  return (value ?? 0).toFixed(3);
-}
-
-function signed(value: number): string {
-  return `${value >= 0 ? "+" : "-"}${Math.abs(value).toFixed(3)}`;
-}
-
-function ms(value: number): string {
-  return value.toFixed(1);
-}
-
-/** A plain text table: first column left-aligned, the rest right-aligned. */
-export function table(head: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
-  const widths = head.map((cell, column) => Math.max(cell.length, ...rows.map((row) => (row[column] ?? "").length)));
-  const line = (cells: readonly string[]) =>
-    cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join("  ").trimEnd();
-  return [line(head), widths.map((width) => "-".repeat(width)).join("  "), ...rows.map(line)].join("\n");
 }

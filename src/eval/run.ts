@@ -1,10 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { basename } from "node:path";
-import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { z } from "zod";
 import { parseOrThrow, ValidationError } from "../core/errors.js";
-import { RetrievalConfigSchema, type RetrievalConfigInput } from "../graph/configuration.js";
-import { createRetrievalGraph } from "../graph/graph.js";
+import { PRESET_NAMES, RetrievalConfigSchema, type PresetName } from "../graph/configuration.js";
 import { buildRuleMemories, turnEntryId } from "../ingest/dialogue-rules.js";
 import { DialogueBuilderSettingsSchema, writeDialogueMemories, type DialogueBuilderSettings } from "../ingest/dialogue-ingest.js";
 import { parseJson } from "../ingest/json-text.js";
@@ -12,79 +10,54 @@ import { parseLocomo, type LocomoConversation } from "../ingest/locomo.js";
 import { openSqliteStore } from "../stores/sqlite/store.js";
 import type { MemoryInput } from "../memory/entry.js";
 import type { MemoryStore } from "../stores/port.js";
-import type { Embedder } from "../text/embedder.js";
-import { createEmbedder, EmbedderConfigSchema, type EmbedderConfig } from "../text/embedders/create-embedder.js";
-import { cachedEmbedder, type CachedEmbeddings } from "./cached-embeddings.js";
+import { EmbedderConfigSchema } from "../text/embedders/create-embedder.js";
+import type { CachedEmbeddings } from "./cached-embeddings.js";
+import {
+  askEveryEntrant,
+  embedQuestions,
+  evalEntrants,
+  keepEmbeddings,
+  openEvalEmbedder,
+  evalTimings,
+  sortedKs,
+  timed,
+  timedOutsideModel,
+  type EvalCase,
+  type EvalContext,
+  type EvalEmbedder,
+  type EvalProgress,
+  type EvalTimings,
+  type RetrieverRun,
+} from "./harness.js";
 import { evaluableQuestions, type EvalQuestion, type SkippedQuestion } from "./locomo-questions.js";
-import { scoreRanking, type QuestionResult } from "./metrics.js";
-import { bm25Peer, inMemoryStorePeer, recallgraphRetriever, type CorpusEntry, type EvalRetriever } from "./peers.js";
+import { binaryJudgements } from "./metrics.js";
+import type { CorpusEntry } from "./peers.js";
 
-/** The retrieval modes the evaluation compares: the presets that make sense for conversations. */
-export const EVAL_MODES = ["full", "dense", "lexical", "symbolic", "union", "no-plan", "no-reflect"] as const;
-export type EvalMode = (typeof EVAL_MODES)[number];
+export type { EvalContext, EvalProgress, EvalTimings, RetrieverRun } from "./harness.js";
+
+/** The modes a LoCoMo peers run compares: the presets that make sense for conversations. */
+export const EVAL_MODES = ["full", "dense", "lexical", "symbolic", "union", "no-plan", "no-reflect"] as const satisfies readonly PresetName[];
+/** Any preset can be the mode scored. */
+export type EvalMode = PresetName;
 
 export const DEFAULT_KS = [5, 10, 25] as const;
 
 export const EvalOptionsSchema = z.strictObject({
-  /** A file in LoCoMo's format. */
-  file: z.string().min(1, "file is required"),
-  mode: z.enum(EVAL_MODES).default("full"),
-  /** Also run LangGraph's InMemoryStore, a BM25 library baseline and every other mode on the same entries. */
-  peers: z.boolean().default(false),
-  /** Ask at most this many scorable questions, in file order (only the conversations they belong to are ingested). */
-  limit: z.number().int().min(1).optional(),
-  /** Sample ids to evaluate; default all. */
-  conversations: z.array(z.string().trim().min(1)).min(1).optional(),
-  /** Cut-offs for recall@k and hit@k; retrieval returns max(ks) entries so one run serves all. */
-  ks: z.array(z.number().int().min(1).max(1000)).min(1).default([...DEFAULT_KS]),
-  /** The embedder when none is handed over in the context; default USE-lite (offline). */
-  embedder: EmbedderConfigSchema.default({ provider: "use-lite" }),
-  /** Memory builder settings; default the product's defaults (what a user gets). */
-  builder: DialogueBuilderSettingsSchema.optional(),
+  file: z.string().min(1, "file is required").describe("a file in LoCoMo's format"),
+  mode: z.enum(PRESET_NAMES).default("full").describe("the preset scored (the headline)"),
+  peers: z.boolean().default(false).describe("also run LangGraph's InMemoryStore, a BM25 library baseline and every other mode on the same entries"),
+  limit: z.number().int().min(1).optional().describe("ask at most this many scorable questions, in file order (only the conversations they belong to are ingested)"),
+  conversations: z.array(z.string().trim().min(1)).min(1).optional().describe("sample ids to evaluate; default all"),
+  ks: z
+    .array(z.number().int().min(1).max(1000))
+    .min(1)
+    .default([...DEFAULT_KS])
+    .describe("cut-offs for recall@k and hit@k; retrieval returns max(ks) entries so one run serves all"),
+  embedder: EmbedderConfigSchema.default({ provider: "use-lite" }).describe("the embedder when none is handed over in the context; default USE-lite (offline)"),
+  embeddingCache: z.string().min(1).optional().describe("a file keeping the vectors between runs (read first, written after)"),
+  builder: DialogueBuilderSettingsSchema.optional().describe("memory builder settings; default the product's defaults (what a user gets)"),
 });
 export type EvalOptions = z.input<typeof EvalOptionsSchema>;
-
-export interface EvalProgress {
-  phase: "embed entries" | "ingest" | "embed questions" | "ask";
-  /** For "ask": the retriever being asked. */
-  label?: string;
-  done: number;
-  total: number;
-}
-
-/** Live objects an evaluation may be given instead of configurations. */
-export interface EvalContext {
-  /** Overrides `options.embedder`. */
-  embedder?: Embedder;
-  /** A chat model for planning and reflection; default none (rules), the embedded default. */
-  model?: BaseChatModel;
-  /** Retrieval configuration laid over every recallgraph mode (e.g. to try a setting before making it a default). */
-  retrieval?: RetrievalConfigInput;
-  onProgress?: (progress: EvalProgress) => void;
-}
-
-/** One retriever's per-question results. */
-export interface RetrieverRun {
-  name: string;
-  description: string;
-  /** True for the mode the run was asked for (the headline row). */
-  primary: boolean;
-  results: QuestionResult[];
-}
-
-export interface EvalTimings {
-  /** Embedding the entry texts once (the offline model is the slow part of the whole run). */
-  embedEntriesSeconds: number;
-  /** Writing the entries through the product's ingest path, vectors already computed. */
-  ingestSeconds: number;
-  embedQuestionsSeconds: number;
-  /** Asking every question, per retriever (model time excluded). */
-  askSeconds: Record<string, number>;
-  totalSeconds: number;
-  /** Texts the embedding model saw (each distinct text once) and the time it took. */
-  textsEmbedded: number;
-  modelSeconds: number;
-}
 
 export interface EvalRun {
   dataset: string;
@@ -104,7 +77,6 @@ export interface EvalRun {
 }
 
 type EvalSettings = z.output<typeof EvalOptionsSchema>;
-type EvalEmbedder = ReturnType<typeof cachedEmbedder>;
 type ReportProgress = (progress: EvalProgress) => void;
 
 /** The questions of a run and the conversations they come from. */
@@ -112,12 +84,6 @@ interface EvalSelection {
   selected: LocomoConversation[];
   questions: EvalQuestion[];
   skipped: SkippedQuestion[];
-}
-
-/** A retriever to ask, and whether it is the requested mode. */
-interface EvalEntrant {
-  retriever: EvalRetriever;
-  primary: boolean;
 }
 
 /**
@@ -131,20 +97,23 @@ export async function runEval(options: EvalOptions, context: EvalContext = {}): 
   const started = performance.now();
   const settings = parseOrThrow(EvalOptionsSchema, options, "options");
   if (context.retrieval) parseOrThrow(RetrievalConfigSchema, context.retrieval, "retrieval");
-  const ks = [...new Set(settings.ks)].sort((a, b) => a - b);
+  const ks = sortedKs(settings.ks);
   const progress = context.onProgress ?? (() => {});
   const selection = await loadSelection(settings);
 
-  const embedder = cachedEmbedder(context.embedder ?? createEmbedder(settings.embedder));
+  const { embedder, vectorsFromCache } = await openEvalEmbedder(settings.embedder, context, settings.embeddingCache);
   const embeddings = embedder.embeddings;
   const store = await openSqliteStore({ path: ":memory:", embedding: embedder.spec });
   try {
     const { selected, questions } = selection;
     const entries = await timed(() => embedEntries(selected, settings.builder ?? {}, embeddings, progress));
     const ingest = await timedOutsideModel(embeddings, () => ingestConversations(store, embedder, selected, entries.value, progress));
-    const questionEmbedding = await timed(() => embedQuestions(questions, embeddings, progress));
-    const entrants = await evalEntrants(store, embedder, ingest.value, settings, context);
-    const asked = await askEveryEntrant(entrants, selection, ks, embeddings, progress);
+    const cases = questionCases(questions, selected);
+    const questionEmbedding = await timed(() => embedQuestions(cases, embeddings, progress));
+    const kept = await keepEmbeddings(embedder, settings.embeddingCache, vectorsFromCache);
+    const entrants = await evalEntrants(store, embedder, ingest.value, { mode: settings.mode, peers: settings.peers, peerModes: EVAL_MODES, judgedIdsOf: (result) => result.source?.turnIds ?? [] }, context);
+    const asked = await askEveryEntrant(entrants, cases, ks, embeddings, progress);
+    await keepEmbeddings(embedder, settings.embeddingCache, kept);
     const stored = [...ingest.value.values()].flat();
     return {
       dataset: basename(settings.file),
@@ -155,17 +124,13 @@ export async function runEval(options: EvalOptions, context: EvalContext = {}): 
       questions,
       skipped: selection.skipped,
       entries: stored.length,
-      turnsPerEntry: stored.length === 0 ? 0 : stored.reduce((sum, entry) => sum + entry.turnIds.length, 0) / stored.length,
+      turnsPerEntry: stored.length === 0 ? 0 : stored.reduce((sum, entry) => sum + entry.judgedIds.length, 0) / stored.length,
       retrievers: asked.runs,
-      timings: {
-        embedEntriesSeconds: entries.seconds,
-        ingestSeconds: ingest.seconds,
-        embedQuestionsSeconds: questionEmbedding.seconds,
-        askSeconds: asked.askSeconds,
-        totalSeconds: seconds(started),
-        textsEmbedded: embeddings.textsEmbedded,
-        modelSeconds: embeddings.modelMs / 1000,
-      },
+      timings: evalTimings(
+        { embedEntries: entries.seconds, ingest: ingest.seconds, embedQuestions: questionEmbedding.seconds, askSeconds: asked.askSeconds, started },
+        embeddings,
+        vectorsFromCache,
+      ),
     };
   } finally {
     await store.close();
@@ -178,6 +143,19 @@ async function loadSelection(settings: EvalSettings): Promise<EvalSelection> {
   const selection = selectQuestions(all, settings.conversations, settings.limit);
   if (selection.questions.length === 0) throw new ValidationError("conversations", "no scorable question in the selection");
   return selection;
+}
+
+/** Each question as the harness asks it: in its conversation's namespace, at its last session, its evidence turns relevant. */
+function questionCases(questions: readonly EvalQuestion[], selected: readonly LocomoConversation[]): EvalCase[] {
+  const nowOf = new Map(selected.map((conversation) => [conversation.sampleId, conversation.lastSessionTime]));
+  return questions.map((question) => ({
+    id: `${question.conversationId}:${question.index}`,
+    namespace: question.conversationId,
+    question: question.question,
+    now: nowOf.get(question.conversationId) ?? "",
+    category: question.category,
+    judgements: binaryJudgements(question.evidence),
+  }));
 }
 
 /**
@@ -212,68 +190,6 @@ async function ingestConversations(
     progress({ phase: "ingest", done: i + 1, total: selected.length });
   }
   return corpus;
-}
-
-async function embedQuestions(questions: readonly EvalQuestion[], embeddings: CachedEmbeddings, progress: ReportProgress): Promise<void> {
-  await embeddings.warm(
-    questions.map((question) => question.question),
-    (done, total) => progress({ phase: "embed questions", done, total }),
-  );
-}
-
-/** The requested mode, then with peers every other mode, LangGraph's InMemoryStore and BM25. */
-async function evalEntrants(
-  store: MemoryStore,
-  embedder: EvalEmbedder,
-  corpus: ReadonlyMap<string, CorpusEntry[]>,
-  settings: EvalSettings,
-  context: EvalContext,
-): Promise<EvalEntrant[]> {
-  const graph = createRetrievalGraph(context.model ? { store, embedder, model: context.model } : { store, embedder });
-  const entrants: EvalEntrant[] = [{ retriever: recallgraphRetriever(graph, settings.mode, context.retrieval), primary: true }];
-  if (!settings.peers) return entrants;
-  for (const mode of EVAL_MODES) {
-    if (mode !== settings.mode) entrants.push({ retriever: recallgraphRetriever(graph, mode, context.retrieval), primary: false });
-  }
-  entrants.push({ retriever: await inMemoryStorePeer(embedder.embeddings, embedder.spec.dimension, corpus), primary: false });
-  entrants.push({ retriever: bm25Peer(corpus), primary: false });
-  return entrants;
-}
-
-/** Asks every question of every entrant in turn; ask time is per retriever, without embedding-model time. */
-async function askEveryEntrant(
-  entrants: readonly EvalEntrant[],
-  selection: EvalSelection,
-  ks: readonly number[],
-  embeddings: CachedEmbeddings,
-  progress: ReportProgress,
-): Promise<{ runs: RetrieverRun[]; askSeconds: Record<string, number> }> {
-  const maxK = ks[ks.length - 1] ?? 10;
-  const nowOf = new Map(selection.selected.map((conversation) => [conversation.sampleId, conversation.lastSessionTime]));
-  const askSeconds: Record<string, number> = {};
-  const runs: RetrieverRun[] = [];
-  for (const { retriever, primary } of entrants) {
-    const asked = await timedOutsideModel(embeddings, () =>
-      askAll(retriever, selection.questions, nowOf, ks, maxK, embeddings, (done, total) => progress({ phase: "ask", label: retriever.name, done, total })),
-    );
-    askSeconds[retriever.name] = asked.seconds;
-    runs.push({ name: retriever.name, description: retriever.description, primary, results: asked.value });
-  }
-  return { runs, askSeconds };
-}
-
-/** Runs a phase; returns its value and the wall-clock seconds it took. */
-async function timed<T>(phase: () => Promise<T>): Promise<{ value: T; seconds: number }> {
-  const started = performance.now();
-  const value = await phase();
-  return { value, seconds: seconds(started) };
-}
-
-/** As `timed`, less the time the phase spent inside the embedding model. */
-async function timedOutsideModel<T>(embeddings: CachedEmbeddings, phase: () => Promise<T>): Promise<{ value: T; seconds: number }> {
-  const modelMsBefore = embeddings.modelMs;
-  const { value, seconds } = await timed(phase);
-  return { value, seconds: seconds - (embeddings.modelMs - modelMsBefore) / 1000 };
 }
 
 /** Conversations and questions in file order, up to `limit` scorable questions; skipped ones counted on the way. */
@@ -318,41 +234,7 @@ function selectQuestions(
 async function storedEntries(store: MemoryStore, conversation: LocomoConversation): Promise<CorpusEntry[]> {
   const namespace = conversation.sampleId;
   const entries = await store.get(namespace, conversation.dialogue.turns.map((turn) => turnEntryId(namespace, turn.turnId)));
-  return entries.map((entry) => ({ id: entry.id, text: entry.text, turnIds: entry.source?.turnIds ?? [] }));
-}
-
-async function askAll(
-  retriever: EvalRetriever,
-  questions: readonly EvalQuestion[],
-  nowOf: ReadonlyMap<string, string>,
-  ks: readonly number[],
-  maxK: number,
-  embeddings: CachedEmbeddings,
-  onProgress: (done: number, total: number) => void,
-): Promise<QuestionResult[]> {
-  const results: QuestionResult[] = [];
-  onProgress(0, questions.length);
-  for (const [i, question] of questions.entries()) {
-    const modelMsBefore = embeddings.modelMs;
-    const askStarted = performance.now();
-    const answer = await retriever.ask({ namespace: question.conversationId, question: question.question, now: nowOf.get(question.conversationId) ?? "" }, maxK);
-    // Time inside the embedding model (sub-queries, gap queries not seen before) is not retrieval time.
-    const latencyMs = performance.now() - askStarted - (embeddings.modelMs - modelMsBefore);
-    results.push({
-      conversationId: question.conversationId,
-      index: question.index,
-      category: question.category,
-      latencyMs,
-      llmCalls: answer.llmCalls,
-      ...scoreRanking(answer.ranked, question.evidence, ks),
-    });
-    if ((i + 1) % 25 === 0 || i + 1 === questions.length) onProgress(i + 1, questions.length);
-  }
-  return results;
-}
-
-function seconds(since: number): number {
-  return (performance.now() - since) / 1000;
+  return entries.map((entry) => ({ id: entry.id, text: entry.text, judgedIds: entry.source?.turnIds ?? [] }));
 }
 
 async function readText(path: string): Promise<string> {

@@ -1,15 +1,16 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { evaluableQuestions } from "../../src/eval/locomo-questions.js";
-import { comparePaired, percentile, scoreRanking, signTestPValue, summarize, type QuestionResult } from "../../src/eval/metrics.js";
+import { binaryJudgements, comparePaired, percentile, scoreRanking, signTestPValue, summarize, type Measure, type QuestionResult } from "../../src/eval/metrics.js";
 import { evalJson } from "../../src/eval/report.js";
 import type { EvalRun } from "../../src/eval/run.js";
 import { parseLocomo } from "../../src/ingest/locomo.js";
 
 describe("paired comparison", () => {
   const result = (conversationId: string, index: number, recall10: number): QuestionResult => ({
-    conversationId, index, category: 1, latencyMs: 1, llmCalls: 0, recall: { 10: recall10 }, hit: { 10: recall10 > 0 ? 1 : 0 }, reciprocalRank: 0,
+    questionId: `${conversationId}:${index}`, category: 1, latencyMs: 1, llmCalls: 0, recall: { 10: recall10 }, hit: { 10: recall10 > 0 ? 1 : 0 }, ndcg: { 10: 0 }, reciprocalRank: { 10: 0 },
   });
+  const recall10: Measure = (score) => score.recall[10];
 
   it("the sign test's p-value matches the binomial tail worked by hand", () => {
     assert.equal(signTestPValue(0, 0), 1, "no disagreements: no evidence either way");
@@ -21,10 +22,10 @@ describe("paired comparison", () => {
     assert.ok(signTestPValue(900, 600) > 0, "a large n does not underflow to zero");
   });
 
-  it("pairs questions by conversation and index, whatever the order, and counts wins and losses", () => {
+  it("pairs questions by id, whatever the order, and counts wins and losses", () => {
     const first = [result("a", 0, 1), result("a", 1, 0.5), result("b", 0, 0), result("b", 1, 1)];
     const second = [result("b", 1, 1), result("b", 0, 0.5), result("a", 1, 0), result("a", 0, 0.5), result("c", 0, 1)];
-    const comparison = comparePaired(first, second, 10);
+    const comparison = comparePaired(first, second, recall10);
     assert.equal(comparison.wins, 2);
     assert.equal(comparison.losses, 1);
     assert.ok(Math.abs(comparison.difference - (0.5 + 0.5 - 0.5 + 0) / 4) < 1e-12, "the unpaired question c:0 is left out");
@@ -33,48 +34,49 @@ describe("paired comparison", () => {
 });
 
 describe("evidence metrics", () => {
+  const evidence = (...ids: string[]) => binaryJudgements(ids);
   it("recall@k is the share of evidence turns among the top k entries' turns", () => {
     const ranked = [["D1:1"], ["D1:5"], ["D2:3"], ["D3:1"]];
-    const score = scoreRanking(ranked, ["D1:5", "D3:1"], [1, 2, 3, 4]);
+    const score = scoreRanking(ranked, evidence("D1:5", "D3:1"), [1, 2, 3, 4]);
     assert.deepEqual(score.recall, { 1: 0, 2: 0.5, 3: 0.5, 4: 1 });
     assert.deepEqual(score.hit, { 1: 0, 2: 1, 3: 1, 4: 1 });
-    assert.equal(score.reciprocalRank, 1 / 2);
+    assert.deepEqual(score.reciprocalRank, { 1: 0, 2: 1 / 2, 3: 1 / 2, 4: 1 / 2 });
   });
 
   it("one entry carrying several turn ids can find several evidence turns at once", () => {
     const ranked = [["D4:1", "D4:2", "D4:3"], ["D9:9"]];
-    const score = scoreRanking(ranked, ["D4:2", "D4:3", "D9:9"], [1, 2]);
+    const score = scoreRanking(ranked, evidence("D4:2", "D4:3", "D9:9"), [1, 2]);
     assert.equal(score.recall[1], 2 / 3);
     assert.equal(score.recall[2], 1);
-    assert.equal(score.reciprocalRank, 1);
+    assert.deepEqual(score.reciprocalRank, { 1: 1, 2: 1 });
   });
 
   it("counts a repeated evidence id once, and a turn returned twice once", () => {
-    const score = scoreRanking([["D1:1"], ["D1:1", "D1:2"]], ["D1:1", "D1:1", "D7:7"], [2]);
+    const score = scoreRanking([["D1:1"], ["D1:1", "D1:2"]], evidence("D1:1", "D1:1", "D7:7"), [2]);
     assert.equal(score.recall[2], 1 / 2);
   });
 
   it("scores zero when nothing relevant comes back, and k beyond the list is the whole list", () => {
-    const score = scoreRanking([["D1:1"], ["D1:2"]], ["D5:5"], [5, 10]);
+    const score = scoreRanking([["D1:1"], ["D1:2"]], evidence("D5:5"), [5, 10]);
     assert.deepEqual(score.recall, { 5: 0, 10: 0 });
     assert.deepEqual(score.hit, { 5: 0, 10: 0 });
-    assert.equal(score.reciprocalRank, 0);
-    assert.equal(scoreRanking([], ["D5:5"], [5]).recall[5], 0);
+    assert.deepEqual(score.reciprocalRank, { 5: 0, 10: 0 });
+    assert.equal(scoreRanking([], evidence("D5:5"), [5]).recall[5], 0);
   });
 
   it("refuses to score a question without evidence", () => {
-    assert.throws(() => scoreRanking([["D1:1"]], [], [5]), RangeError);
+    assert.throws(() => scoreRanking([["D1:1"]], evidence(), [5]), RangeError);
   });
 
   it("averages recall, hit and reciprocal rank", () => {
-    const a = scoreRanking([["D1:1"], ["D1:2"]], ["D1:2"], [1, 2]);
-    const b = scoreRanking([["D1:1"], ["D1:2"]], ["D1:1", "D3:3"], [1, 2]);
+    const a = scoreRanking([["D1:1"], ["D1:2"]], evidence("D1:2"), [1, 2]);
+    const b = scoreRanking([["D1:1"], ["D1:2"]], evidence("D1:1", "D3:3"), [1, 2]);
     const summary = summarize([a, b], [1, 2]);
     assert.equal(summary.n, 2);
     assert.deepEqual(summary.recall, { 1: 0.25, 2: 0.75 });
     assert.deepEqual(summary.hit, { 1: 0.5, 2: 1 });
-    assert.equal(summary.mrr, 0.75);
-    assert.deepEqual(summarize([], [1]), { n: 0, recall: { 1: 0 }, hit: { 1: 0 }, mrr: 0 });
+    assert.deepEqual(summary.mrr, { 1: 0.5, 2: 0.75 });
+    assert.deepEqual(summarize([], [1]), { n: 0, recall: { 1: 0 }, hit: { 1: 0 }, ndcg: { 1: 0 }, mrr: { 1: 0 } });
   });
 
   it("percentiles interpolate between closest ranks", () => {
@@ -132,15 +134,15 @@ describe("LoCoMo questions", () => {
 
 describe("eval JSON", () => {
   it("reports categories 1-4 as the headline and every category apart", () => {
-    const result = (category: number, recall10: number) => ({
-      conversationId: "c",
-      index: 0,
+    const result = (category: number, recall10: number): QuestionResult => ({
+      questionId: `c:${category}`,
       category,
       latencyMs: 10,
       llmCalls: 0,
       recall: { 10: recall10 },
       hit: { 10: recall10 > 0 ? 1 : 0 },
-      reciprocalRank: recall10 > 0 ? 1 : 0,
+      ndcg: { 10: recall10 },
+      reciprocalRank: { 10: recall10 > 0 ? 1 : 0 },
     });
     const run: EvalRun = {
       dataset: "x.json",
@@ -153,7 +155,7 @@ describe("eval JSON", () => {
       entries: 3,
       turnsPerEntry: 1,
       retrievers: [{ name: "recallgraph full", description: "", primary: true, results: [result(1, 1), result(4, 0), result(5, 1)] }],
-      timings: { embedEntriesSeconds: 0, ingestSeconds: 0, embedQuestionsSeconds: 0, askSeconds: {}, totalSeconds: 0, textsEmbedded: 0, modelSeconds: 0 },
+      timings: { embedEntriesSeconds: 0, ingestSeconds: 0, embedQuestionsSeconds: 0, askSeconds: {}, totalSeconds: 0, textsEmbedded: 0, modelSeconds: 0, vectorsFromCache: 0 },
     };
     const json = evalJson(run);
     assert.deepEqual(json.recall, { "10": 0.5 });

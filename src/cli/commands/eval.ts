@@ -1,14 +1,21 @@
+import { stat } from "node:fs/promises";
 import { Option, type Command } from "commander";
 import { z } from "zod";
-import type { EvalMode } from "../../eval/run.js";
+import { ValidationError } from "../../core/errors.js";
+import type { EvalContext, EvalProgress } from "../../eval/harness.js";
+import type { PresetName } from "../../graph/configuration.js";
+import type { EmbedderConfig } from "../../text/embedders/create-embedder.js";
 import { readGlobalOptions, environmentWith } from "../global-options.js";
 import { parseOptionValues, positiveIntegerText } from "../option-values.js";
 import { printJson, printLines } from "../terminal-output.js";
 
 // Listed here so `--help` does not load the evaluation code; the check below keeps it complete.
-const MODES = ["full", "dense", "lexical", "symbolic", "union", "no-plan", "no-reflect"] as const satisfies readonly EvalMode[];
+const MODES = ["full", "dense", "lexical", "symbolic", "union", "no-plan", "no-reflect", "knowledge-base"] as const satisfies readonly PresetName[];
 type NothingMissing<Missing extends never> = Missing;
-export type EveryModeListed = NothingMissing<Exclude<EvalMode, (typeof MODES)[number]>>;
+export type EveryModeListed = NothingMissing<Exclude<PresetName, (typeof MODES)[number]>>;
+
+const FORMATS = ["locomo", "beir"] as const;
+type EvalFormat = (typeof FORMATS)[number];
 
 /** "a,b,c" -> ["a", "b", "c"], empty items refused. */
 const commaList = z
@@ -17,51 +24,65 @@ const commaList = z
   .pipe(z.array(z.string().min(1, "must be a comma-separated list without empty items")).min(1));
 
 const EvalCommandOptionsSchema = z.object({
+  format: z.enum(FORMATS).optional().describe("locomo (a .json file) or beir (a folder); detected from the path when absent"),
+  split: z.string().trim().min(1, "must not be empty").optional().describe("BEIR only: which qrels/SPLIT.tsv (default test)"),
   mode: z.enum(MODES).default("full"),
   peers: z.boolean().default(false),
   limit: positiveIntegerText(1_000_000).optional(),
-  conversations: commaList.optional(),
+  conversations: commaList.optional().describe("LoCoMo only"),
   k: commaList
     .pipe(z.array(z.string().regex(/^\d+$/, "must be comma-separated positive integers, e.g. 5,10,25").transform(Number).pipe(z.number().int().min(1).max(1000))))
-    .optional(),
+    .optional()
+    .describe("LoCoMo only: BEIR's cut-offs are its own (10 and 100)"),
+  embeddingCache: z.string().trim().min(1, "must not be empty").optional(),
   llm: z.boolean().default(true),
 });
+type EvalCommandOptions = z.output<typeof EvalCommandOptionsSchema>;
 
 export function register(program: Command): void {
   program
     .command("eval")
-    .description("measure evidence recall on a LoCoMo-format file (fresh temporary store; your --db is not touched)")
-    .argument("<file>", "a file in LoCoMo's format, e.g. locomo10.json")
-    .addOption(new Option("--mode <mode>", "retrieval mode to score (default: full)").choices(MODES))
+    .description("measure retrieval on a LoCoMo-format file or a BEIR-format folder (fresh temporary store; your --db is not touched)")
+    .argument("<path>", "a file in LoCoMo's format (e.g. locomo10.json) or a folder in BEIR's (corpus.jsonl, queries.jsonl, qrels/)")
+    .addOption(new Option("--format <format>", "locomo or beir (default: beir for a folder, locomo for a file)").choices(FORMATS))
+    .option("--split <name>", "BEIR: the qrels split to score, qrels/<name>.tsv (default: test)")
+    .addOption(new Option("--mode <mode>", "retrieval mode (preset) to score (default: full)").choices(MODES))
     .option("--peers", "also run LangGraph's InMemoryStore, a BM25 library baseline and every mode, on the same entries and vectors, each compared with --mode question by question (sign test)")
-    .option("--limit <n>", "ask at most n questions, in file order (quick runs)")
-    .option("--conversations <ids>", "comma-separated sample ids to evaluate (default: all)")
-    .option("--k <list>", "cut-offs for recall@k and hit@k (default: 5,10,25)")
+    .option("--limit <n>", "ask at most n questions, in file order (quick runs; a BEIR corpus is still written whole)")
+    .option("--conversations <ids>", "LoCoMo: comma-separated sample ids to evaluate (default: all)")
+    .option("--k <list>", "LoCoMo: cut-offs for recall@k and hit@k (default: 5,10,25)")
+    .option("--embedding-cache <file>", "keep the vectors in this file between runs (read first, written after; one file per embedder)")
     .option("--no-llm", "plan and reflect by rules even when an LLM is configured in the environment")
     .addHelpText(
       "after",
       `
-Each conversation is written by the rule-based memory builder (its default settings) into its own
-namespace of a fresh in-memory store; every question is asked with the conversation's last session as
-"now", and the returned entries are mapped back to turns through their source turn ids. Recall@k is
+LoCoMo: each conversation is written by the rule-based memory builder (its default settings) into its
+own namespace of a fresh in-memory store; every question is asked with the conversation's last session
+as "now", and the returned entries are mapped back to turns through their source turn ids. Recall@k is
 LoCoMo's: the share of a question's evidence turns found in the top k. The headline is categories 1-4
 (1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop); 5 (adversarial) is reported apart. Questions
 whose evidence ids are missing or malformed are counted and skipped.
 
-The offline embedder (use-lite) embeds about 30 texts per second on 2 cores: all of locomo10.json
-(5,882 turns) takes several minutes. Each text is embedded once per run and shared by every retriever.
+BEIR: each document (title and text) is one memory, written as \`ingest corpus.jsonl\` would; every
+query with a relevant judgement in the split is asked 100 results deep; nDCG@10, recall@10 and @100
+and MRR@10 are BEIR's (trec_eval's definitions). A document longer than a memory may be (16,384
+characters) is split into parts and ranks where its best part does.
+
+The offline embedder (use-lite) embeds about 30 short texts per second on 2 cores, fewer for long
+ones: all of locomo10.json takes several minutes, 5,000 abstracts about ten. Each text is embedded
+once per run and shared by every retriever; --embedding-cache keeps the vectors for the next run.
 
 Examples:
   recallgraph eval locomo10.json --conversations conv-26 --limit 50 --embedder hash
   recallgraph eval locomo10.json --peers
-  recallgraph eval locomo10.json --mode lexical --k 1,5,10 --json`,
+  recallgraph eval locomo10.json --mode lexical --k 1,5,10 --json
+  recallgraph eval ../shared/data/scifact --split train --peers --embedding-cache scifact.vectors.json`,
     )
-    .action(async (file: string, rawOptions: unknown, command: Command) => {
+    .action(async (path: string, rawOptions: unknown, command: Command) => {
       const globals = readGlobalOptions(command);
       const options = parseOptionValues(EvalCommandOptionsSchema, rawOptions);
-      const [{ runEval }, { evalJson, evalText }, { embedderConfigFromEnv }, { chatModelFromEnv }, { stageProgressBar }] = await Promise.all([
-        import("../../eval/run.js"),
-        import("../../eval/report.js"),
+      const format = await formatOf(path, options);
+      const [{ embedderConfigFromEnv }, { chatModelFromEnv }, { stageProgressBar }] = await Promise.all([
         import("../../text/embedders/create-embedder.js"),
         import("../../llm/chat-model.js"),
         import("../progress.js"),
@@ -69,19 +90,67 @@ Examples:
       const env = environmentWith(globals);
       const model = options.llm ? chatModelFromEnv(env) : undefined;
       const progress = stageProgressBar(!globals.json && process.stderr.isTTY === true);
-      const run = await runEval(
-        {
-          file,
-          mode: options.mode,
-          peers: options.peers,
-          embedder: embedderConfigFromEnv(env),
-          ...(options.limit !== undefined ? { limit: options.limit } : {}),
-          ...(options.conversations ? { conversations: options.conversations } : {}),
-          ...(options.k ? { ks: options.k } : {}),
-        },
-        { ...(model ? { model } : {}), onProgress: (update) => progress.update(update.label ? `${update.phase}: ${update.label}` : update.phase, update.done, update.total) },
-      ).finally(() => progress.stop());
-      if (globals.json) printJson(evalJson(run));
-      else printLines([evalText(run)]);
+      const context: EvalContext = {
+        ...(model ? { model } : {}),
+        onProgress: (update: EvalProgress) => progress.update(update.label ? `${update.phase}: ${update.label}` : update.phase, update.done, update.total),
+      };
+      const shared = {
+        mode: options.mode,
+        peers: options.peers,
+        embedder: embedderConfigFromEnv(env),
+        ...(options.limit !== undefined ? { limit: options.limit } : {}),
+        ...(options.embeddingCache !== undefined ? { embeddingCache: options.embeddingCache } : {}),
+      };
+      const output = await (format === "beir" ? evalBeir(path, options, shared, context) : evalLocomo(path, options, shared, context)).finally(() => progress.stop());
+      if (globals.json) printJson(output.json);
+      else printLines([output.text]);
     });
+}
+
+/** What both formats take from the command line. */
+interface SharedOptions {
+  mode: EvalCommandOptions["mode"];
+  peers: boolean;
+  limit?: number;
+  embeddingCache?: string;
+  embedder: EmbedderConfig;
+}
+
+async function evalBeir(folder: string, options: EvalCommandOptions, shared: SharedOptions, context: EvalContext): Promise<{ json: unknown; text: string }> {
+  const [{ runBeirEval }, { beirJson, beirText }] = await Promise.all([import("../../eval/beir-run.js"), import("../../eval/beir-report.js")]);
+  const run = await runBeirEval({ folder, ...shared, ...(options.split !== undefined ? { split: options.split } : {}) }, context);
+  return { json: beirJson(run), text: beirText(run) };
+}
+
+async function evalLocomo(file: string, options: EvalCommandOptions, shared: SharedOptions, context: EvalContext): Promise<{ json: unknown; text: string }> {
+  const [{ runEval }, { evalJson, evalText }] = await Promise.all([import("../../eval/run.js"), import("../../eval/report.js")]);
+  const run = await runEval(
+    {
+      file,
+      ...shared,
+      ...(options.conversations ? { conversations: options.conversations } : {}),
+      ...(options.k ? { ks: options.k } : {}),
+    },
+    context,
+  );
+  return { json: evalJson(run), text: evalText(run) };
+}
+
+/**
+ * The format asked for, else the path's: a folder is BEIR, a file LoCoMo. An option of the other
+ * format is refused rather than ignored, so a run never measures something other than what was typed.
+ */
+async function formatOf(path: string, options: EvalCommandOptions): Promise<EvalFormat> {
+  const info = await stat(path).catch(() => undefined);
+  if (!info) throw new ValidationError("path", `no such file or folder: ${path}`);
+  const format = options.format ?? (info.isDirectory() ? "beir" : "locomo");
+  if (format === "beir" && !info.isDirectory()) throw new ValidationError("--format", `beir reads a folder (corpus.jsonl, queries.jsonl, qrels/); ${path} is a file`);
+  if (format === "locomo" && info.isDirectory()) throw new ValidationError("--format", `locomo reads a .json file; ${path} is a folder (use --format beir)`);
+  const foreign: Record<EvalFormat, [string, unknown][]> = {
+    beir: [["--conversations", options.conversations], ["--k", options.k]],
+    locomo: [["--split", options.split]],
+  };
+  const given = foreign[format].find(([, value]) => value !== undefined);
+  if (given) throw new ValidationError(given[0], `not an option of --format ${format}`);
+  return format;
 }
