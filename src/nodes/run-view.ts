@@ -1,4 +1,5 @@
 import { describeError, log } from "../core/log.js";
+import { nextTurn } from "../core/next-turn.js";
 import type { MemoryEntry } from "../memory/entry.js";
 import { bothFilters, matchesFilter } from "../stores/caller-filter.js";
 import { gapSearchFilter, meetsGapCondition } from "../retrieval/gap-conditions.js";
@@ -26,9 +27,10 @@ export interface ViewSearch {
  * embedding of its queries) contributes no hits and a degradation record; the other views still answer.
  * Hits that miss the caller's filter are dropped (a store filter may hold only part of it, see
  * bothFilters), and in a round of the rule judge's gap queries, so are hits that do not meet their
- * query's condition.
+ * query's condition. Each view first gives the event loop a turn (nextTurn says why).
  */
 export async function runView(view: ViewName, task: ViewTask, search: () => Promise<ViewSearch[]>) {
+  await nextTurn();
   return timed(view, async () => {
     try {
       const searches = await withinDeadline(deadlineOf(task.settings), search);
