@@ -17,4 +17,11 @@ export interface Embedder {
    * one vector): dense scores for such text are not to be trusted.
    */
   readonly trustworthyFor: (text: string) => boolean;
+  /**
+   * Releases what the embedder holds beyond memory (USE-lite's worker threads). Optional, idempotent,
+   * and never needed for a process to exit: idle workers hold nothing open. The embedder may be used
+   * again after it (it starts what it needs again). Whoever creates the embedder closes it:
+   * `openRecallGraph().close()` and the CLI close one they built from a configuration, never one they were given.
+   */
+  readonly close?: () => Promise<void>;
 }

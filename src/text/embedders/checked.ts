@@ -65,11 +65,12 @@ export class CheckedEmbeddings extends Embeddings {
   }
 }
 
-/** Assembles an Embedder whose embeddings are checked against `spec`. */
+/** Assembles an Embedder whose embeddings are checked against `spec`; `close` releases what `inner` holds. */
 export function checkedEmbedder(
   inner: EmbeddingsInterface,
   spec: EmbeddingSpec,
   trustworthyFor: (text: string) => boolean,
+  close?: () => Promise<void>,
 ): Embedder {
-  return { embeddings: new CheckedEmbeddings(inner, spec), spec, trustworthyFor };
+  return { embeddings: new CheckedEmbeddings(inner, spec), spec, trustworthyFor, ...(close ? { close } : {}) };
 }

@@ -10,7 +10,11 @@
  *   OpenAI's own (text-embedding-3-small 1536, text-embedding-3-large 3072); for `hash` default 512;
  *   for `use-lite` it may only be 512.
  * - `RECALLGRAPH_EMBEDDING_BATCH_SIZE`: texts per model call or request (`use-lite`, `openai`).
- * - `RECALLGRAPH_EMBEDDING_TIMEOUT_MS`: per-request timeout for `openai` (default 10000).
+ * - `RECALLGRAPH_EMBEDDING_TIMEOUT_MS`: per-request timeout for `openai` (default 10000); for `use-lite`,
+ *   the limit for one batch in a worker thread (default 60000).
+ * - `RECALLGRAPH_EMBEDDING_WORKERS`: `use-lite` threads for large embedDocuments calls (ingest): 1
+ *   embeds in the calling thread; N > 1 uses N worker threads, one model copy each (default: one
+ *   per core, at most 4). Queries always embed in the calling thread.
  * - `RECALLGRAPH_EMBEDDING_RETRIES`: retries of a failed request for `openai`, 0 for none (default 1).
  * - `OPENAI_BASE_URL`: endpoint for `openai`, e.g. `http://127.0.0.1:8000/v1` (default api.openai.com).
  * - `OPENAI_API_KEY`: key for `openai`; required only when `OPENAI_BASE_URL` is not set.
@@ -24,21 +28,32 @@ import type { Embedder } from "../embedder.js";
 import { createHashEmbedder, HASH_DEFAULT_DIMENSION } from "./hashing.js";
 import { createOpenAIEmbedder } from "./openai.js";
 import { createUseLiteEmbedder, USE_LITE_SPEC } from "./use-lite.js";
+import type { UseLiteEmbedderOptions } from "./use-lite.js";
 
 export { EmbeddingOutputError } from "./checked.js";
 export { createHashEmbedder, hashEmbed, HASH_EMBEDDER_MODEL } from "./hashing.js";
 export { createOpenAIEmbedder } from "./openai.js";
-export { createUseLiteEmbedder, useLiteTrustworthyFor, USE_LITE_SPEC } from "./use-lite.js";
+export { createUseLiteEmbedder, defaultUseLiteWorkers, useLiteTrustworthyFor, USE_LITE_SPEC } from "./use-lite.js";
+export { EmbeddingWorkerError, type EmbeddingWorkerFailure } from "./use-lite-pool.js";
 
 const MAX_DIMENSION = 65_536;
 const MAX_RETRIES = 10;
 const MAX_TIMEOUT_MS = 600_000;
+const MAX_WORKERS = 64;
 const batchSize = z.number().int().min(1).max(4096);
 
 export const EmbedderConfigSchema = z.discriminatedUnion("provider", [
   z.strictObject({
     provider: z.literal("use-lite"),
     batchSize: batchSize.optional(),
+    workers: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_WORKERS)
+      .optional()
+      .describe("Threads for large embedDocuments calls: 1 in the calling thread, N > 1 worker threads (default one per core, at most 4)"),
+    timeoutMs: z.number().int().min(1).max(MAX_TIMEOUT_MS).optional().describe("Limit in ms for one batch in a worker (default 60000)"),
   }),
   z.strictObject({
     provider: z.literal("openai"),
@@ -70,8 +85,13 @@ export type EmbedderProvider = (typeof EMBEDDER_PROVIDERS)[number];
 export function createEmbedder(config: EmbedderConfig): Embedder {
   const parsed = parseOrThrow(EmbedderConfigSchema, config, "embedder");
   switch (parsed.provider) {
-    case "use-lite":
-      return createUseLiteEmbedder(parsed.batchSize === undefined ? {} : { batchSize: parsed.batchSize });
+    case "use-lite": {
+      const options: UseLiteEmbedderOptions = {};
+      if (parsed.batchSize !== undefined) options.batchSize = parsed.batchSize;
+      if (parsed.workers !== undefined) options.workers = parsed.workers;
+      if (parsed.timeoutMs !== undefined) options.timeoutMs = parsed.timeoutMs;
+      return createUseLiteEmbedder(options);
+    }
     case "openai":
       return createOpenAIEmbedder(parsed);
     case "hash":
@@ -94,6 +114,7 @@ const ENV_NAME_OF_FIELD: Readonly<Record<string, string>> = {
   dimension: "RECALLGRAPH_EMBEDDING_DIMENSIONS",
   batchSize: "RECALLGRAPH_EMBEDDING_BATCH_SIZE",
   timeoutMs: "RECALLGRAPH_EMBEDDING_TIMEOUT_MS",
+  workers: "RECALLGRAPH_EMBEDDING_WORKERS",
   maxRetries: "RECALLGRAPH_EMBEDDING_RETRIES",
   baseURL: "OPENAI_BASE_URL",
   apiKey: "OPENAI_API_KEY",
@@ -110,6 +131,7 @@ export function embedderConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Emb
   // Read whatever the provider, so a bad value fails loudly before anyone switches to openai.
   const timeoutMs = readPositiveInteger(env, "RECALLGRAPH_EMBEDDING_TIMEOUT_MS");
   const maxRetries = readRetryCount(env, "RECALLGRAPH_EMBEDDING_RETRIES");
+  const workers = readPositiveInteger(env, "RECALLGRAPH_EMBEDDING_WORKERS");
 
   let config: EmbedderConfig;
   if (provider === "use-lite") {
@@ -119,7 +141,12 @@ export function embedderConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Emb
         `use-lite produces ${USE_LITE_SPEC.dimension}-d vectors, got ${dimensions}; unset it or choose another embedder`,
       );
     }
-    config = { provider, ...(batchSizeValue === undefined ? {} : { batchSize: batchSizeValue }) };
+    config = {
+      provider,
+      ...(batchSizeValue === undefined ? {} : { batchSize: batchSizeValue }),
+      ...(workers === undefined ? {} : { workers }),
+      ...(timeoutMs === undefined ? {} : { timeoutMs }),
+    };
   } else if (provider === "hash") {
     config = { provider, dimension: dimensions ?? HASH_DEFAULT_DIMENSION };
   } else {

@@ -6,12 +6,20 @@
  *
  * Loading takes a fraction of a second and happens once per process, on first use, shared by every
  * embedder instance. It prints nothing to the console (checked; no suppression needed).
+ *
+ * That backend is single-threaded in Node (TensorFlow.js turns WASM threads off there), so large
+ * embedDocuments calls go to a pool of worker threads, one model copy each (`use-lite-pool.ts`):
+ * `workers` of them, by default one per core up to USE_LITE_MAX_DEFAULT_WORKERS. Queries (one short
+ * text) and calls of one batch, while no pool is running, stay in this thread: they cannot be
+ * split, and starting workers for them would cost more than it saves.
  */
+import { availableParallelism } from "node:os";
 import { Embeddings } from "@langchain/core/embeddings";
 import { RecallGraphError } from "../../core/errors.js";
 import type { EmbeddingSpec } from "../embedder.js";
 import type { Embedder } from "../embedder.js";
 import { checkedEmbedder } from "./checked.js";
+import { acquireUseLitePool, releaseUseLitePool, sharedUseLitePool, UseLiteWorkerPool, type SpawnWorker } from "./use-lite-pool.js";
 
 export const USE_LITE_SPEC: EmbeddingSpec = { model: "use-lite", dimension: 512 };
 
@@ -21,6 +29,38 @@ export const USE_LITE_SPEC: EmbeddingSpec = { model: "use-lite", dimension: 512 
  * middling size that bounds WASM memory.
  */
 export const USE_LITE_DEFAULT_BATCH_SIZE = 16;
+
+/**
+ * The most worker threads the default gives (each holds a model copy, about 100-150 MB RSS); more
+ * can be configured.
+ */
+export const USE_LITE_MAX_DEFAULT_WORKERS = 4;
+
+/** The default worker count: one per core the process may use, at most USE_LITE_MAX_DEFAULT_WORKERS; 1 means no workers. */
+export function defaultUseLiteWorkers(parallelism: number = availableParallelism()): number {
+  return Math.max(1, Math.min(Math.floor(parallelism), USE_LITE_MAX_DEFAULT_WORKERS));
+}
+
+/**
+ * How long one worker may take for one batch (including loading its model, on its first) before it
+ * is terminated and the call rejects. A batch of 16 long texts takes a few seconds on a busy core.
+ */
+export const USE_LITE_DEFAULT_TIMEOUT_MS = 60_000;
+
+export interface UseLiteEmbedderOptions {
+  /** Texts per model call (default USE_LITE_DEFAULT_BATCH_SIZE). */
+  batchSize?: number;
+  /**
+   * Threads that embed a large embedDocuments call: 1 embeds in this thread (no workers); N > 1
+   * splits its batches over a pool of N worker threads, each with its own model. Default:
+   * `defaultUseLiteWorkers()`.
+   */
+  workers?: number;
+  /** Per-batch limit for a worker (default USE_LITE_DEFAULT_TIMEOUT_MS); this thread's own calls are not bounded. */
+  timeoutMs?: number;
+  /** Starts the worker threads of a private pool instead of the shared one (tests: a worker that crashes or hangs). */
+  spawnWorker?: SpawnWorker;
+}
 
 /**
  * What recallgraph calls of the USE-lite model. Public declarations name this, not @energetic-ai's
@@ -66,42 +106,102 @@ export function useLiteTrustworthyFor(text: string): boolean {
   return latin * 2 >= letters;
 }
 
-/** USE-lite as LangChain embeddings, batched. Vectors are unit length. */
+/**
+ * The model calls an embedDocuments call makes, as positions of `documents`. The encoder pads every
+ * text of a batch to the longest one, so batches are formed from texts of similar length (by
+ * character count, a good proxy for word pieces), at most `batchSize` each; results go back in
+ * input order. The in-process path and the worker pool make exactly these calls.
+ */
+export function useLiteBatches(documents: readonly string[], batchSize: number): number[][] {
+  const order = documents.map((_, position) => position).sort((a, b) => (documents[a]?.length ?? 0) - (documents[b]?.length ?? 0));
+  const batches: number[][] = [];
+  for (let start = 0; start < order.length; start += batchSize) batches.push(order.slice(start, start + batchSize));
+  return batches;
+}
+
+function positiveInteger(name: string, value: number): number {
+  if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got ${value}`);
+  return value;
+}
+
+/** USE-lite as LangChain embeddings, batched, large calls spread over worker threads. Vectors are unit length. */
 export class UseLiteEmbeddings extends Embeddings {
   readonly batchSize: number;
+  readonly workers: number;
+  readonly timeoutMs: number;
+  private readonly spawnWorker: SpawnWorker | undefined;
+  private pool: UseLiteWorkerPool | undefined;
 
-  constructor(options: { batchSize?: number } = {}) {
+  constructor(options: UseLiteEmbedderOptions = {}) {
     super({ maxRetries: 0 });
-    const batchSize = options.batchSize ?? USE_LITE_DEFAULT_BATCH_SIZE;
-    if (!Number.isInteger(batchSize) || batchSize < 1) throw new RangeError(`batchSize must be a positive integer, got ${batchSize}`);
-    this.batchSize = batchSize;
+    this.batchSize = positiveInteger("batchSize", options.batchSize ?? USE_LITE_DEFAULT_BATCH_SIZE);
+    this.workers = positiveInteger("workers", options.workers ?? defaultUseLiteWorkers());
+    this.timeoutMs = positiveInteger("timeoutMs", options.timeoutMs ?? USE_LITE_DEFAULT_TIMEOUT_MS);
+    this.spawnWorker = options.spawnWorker;
+  }
+
+  /**
+   * Whether the worker pool this embedder uses has running workers (they start with the first call
+   * that needs them, this embedder's or another's sharing the pool).
+   */
+  get poolRunning(): boolean {
+    const pool = this.pool ?? (this.spawnWorker || this.workers === 1 ? undefined : sharedUseLitePool(this.workers));
+    return pool?.running ?? false;
   }
 
   override async embedDocuments(documents: string[]): Promise<number[][]> {
     // The model rejects an empty batch (a zero-size sparse tensor), so never send one.
     if (documents.length === 0) return [];
-    const model = await loadUseLiteModel();
-    // The encoder pads every text of a batch to the longest one, so batches are formed from texts of
-    // similar length (by character count, a good proxy for word pieces) and put back in input order.
-    const order = documents.map((_, position) => position).sort((a, b) => (documents[a]?.length ?? 0) - (documents[b]?.length ?? 0));
+    const batches = useLiteBatches(documents, this.batchSize);
+    const texts = batches.map((positions) => positions.map((position) => documents[position] ?? ""));
+    // One batch cannot be split: it stays here unless workers are already running (then it goes
+    // there, rather than loading one more model copy in this thread).
+    const usePool = this.workers > 1 && (batches.length > 1 || this.poolRunning);
+    const embedded = usePool ? await this.poolFor().embed(texts, this.timeoutMs) : await embedHere(texts);
     const vectors: number[][] = new Array<number[]>(documents.length);
-    for (let start = 0; start < order.length; start += this.batchSize) {
-      const positions = order.slice(start, start + this.batchSize);
-      const batch = await model.embed(positions.map((position) => documents[position] ?? ""));
+    batches.forEach((positions, b) => {
+      const batch = embedded[b];
       positions.forEach((position, i) => {
-        const vector = batch[i];
+        const vector = batch?.[i];
         if (vector) vectors[position] = vector;
       });
-    }
+    });
     return vectors;
   }
 
   override async embedQuery(document: string): Promise<number[]> {
+    // Always in this thread: a query is one short text, and a worker would only add its round trip
+    // (and queue it behind an ingest's batches).
     const model = await loadUseLiteModel();
     return model.embed(document);
   }
+
+  /** Lets go of the worker pool (its workers end when no other embedder shares it). Idempotent; later calls start it again. */
+  async close(): Promise<void> {
+    const pool = this.pool;
+    this.pool = undefined;
+    if (!pool) return;
+    if (this.spawnWorker) await pool.close();
+    else await releaseUseLitePool(this, this.workers);
+  }
+
+  private poolFor(): UseLiteWorkerPool {
+    this.pool ??= this.spawnWorker
+      ? new UseLiteWorkerPool({ size: this.workers, dimension: USE_LITE_SPEC.dimension, spawn: this.spawnWorker })
+      : acquireUseLitePool(this, this.workers, USE_LITE_SPEC.dimension);
+    return this.pool;
+  }
 }
 
-export function createUseLiteEmbedder(options: { batchSize?: number } = {}): Embedder {
-  return checkedEmbedder(new UseLiteEmbeddings(options), USE_LITE_SPEC, useLiteTrustworthyFor);
+/** Each batch in one model call, in this thread, one after the other. */
+async function embedHere(batches: readonly string[][]): Promise<number[][][]> {
+  const model = await loadUseLiteModel();
+  const embedded: number[][][] = [];
+  for (const batch of batches) embedded.push(await model.embed(batch));
+  return embedded;
+}
+
+export function createUseLiteEmbedder(options: UseLiteEmbedderOptions = {}): Embedder {
+  const embeddings = new UseLiteEmbeddings(options);
+  return checkedEmbedder(embeddings, USE_LITE_SPEC, useLiteTrustworthyFor, () => embeddings.close());
 }
