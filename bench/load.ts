@@ -35,7 +35,7 @@
  */
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
-import { cpus, loadavg, tmpdir, totalmem } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -47,6 +47,7 @@ import { table } from "../src/eval/report.js";
 import { openRecallGraph, type EmbedderConfig, type MemoryInput } from "../src/index.js";
 import { groupRssBytes, startServer, type RunningServer } from "./load-server.js";
 import { SYNTHETIC_NOW, seededRandom, syntheticMemories } from "./synthetic.js";
+import { machineDescription } from "./machine.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const DEFAULT_OUT = join(ROOT, "bench", "results", "load.json");
@@ -666,10 +667,6 @@ interface LoadResults {
   notes: string[];
 }
 
-function machine(): string {
-  const cpu = cpus();
-  return `${cpu.length} x ${cpu[0]?.model.trim() ?? "unknown CPU"}, ${Math.round(totalmem() / 2 ** 30)} GiB RAM, Node ${process.version}, ${process.platform}`;
-}
 
 function render(results: LoadResults): string {
   const reports = [results.targets.library, results.targets.server].filter((report) => report !== undefined);
@@ -745,7 +742,7 @@ async function main(): Promise<void> {
   try {
     const namespaces = Array.from({ length: args.namespaces }, (_, i) => `load-${i}`);
     const before = loadavg().map((value) => roundTo(value, 2));
-    note(`load benchmark: ${args.readers} readers, ${args.writers} writers, ${args.namespaces} namespaces, target ${args.target}; ${machine()}`);
+    note(`load benchmark: ${args.readers} readers, ${args.writers} writers, ${args.namespaces} namespaces, target ${args.target}; ${machineDescription()}`);
     note(`  preloading ${args.entries} entries (${args.embedder}) ...`);
     const preloadStarted = performance.now();
     const template = await buildPreload(directory, namespaces, args);
@@ -776,7 +773,7 @@ function resultsOf(args: Args, targets: LoadResults["targets"], before: number[]
   const { out: _out, ...settings } = args;
   return {
     generatedAt: new Date().toISOString(),
-    machine: machine(),
+    machine: machineDescription(),
     loadAverage: { before, after: loadavg().map((value) => roundTo(value, 2)) },
     settings: {
       ...settings,

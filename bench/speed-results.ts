@@ -47,13 +47,47 @@ export const InMemorySideSchema = z.object({
   searchMs: LatencySchema,
   peakRssMb: z.number(),
 });
-export const EmbeddingRateSchema = z.object({
-  side: z.literal("use-lite"),
-  sample: z.number(),
-  textsPerSec: z.number(),
-  ingestPerSec: z.number(),
+export const ChildOutputSchema = z.discriminatedUnion("side", [RecallgraphSideSchema, InMemorySideSchema]);
+
+/** One configuration of the embedding benchmark, as the speed results repeat it. */
+const EmbeddingPathSchema = z.object({
+  workers: z.number().int().describe("Threads that embed: 1 = in the calling thread (no worker threads), N = a pool of N worker threads"),
+  textsPerSec: z.number().describe("USE-lite texts per second, the median of the embedding benchmark's rounds"),
+  parallelism: z.number().describe("The process's CPU time (all threads) over wall time while embedding"),
+  rssPerModelMb: z.number().describe("Resident memory each model copy adds, MB"),
 });
-export const ChildOutputSchema = z.discriminatedUnion("side", [RecallgraphSideSchema, InMemorySideSchema, EmbeddingRateSchema]);
+
+/**
+ * USE-lite's embedding rates, read from bench/results/embedding.json (`npm run bench:embedding`), not
+ * measured by the speed benchmark: in this thread and over the worker pool.
+ */
+export const SpeedEmbeddingSchema = z
+  .discriminatedUnion("status", [
+    z.object({
+      status: z.literal("measured"),
+      model: z.string(),
+      source: z.string().describe("The embedding benchmark's results file these rates come from"),
+      measuredAt: z.string().describe("When the embedding benchmark ran (ISO 8601)"),
+      texts: z.number().int().describe("Texts embedded per configuration and round"),
+      inProcess: EmbeddingPathSchema.describe("One worker: embedding in the calling thread"),
+      pool: EmbeddingPathSchema.optional().describe("The worker pool at the default worker count (absent when the benchmark ran none)"),
+      speedup: z.number().describe("Pool texts/s over in-process texts/s"),
+      identical: z.boolean().describe("Whether every configuration gave bit-identical vectors"),
+      machine: z.string(),
+    }),
+    z.object({
+      status: z.literal("missing"),
+      source: z.string(),
+      note: z.string().describe("Why there are no rates and the command that measures them"),
+    }),
+  ])
+  .describe("USE-lite texts per second with and without worker threads, from the embedding benchmark");
+export type SpeedEmbedding = z.infer<typeof SpeedEmbeddingSchema>;
+
+/** What speed.json held before the speed benchmark read the embedding benchmark's results: its own sample. */
+const SampledEmbeddingSchema = z
+  .object({ model: z.string(), sample: z.number(), textsPerSec: z.number(), ingestPerSec: z.number() })
+  .describe("USE-lite measured by the speed benchmark itself on a sample (results saved before bench:embedding existed)");
 
 const SizeResultSchema = z.object({
   entries: z.number(),
@@ -68,7 +102,7 @@ const SizeResultSchema = z.object({
 });
 export const SpeedResultsSchema = z.object({
   sizes: z.record(z.string(), SizeResultSchema),
-  embedding: z.object({ model: z.string(), sample: z.number(), textsPerSec: z.number(), ingestPerSec: z.number() }).optional(),
+  embedding: z.union([SpeedEmbeddingSchema, SampledEmbeddingSchema]).optional(),
   queries: z.number(),
   machine: z.string(),
   notes: z.array(z.string()),

@@ -9,11 +9,13 @@
  * Honest setup notes, also printed with the results:
  * - Memories and questions are synthetic (bench/synthetic.ts), one namespace per size, sqlite file store.
  * - Vectors at every size come from the deterministic hashing embedder (512-d), so building 100k
- *   entries takes seconds, not the hour the offline model would need. The offline model's own rate
- *   (USE-lite, the embedded default) is measured apart on a sample and reported next to it.
+ *   entries takes seconds, not the hour the offline model would need. The offline model's own rates
+ *   (USE-lite, the embedded default, in this thread and over its worker pool) are not measured here:
+ *   they are read from bench/results/embedding.json, which `npm run bench:embedding` writes, and
+ *   reported next to these (measuring them twice would give two numbers for one thing).
  * - "ingestPerSec" is the product's write path (validation, one transaction per batch, FTS5 + vector
  *   + name indexes) with the time spent inside the embedder taken out; with embedding included it is
- *   reported for the hashing embedder (measured) and USE-lite (measured on the sample).
+ *   reported for the hashing embedder.
  * - Both latencies include embedding the question with the hashing embedder (fractions of a ms).
  *   InMemoryStore gets the same embedder, hence exactly the same vectors.
  * - Each size and each side (recallgraph, InMemoryStore) runs in a child process of its own, so each
@@ -24,9 +26,9 @@
  *   the invoke's wall time minus the nodes' own.
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { cpus, tmpdir, totalmem } from "node:os";
-import { dirname, join } from "node:path";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Embeddings } from "@langchain/core/embeddings";
 import { InMemoryStore, Overwrite, type PutOperation, type Send } from "@langchain/langgraph";
@@ -50,23 +52,24 @@ import { retrieve } from "../src/library/retrieve.js";
 import type { MemoryStore } from "../src/stores/port.js";
 import { openSqliteStore } from "../src/stores/sqlite/store.js";
 import type { Embedder } from "../src/text/embedder.js";
-import { createHashEmbedder, createUseLiteEmbedder } from "../src/text/embedders/create-embedder.js";
+import { createHashEmbedder } from "../src/text/embedders/create-embedder.js";
+import { EMBEDDING_RESULTS_PATH, EmbeddingBenchSchema } from "./embedding.js";
 import { speedBreakdownChart, speedChart, speedReadmeTables } from "./speed-chart.js";
 import {
-  EmbeddingRateSchema,
   GRAPH_NODES,
   InMemorySideSchema,
   RecallgraphSideSchema,
   ChildOutputSchema,
   SpeedResultsSchema,
   type Breakdown,
+  type SpeedEmbedding,
   type SpeedResults,
 } from "./speed-results.js";
 import { SYNTHETIC_NOW, syntheticMemories, syntheticQuestions } from "./synthetic.js";
+import { machineDescription } from "./machine.js";
 
 const NAMESPACE = "bench";
 const WARMUP_QUERIES = 5;
-const USE_LITE_SAMPLE = 256;
 const HERE = dirname(fileURLToPath(import.meta.url));
 const RESULTS_DIR = join(HERE, "results");
 
@@ -77,7 +80,7 @@ const ArgsSchema = z.object({
   chart: z.boolean(),
   markdown: z.boolean(),
   from: z.string().optional(),
-  child: z.enum(["recallgraph", "inmemory", "use-lite"]).optional(),
+  child: z.enum(["recallgraph", "inmemory"]).optional(),
   size: z.number().int().min(1).optional(),
 });
 type Args = z.infer<typeof ArgsSchema>;
@@ -284,33 +287,6 @@ async function inMemorySide(size: number, queries: number): Promise<z.infer<type
   return { side: "inmemory", buildPerSec: Math.round(size / (buildMs / 1000)), searchMs: latency(times), peakRssMb: peakRssMb() };
 }
 
-async function useLiteSide(): Promise<z.infer<typeof EmbeddingRateSchema>> {
-  const embedder = createUseLiteEmbedder();
-  await embedder.embeddings.embedQuery("load the model before the clock starts");
-  const memories = syntheticMemories(USE_LITE_SAMPLE, 99);
-  const embedStarted = performance.now();
-  await embedder.embeddings.embedDocuments(memories.map((memory) => memory.text));
-  const embedMs = performance.now() - embedStarted;
-  const directory = mkdtempSync(join(tmpdir(), "recallgraph-speed-"));
-  const store = await openSqliteStore({ path: join(directory, "memory.db"), embedding: embedder.spec });
-  try {
-    // Different texts (another seed), so the model does the work again rather than any cache.
-    const fresh = syntheticMemories(USE_LITE_SAMPLE, 123);
-    const started = performance.now();
-    await writeMemories(store, embedder, NAMESPACE, fresh);
-    const writeMs = performance.now() - started;
-    return {
-      side: "use-lite",
-      sample: USE_LITE_SAMPLE,
-      textsPerSec: round(USE_LITE_SAMPLE / (embedMs / 1000), 1),
-      ingestPerSec: round(USE_LITE_SAMPLE / (writeMs / 1000), 1),
-    };
-  } finally {
-    await store.close();
-    rmSync(directory, { recursive: true, force: true });
-  }
-}
-
 /** Runs one measurement in a fresh process (its own heap, its own peak RSS) and reads its JSON line. */
 function inChild(args: readonly string[]): z.infer<typeof ChildOutputSchema> {
   const child = spawnSync(process.execPath, ["--import", "tsx", fileURLToPath(import.meta.url), ...args], {
@@ -323,28 +299,26 @@ function inChild(args: readonly string[]): z.infer<typeof ChildOutputSchema> {
   return ChildOutputSchema.parse(JSON.parse(lastLine));
 }
 
-function machine(): string {
-  const cpu = cpus();
-  return `${cpu.length} x ${cpu[0]?.model.trim() ?? "unknown CPU"}, ${Math.round(totalmem() / 2 ** 30)} GiB RAM, Node ${process.version}, ${process.platform}`;
-}
 
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   if (args.child) {
     const size = args.size ?? 1000;
-    const output =
-      args.child === "recallgraph" ? await recallgraphSide(size, args.queries) : args.child === "inmemory" ? await inMemorySide(size, args.queries) : await useLiteSide();
+    const output = args.child === "recallgraph" ? await recallgraphSide(size, args.queries) : await inMemorySide(size, args.queries);
     process.stdout.write(`${JSON.stringify(output)}\n`);
     return;
   }
 
   if (args.from) {
     const saved = SpeedResultsSchema.parse(JSON.parse(readFileSync(args.from, "utf8")));
-    process.stdout.write(`${args.markdown ? speedReadmeTables(saved) : speedTable(saved)}\n`);
+    process.stdout.write(`${args.markdown ? markdownOf(saved) : speedTable(saved)}\n`);
     return;
   }
   const note = (text: string) => process.stderr.write(`${text}\n`);
-  note(`speed benchmark: sizes ${args.sizes.join(", ")}, ${args.queries} questions each; ${machine()}`);
+  note(`speed benchmark: sizes ${args.sizes.join(", ")}, ${args.queries} questions each; ${machineDescription()}`);
+  // Read first, so that an unreadable results file fails before minutes of measuring, not after.
+  const embedding = embeddingRates();
+  if (embedding.status === "missing") note(`  ${embedding.note}`);
   const sizes: SpeedResults["sizes"] = {};
   for (const size of args.sizes) {
     note(`  ${size} entries: recallgraph ...`);
@@ -363,16 +337,14 @@ async function main(): Promise<void> {
       inMemoryStorePeakRssMb: theirs.peakRssMb,
     };
   }
-  note("  USE-lite embedding rate on a sample ...");
-  const rate = EmbeddingRateSchema.parse(inChild(["--child", "use-lite"]));
   const results: SpeedResults = {
     sizes,
-    embedding: { model: "use-lite (512-d, offline default)", sample: rate.sample, textsPerSec: rate.textsPerSec, ingestPerSec: rate.ingestPerSec },
+    embedding,
     queries: args.queries,
-    machine: machine(),
+    machine: machineDescription(),
     notes: [
       "synthetic memories and questions (bench/synthetic.ts), one namespace per size, sqlite file store",
-      "vectors from the deterministic hashing embedder (512-d) at every size; USE-lite measured on a sample",
+      "vectors from the deterministic hashing embedder (512-d) at every size; USE-lite's rates (in this thread and over its worker pool) read from the embedding benchmark's results, not measured here",
       "ingestPerSec excludes time inside the embedder; recallgraph runs plan + 3 views + RRF + reflection + re-check by rules, no LLM",
       "both latencies include embedding the question with the hashing embedder; InMemoryStore searches the same vectors (dense only)",
       "breakdown: ms per question (means of a second pass); nodes' own time from the same node functions chained by hand (same answers checked); framework = graph invoke wall minus the nodes' own time",
@@ -390,7 +362,67 @@ async function main(): Promise<void> {
     process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
     return;
   }
-  process.stdout.write(`${args.markdown ? speedReadmeTables(results) : speedTable(results)}\n`);
+  process.stdout.write(`${args.markdown ? markdownOf(results) : speedTable(results)}\n`);
+}
+
+const EMBEDDING_SOURCE = relative(join(HERE, ".."), EMBEDDING_RESULTS_PATH);
+
+/** USE-lite's rates as the embedding benchmark last measured them, or why there are none. */
+function embeddingRates(): SpeedEmbedding {
+  if (!existsSync(EMBEDDING_RESULTS_PATH)) {
+    return {
+      status: "missing",
+      source: EMBEDDING_SOURCE,
+      note: `no USE-lite embedding rates: ${EMBEDDING_SOURCE} does not exist; run \`npm run bench:embedding\` to measure them`,
+    };
+  }
+  const bench = EmbeddingBenchSchema.parse(JSON.parse(readFileSync(EMBEDDING_RESULTS_PATH, "utf8")));
+  const path = (configuration: (typeof bench.configurations)[number]) => ({
+    workers: configuration.workers,
+    textsPerSec: configuration.textsPerSec,
+    parallelism: configuration.parallelism,
+    rssPerModelMb: configuration.rssPerModelMb,
+  });
+  const single = bench.configurations.find((configuration) => configuration.workers === 1);
+  if (!single) throw new Error(`${EMBEDDING_SOURCE} has no 1-worker (in-process) configuration: run \`npm run bench:embedding\` with its default --workers`);
+  // The pool the embedding benchmark compares with (its speedup's): the default worker count, else any.
+  const pool =
+    bench.configurations.find((configuration) => configuration.workers === bench.defaultWorkers && configuration.workers > 1) ??
+    bench.configurations.find((configuration) => configuration.workers > 1);
+  return {
+    status: "measured",
+    model: bench.model,
+    source: EMBEDDING_SOURCE,
+    measuredAt: bench.measuredAt,
+    texts: bench.texts,
+    inProcess: path(single),
+    ...(pool ? { pool: path(pool) } : {}),
+    speedup: bench.speedup,
+    identical: bench.identical,
+    machine: bench.machine,
+  };
+}
+
+/** The embedding rates in a sentence, for the printed table and the markdown. */
+function embeddingLine(embedding: SpeedResults["embedding"]): string | undefined {
+  if (!embedding) return undefined;
+  if (!("status" in embedding)) {
+    return `Embedding (${embedding.model}), on a ${embedding.sample}-text sample: ${embedding.textsPerSec} texts/s; ingest with it ${embedding.ingestPerSec} entries/s.`;
+  }
+  if (embedding.status === "missing") return `Embedding: ${embedding.note}.`;
+  const rate = (label: string, path: { workers: number; textsPerSec: number; parallelism: number; rssPerModelMb: number }) =>
+    `${label} (${path.workers} worker${path.workers === 1 ? "" : "s"}) ${path.textsPerSec} texts/s, parallelism ${path.parallelism}, ${path.rssPerModelMb} MB per model copy`;
+  const pool = embedding.pool ? `; ${rate("worker pool", embedding.pool)}; ${embedding.speedup}x, vectors identical: ${embedding.identical}` : "; no worker pool measured";
+  return (
+    `Embedding (${embedding.model}, ${embedding.texts} texts, from ${embedding.source}, measured ${embedding.measuredAt} by \`npm run bench:embedding\`): ` +
+    `${rate("in-process", embedding.inProcess)}${pool}.`
+  );
+}
+
+/** The README's tables, then the embedding rates. */
+function markdownOf(results: SpeedResults): string {
+  const line = embeddingLine(results.embedding);
+  return line ? `${speedReadmeTables(results)}\n\n${line}` : speedReadmeTables(results);
 }
 
 function speedTable(results: SpeedResults): string {
@@ -432,12 +464,8 @@ function speedTable(results: SpeedResults): string {
       ),
     );
   }
-  if (results.embedding) {
-    lines.push(
-      "",
-      `Embedding (${results.embedding.model}), on a ${results.embedding.sample}-text sample: ${results.embedding.textsPerSec} texts/s; ingest with it ${results.embedding.ingestPerSec} entries/s.`,
-    );
-  }
+  const embedding = embeddingLine(results.embedding);
+  if (embedding) lines.push("", embedding);
   lines.push(`${results.queries} questions per size; ${results.machine}.`, ...results.notes.map((text) => `- ${text}`));
   return lines.join("\n");
 }

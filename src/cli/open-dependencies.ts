@@ -5,7 +5,7 @@
 import { existsSync } from "node:fs";
 import { EmbedderMismatchError, parseOrThrow, RecallGraphError, ValidationError } from "../core/errors.js";
 import type { GraphDependencies } from "../graph/dependencies.js";
-import { openDependencies } from "../library/open-recallgraph.js";
+import { closeEach, openDependencies } from "../library/open-recallgraph.js";
 import { DEFAULT_QDRANT_COLLECTION, openStore, readingConfig, storeConfigFromEnv, type StoreConfig } from "../stores/open-store.js";
 import type { MemoryStore } from "../stores/port.js";
 import { EmbeddingSpecSchema, type EmbeddingSpec } from "../text/embedder.js";
@@ -32,7 +32,11 @@ export function storeLocation(globals: GlobalOptions, access: StoreAccess = "wri
   return { config, label };
 }
 
-export type OpenedDependencies = GraphDependencies & { location: StoreLocation };
+export type OpenedDependencies = GraphDependencies & {
+  location: StoreLocation;
+  /** Closes the store and the embedder (both opened here, from the options): USE-lite's worker threads stop. */
+  close(): Promise<void>;
+};
 
 /** Store, embedder and (when the environment configures one) chat model, creating the store when absent. */
 export async function openForWriting(globals: GlobalOptions): Promise<OpenedDependencies> {
@@ -50,7 +54,8 @@ async function openAt(location: StoreLocation, globals: GlobalOptions): Promise<
   const env = environmentWith(globals);
   try {
     const dependencies = await openDependencies({ store: location.config, embedder: embedderConfigFromEnv(env), env });
-    return { ...dependencies, location };
+    const { store, embedder } = dependencies;
+    return { ...dependencies, location, close: () => closeEach([() => store.close(), () => embedder.close?.()]) };
   } catch (error) {
     throw withEmbedderHint(error);
   }

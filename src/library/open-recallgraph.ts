@@ -48,12 +48,18 @@ export interface RecallGraph extends GraphDependencies {
   forget(namespace: string, ids: readonly string[]): Promise<number>;
   /** Deletes expired memories of one namespace, or of every namespace. Returns how many. */
   prune(namespace?: string): Promise<number>;
+  /**
+   * Closes the store and, when it was opened from a configuration (not given as an Embedder), the
+   * embedder (USE-lite's worker threads). A caller-given embedder is the caller's to close.
+   */
   close(): Promise<void>;
 }
 
 export async function openRecallGraph(options: OpenOptions = {}): Promise<RecallGraph> {
   const dependencies = await openDependencies(options);
   const graph = createRetrievalGraph(dependencies);
+  const { store, embedder } = dependencies;
+  const ownsEmbedder = !isEmbedder(options.embedder);
   return {
     ...dependencies,
     graph,
@@ -63,8 +69,19 @@ export async function openRecallGraph(options: OpenOptions = {}): Promise<Recall
     get: (namespace, ids) => getMemories(dependencies.store, namespace, ids),
     forget: (namespace, ids) => forgetMemories(dependencies.store, namespace, ids),
     prune: (namespace) => pruneExpired(dependencies.store, namespace),
-    close: () => dependencies.store.close(),
+    close: () => closeEach([() => store.close(), ownsEmbedder ? () => embedder.close?.() : undefined]),
   };
+}
+
+/**
+ * Runs every close, each even when another fails (an embedder that fails to stop its workers must not
+ * leave the store open), and then throws the first failure, if any.
+ */
+export async function closeEach(closes: ReadonlyArray<(() => Promise<void> | undefined) | undefined>): Promise<void> {
+  // The async wrapper turns a close that throws synchronously into a rejection like the others.
+  const settled = await Promise.allSettled(closes.map(async (close) => close?.()));
+  const failed = settled.find((outcome): outcome is PromiseRejectedResult => outcome.status === "rejected");
+  if (failed) throw failed.reason as unknown;
 }
 
 function isEmbedder(value: EmbedderConfig | Embedder | undefined): value is Embedder {

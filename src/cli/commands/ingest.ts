@@ -76,7 +76,7 @@ Examples:
           progress.update({ phase: PHASE_LABELS[update.phase], detail: update.namespace, done: update.done, total: update.total }),
       }).finally(async () => {
         progress.stop();
-        await dependencies.store.close();
+        await dependencies.close();
       }).catch(async (error: unknown) => {
         // A refused ingest leaves no trace: not even an empty store pinned to this run's embedder.
         await removeIfCreatedHere();

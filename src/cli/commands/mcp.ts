@@ -78,11 +78,13 @@ async function servingFor(options: McpOptions): Promise<Serving> {
   return { transport: "stdio", namespace: options.namespace };
 }
 
-/** Store, embedder and model the way the other commands open them, read-write (a new store is created). */
+/** Store, embedder and model the way the other commands open them, read-write (a new store is created); `close` closes store and embedder. */
 async function openMemory(globals: GlobalOptions): Promise<RecallGraph> {
   const [{ openForWriting }, { openRecallGraph }] = await Promise.all([import("../open-dependencies.js"), import("../../library/open-recallgraph.js")]);
-  const { store, embedder, model } = await openForWriting(globals);
-  return openRecallGraph({ store, embedder, model: model ?? null });
+  const opened = await openForWriting(globals);
+  const memory = await openRecallGraph({ store: opened.store, embedder: opened.embedder, model: opened.model ?? null });
+  // Given an embedder, openRecallGraph leaves it open; these were opened here, so close both.
+  return { ...memory, close: opened.close };
 }
 
 async function startStdio(memory: RecallGraph, namespace: string, version: string): Promise<Running> {

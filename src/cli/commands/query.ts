@@ -73,7 +73,7 @@ async function runQuery(argument: string, rawOptions: unknown, globals: GlobalOp
     await noteEmptyNamespaces(dependencies.store, options.namespace);
     const request = { question, namespace: options.namespace, ...(options.now ? { now: options.now } : {}), ...(filter ? { filter } : {}) };
     return retrieve(createRetrievalGraph(dependencies), request, retrievalConfig(options));
-  })().finally(() => dependencies.store.close());
+  })().finally(() => dependencies.close());
   if (globals.json) printJson(render.outputJson(output));
   else printLines(outputLines(output, options, globals, render));
 }
