@@ -20,7 +20,7 @@ import { percentile } from "../src/eval/metrics.js";
 import { normalizeEntry } from "../src/memory/entry.js";
 import type { MemoryFilter, MemoryRecord } from "../src/stores/port.js";
 import { openSqliteStore } from "../src/stores/sqlite/store.js";
-import { pick, seededRandom } from "./synthetic.js";
+import { pick, randomUnitVector, seededRandom } from "./synthetic.js";
 
 const DIMENSION = 512;
 const NAMESPACE = "bench";
@@ -78,18 +78,6 @@ const SizeResultSchema = z.object({
 type SizeResult = z.infer<typeof SizeResultSchema>;
 type Latency = z.infer<typeof LatencySchema>;
 
-function unitVector(random: () => number): number[] {
-  const vector = new Array<number>(DIMENSION);
-  let sum = 0;
-  for (let i = 0; i < DIMENSION; i += 1) {
-    // Box-Muller: Gaussian components give directions uniform on the sphere.
-    const value = Math.sqrt(-2 * Math.log(random() + 1e-12)) * Math.cos(2 * Math.PI * random());
-    vector[i] = value;
-    sum += value * value;
-  }
-  const norm = Math.sqrt(sum);
-  return vector.map((value) => value / norm);
-}
 
 function syntheticRecord(random: () => number, index: number): MemoryRecord {
   const person = pick(random, PERSONS);
@@ -115,7 +103,7 @@ function syntheticRecord(random: () => number, index: number): MemoryRecord {
     },
     { now: START_MS + SPAN_MS },
   );
-  return { entry, vector: unitVector(random) };
+  return { entry, vector: randomUnitVector(random, DIMENSION) };
 }
 
 /**
@@ -165,7 +153,7 @@ async function measureSize(size: number, queries: number, keepDir?: string): Pro
     }
 
     const queryRandom = seededRandom(7);
-    const vectors = Array.from({ length: queries + 10 }, () => unitVector(queryRandom));
+    const vectors = Array.from({ length: queries + 10 }, () => randomUnitVector(queryRandom, DIMENSION));
     const lexicalQueries = Array.from({ length: queries + 10 }, () => {
       const forms = [
         () => `When did ${pick(queryRandom, PERSONS)} go to ${pick(queryRandom, PLACES)}?`,

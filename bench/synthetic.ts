@@ -51,6 +51,19 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
+/** A direction uniform on the unit sphere: Gaussian components (Box-Muller), normalised. */
+export function randomUnitVector(random: () => number, dimension: number): number[] {
+  const vector = new Array<number>(dimension);
+  let sum = 0;
+  for (let i = 0; i < dimension; i += 1) {
+    const value = Math.sqrt(-2 * Math.log(random() + 1e-12)) * Math.cos(2 * Math.PI * random());
+    vector[i] = value;
+    sum += value * value;
+  }
+  const norm = Math.sqrt(sum);
+  return vector.map((value) => value / norm);
+}
+
 /** One item of a non-empty list, chosen by `random`. */
 export function pick<T>(random: () => number, list: readonly T[]): T {
   const item = list[Math.floor(random() * list.length)];

@@ -11,6 +11,9 @@
  *                        shards, replicationFactor, writeConsistencyFactor of a collection recallgraph
  *                        creates (positive integers; unset: Qdrant's defaults)
  * - `RECALLGRAPH_READ_ONLY` `1` (or true/yes/on) opens the store read-only, whichever kind (`readOnly`)
+ * - `RECALLGRAPH_VECTOR_INDEX` sqlite: `exact` (default) or `hnsw`, dense search of large namespaces (`vectorIndex`)
+ * - `RECALLGRAPH_HNSW_MIN_ENTRIES` sqlite, with `hnsw`: the smallest namespace given an index (`hnswMinEntries`,
+ *                        default 50000; smaller ones are searched exactly)
  */
 import { existsSync } from "node:fs";
 import { z } from "zod";
@@ -22,6 +25,7 @@ import type { ClusterSetting } from "./qdrant-layout.js";
 import { checkWriteConsistency, openQdrantStore, QdrantClusterFields, QdrantStoreOptionsSchema } from "./qdrant.js";
 import { canWriteStoreFile } from "./sqlite/read-only.js";
 import { openSqliteStore } from "./sqlite/store.js";
+import { VECTOR_INDEX_KINDS, VectorSearchFields, type VectorIndexKind } from "./sqlite/vector-search.js";
 
 export { DEFAULT_QDRANT_COLLECTION } from "./qdrant.js";
 export const DEFAULT_SQLITE_PATH = "./.recallgraph/memory.db";
@@ -40,6 +44,11 @@ export const SqliteStoreConfigSchema = z.strictObject({
   // Not SqliteStoreOptionsSchema's path: that one words a missing path differently ("path is required").
   path: z.string().min(1, "path must not be empty"),
   readOnly: ReadOnlyField,
+  // The adapter's own fields, optional here: unset ones stay unset, and the adapter applies its defaults.
+  vectorIndex: VectorSearchFields.vectorIndex.optional(),
+  hnswMinEntries: VectorSearchFields.hnswMinEntries.optional(),
+  hnsw: VectorSearchFields.hnsw.optional(),
+  vectorCacheMiB: VectorSearchFields.vectorCacheMiB.optional(),
 });
 
 export const QdrantStoreConfigSchema = z
@@ -62,8 +71,10 @@ export type StoreConfig = z.infer<typeof StoreConfigSchema>;
 export async function openStore(config: StoreConfig, embedding: EmbeddingSpec): Promise<MemoryStore> {
   const parsed = parseOrThrow(StoreConfigSchema, config, "store");
   switch (parsed.kind) {
-    case "sqlite":
-      return openSqliteStore({ path: parsed.path, embedding, readOnly: parsed.readOnly === true });
+    case "sqlite": {
+      const { kind: _kind, readOnly, ...options } = parsed;
+      return openSqliteStore({ ...options, embedding, readOnly: readOnly === true });
+    }
     case "qdrant":
       return openQdrantStore({
         url: parsed.url,
@@ -94,7 +105,8 @@ export function storeConfigFromEnv(env: Environment = process.env): StoreConfig 
   // Set only when asked for, so a writable configuration reads as it always has.
   const readOnly: { readOnly?: true } = readBoolean(env, "RECALLGRAPH_READ_ONLY") === true ? { readOnly: true } : {};
   if (kind === "sqlite") {
-    return parseOrThrow(StoreConfigSchema, { kind, path: readVariable(env, "RECALLGRAPH_DB") ?? DEFAULT_SQLITE_PATH, ...readOnly }, "RECALLGRAPH_DB");
+    const path = readVariable(env, "RECALLGRAPH_DB") ?? DEFAULT_SQLITE_PATH;
+    return parseOrThrow(StoreConfigSchema, { kind, path, ...readOnly, ...vectorIndexFromEnv(env) }, "RECALLGRAPH_DB");
   }
   const config: Record<string, string | number | boolean> = { kind, url: readRequired(env, "QDRANT_URL", "when RECALLGRAPH_STORE=qdrant"), ...readOnly };
   const apiKey = readVariable(env, "QDRANT_API_KEY");
@@ -107,6 +119,13 @@ export function storeConfigFromEnv(env: Environment = process.env): StoreConfig 
     if (value !== undefined) config[setting] = value;
   }
   return parseOrThrow(StoreConfigSchema, config, "QDRANT");
+}
+
+/** The sqlite store's vector index settings the environment sets (absent ones left to the adapter's defaults). */
+function vectorIndexFromEnv(env: Environment): { vectorIndex?: VectorIndexKind; hnswMinEntries?: number } {
+  const vectorIndex = readChoice(env, "RECALLGRAPH_VECTOR_INDEX", VECTOR_INDEX_KINDS);
+  const hnswMinEntries = readPositiveInteger(env, "RECALLGRAPH_HNSW_MIN_ENTRIES");
+  return { ...(vectorIndex !== undefined ? { vectorIndex } : {}), ...(hnswMinEntries !== undefined ? { hnswMinEntries } : {}) };
 }
 
 /**

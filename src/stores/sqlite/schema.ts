@@ -12,13 +12,21 @@
  *   term naming the namespace, for BM25.
  * - `entry_vectors` (sqlite-vec vec0): the dense vector, unit-normalised, partitioned by namespace.
  * - `namespace_settings`, `meta`.
+ * - `vector_generations`, `vector_changes`: which entries of a namespace changed, in order, kept by
+ *   triggers on `entries` (see vectorBookkeepingSql). What the in-memory vector structures
+ *   (vector-search.ts) check themselves against.
  *
  * Versions: 1 is the layout of `schemaV1`; 2 adds `entries.expires_at_ms` and its pruning index. A fresh
  * database is built as version 1 and migrated like an old one, so both paths give the same layout.
+ * The vector bookkeeping is no version step: it is purely additive (nothing older reads it), created when
+ * absent at every writable opening, and kept by triggers, so an older recallgraph writing the file keeps
+ * it too. A store without it (opened read-only before any writable opening of this version) is searched
+ * through sqlite-vec alone.
  *
  * A read-only opening (read-only.ts says how SQLite lets a WAL file be read without writing) checks the
  * same meta rows but creates and migrates nothing: an absent or older store is a ReadOnlyStoreError.
  */
+import { randomUUID } from "node:crypto";
 import { existsSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
@@ -39,6 +47,13 @@ export const SCHEMA_VERSION = 2;
  * the default 1024-row chunk's 2 MiB, and measured as fast as 1024 for k = 10 at 100k rows.
  */
 export const VECTOR_CHUNK_ROWS = 64;
+
+/**
+ * How many changes per namespace `vector_changes` keeps. An in-memory vector structure that fell further
+ * behind (a saved index after a crash, another process's big batch) is rebuilt instead of caught up.
+ * 100k rows of (namespace, generation, rowid) are a few MB, next to the 200 MB of vectors they describe.
+ */
+export const VECTOR_CHANGE_WINDOW = 100_000;
 
 /** BM25 column weights of `entry_terms` (text, tags): a keyword or name match counts double a word of the text. */
 export const BM25_TEXT_WEIGHT = 1.0;
@@ -137,6 +152,57 @@ const MIGRATIONS: Readonly<Record<number, string>> = {
     CREATE INDEX entries_expiring ON entries (namespace, expires_at_ms) WHERE expires_at_ms IS NOT NULL;
   `,
 };
+
+/**
+ * The change log of each namespace's entries, written by triggers in the transaction that writes the
+ * rows, so no write path (nor an older recallgraph) can skip it: every insert, update or delete of an
+ * `entries` row bumps the namespace's generation and logs the rowid under the new generation, and
+ * entries older than the window are pruned as new ones arrive. The generation never goes back, not even
+ * when a namespace is cleared: a structure built at generation g matches the store exactly when the
+ * store's generation is still g, and can be brought up to date by re-reading the rowids logged after g.
+ */
+function vectorBookkeepingSql(): string {
+  const logged = (row: "NEW" | "OLD", event: "INSERT" | "UPDATE" | "DELETE"): string => `
+    CREATE TRIGGER IF NOT EXISTS entries_logged_${event.toLowerCase()} AFTER ${event} ON entries BEGIN
+      INSERT INTO vector_generations (namespace, generation) VALUES (${row}.namespace, 1)
+        ON CONFLICT (namespace) DO UPDATE SET generation = generation + 1;
+      INSERT INTO vector_changes (namespace, generation, entry_rowid)
+        SELECT ${row}.namespace, generation, ${row}.rowid FROM vector_generations WHERE namespace = ${row}.namespace;
+      DELETE FROM vector_changes WHERE namespace = ${row}.namespace
+        AND generation <= (SELECT generation FROM vector_generations WHERE namespace = ${row}.namespace) - ${VECTOR_CHANGE_WINDOW};
+    END;`;
+  return `
+    CREATE TABLE IF NOT EXISTS vector_generations (
+      namespace TEXT PRIMARY KEY,
+      generation INTEGER NOT NULL
+    ) WITHOUT ROWID;
+    CREATE TABLE IF NOT EXISTS vector_changes (
+      namespace TEXT NOT NULL,
+      generation INTEGER NOT NULL,
+      entry_rowid INTEGER NOT NULL,
+      PRIMARY KEY (namespace, generation)
+    ) WITHOUT ROWID;
+    ${logged("NEW", "INSERT")}
+    ${logged("NEW", "UPDATE")}
+    ${logged("OLD", "DELETE")}
+  `;
+}
+
+/** True when the file has the vector bookkeeping (always, once opened writable by this version). */
+export function hasVectorBookkeeping(db: SqliteDatabase): boolean {
+  return db.prepare("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN ('vector_generations', 'vector_changes')").pluck().get() === 2;
+}
+
+/** A random id naming this store file, written once: index files beside it record it, so a replaced file never matches them. */
+function ensureStoreId(db: SqliteDatabase): void {
+  db.prepare("INSERT OR IGNORE INTO meta (key, value) VALUES ('store_id', ?)").run(randomUUID());
+}
+
+/** The store file's id (see ensureStoreId); undefined in a file no writable opening of this version has touched. */
+export function storeId(db: SqliteDatabase): string | undefined {
+  const value: unknown = db.prepare("SELECT value FROM meta WHERE key = 'store_id'").pluck().get();
+  return typeof value === "string" ? value : undefined;
+}
 
 function migrate(db: SqliteDatabase, from: number): void {
   for (let version = from + 1; version <= SCHEMA_VERSION; version += 1) {
@@ -249,11 +315,13 @@ function ensureSchema(db: SqliteDatabase, embedding: EmbeddingSpec): void {
       refuseForeignTables(db);
       createSchemaV1(db, embedding);
       migrate(db, 1);
-      return;
+    } else {
+      checkMeta(meta, embedding);
+      // In this same transaction: a failed step leaves the file at its old version, whole.
+      migrate(db, meta.schema_version);
     }
-    checkMeta(meta, embedding);
-    // In this same transaction: a failed step leaves the file at its old version, whole.
-    migrate(db, meta.schema_version);
+    db.exec(vectorBookkeepingSql());
+    ensureStoreId(db);
   }).immediate();
 }
 

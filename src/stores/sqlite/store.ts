@@ -15,10 +15,12 @@
  * Honest caveats:
  * - BM25 statistics (document frequency, average length) come from the whole file, all namespaces
  *   together, as FTS5 keeps one index: another namespace's texts can shift scores, never results.
- * - Dense search is exact: vec0 KNN is a brute-force scan of the namespace's partition (see vectors.ts),
- *   so its cost grows linearly with the namespace. This sqlite-vec build has no SIMD: at 512-d it costs
- *   ~8 ms CPU at 10k entries and ~80 ms at 100k (bench/store.ts). Approximate search would be faster
- *   and is deliberately not used: rankings are exact and reproducible.
+ * - Dense search is exact by default, and its cost grows linearly with the namespace: vec0 KNN is a
+ *   brute-force scan of the namespace's partition (see vectors.ts), with no SIMD in this sqlite-vec build
+ *   (~0.8 µs per 512-d row); an in-memory copy scanned by usearch's SIMD kernel returns the same rows,
+ *   distances and tie order about 3x faster, within `vectorCacheMiB` (vector-search.ts, exact-vectors.ts).
+ *   Approximate search is opt-in (`vectorIndex: "hnsw"`, namespaces of `hnswMinEntries` or more): an HNSW
+ *   index per namespace, saved beside the file and kept consistent through the change log (vector-search.ts).
  * - better-sqlite3 is synchronous: calls run on the caller's thread, one at a time.
  */
 import type Database from "better-sqlite3";
@@ -46,6 +48,7 @@ import {
 import { filterSql, LIVE_ENTRY_SQL } from "./filter-sql.js";
 import { ftsColumns, ftsMatchExpression, namespaceTerm } from "./fts-terms.js";
 import { BM25_TAGS_WEIGHT, BM25_TEXT_WEIGHT, openDatabase, type SqliteDatabase } from "./schema.js";
+import { VectorSearch, VectorSearchOptionsSchema, type IndexBuildResult, type VectorSearchCounters } from "./vector-search.js";
 import { cosineFromUnitL2, unitVectorBlob } from "./vectors.js";
 
 export const SqliteStoreOptionsSchema = z.strictObject({
@@ -57,6 +60,7 @@ export const SqliteStoreOptionsSchema = z.strictObject({
     .boolean()
     .default(false)
     .describe("Open an existing store file without ever writing it: every write operation throws ReadOnlyStoreError"),
+  ...VectorSearchOptionsSchema.shape,
 });
 export type SqliteStoreOptions = z.input<typeof SqliteStoreOptionsSchema>;
 
@@ -86,7 +90,8 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
   const config = parseOrThrow(SqliteStoreOptionsSchema, options, "sqlite");
   const { db, file } = openDatabase(config.path, config.embedding, { readOnly: config.readOnly });
   try {
-    return new SqliteMemoryStore(db, file, config.embedding, config.clock ?? Date.now, config.readOnly);
+    const vectors = await VectorSearch.open({ db, dimension: config.embedding.dimension, file, readOnly: config.readOnly }, config);
+    return new SqliteMemoryStore(db, file, config.embedding, config.clock ?? Date.now, config.readOnly, vectors);
   } catch (error) {
     db.close();
     throw new StoreError("open", `"${config.path}": ${errorMessage(error)}`, { cause: error });
@@ -134,6 +139,8 @@ export class SqliteMemoryStore implements MemoryStore {
     private readonly clock: () => number = Date.now,
     /** Refuses every write operation (the connection is read-only too: this makes the refusal typed and first). */
     readonly readOnly = false,
+    /** Where nearest-neighbour lookups run (vector-search.ts); absent, sqlite-vec answers them all. */
+    private readonly vectors?: VectorSearch,
   ) {
     this.statements = prepareStatements(db);
   }
@@ -172,6 +179,7 @@ export class SqliteMemoryStore implements MemoryStore {
           }
         })
         .immediate();
+      this.vectors?.afterWrite(ns);
     });
   }
 
@@ -180,18 +188,20 @@ export class SqliteMemoryStore implements MemoryStore {
       const ns = validateNamespace(namespace);
       const unique = validateIds(ids);
       const s = this.statements;
-      return this.db
+      const removed = this.db
         .transaction(() => {
-          let removed = 0;
+          let count = 0;
           for (const id of unique) {
             const existing = s.rowidOf.get(ns, id);
             if (!existing) continue;
             this.deleteEntryRows(existing.rowid);
-            removed += 1;
+            count += 1;
           }
-          return removed;
+          return count;
         })
         .immediate();
+      if (removed) this.vectors?.afterWrite(ns);
+      return removed;
     });
   }
 
@@ -199,7 +209,7 @@ export class SqliteMemoryStore implements MemoryStore {
     return this.write("clearNamespace", () => {
       const ns = validateNamespace(namespace);
       const s = this.statements;
-      return this.db
+      const cleared = this.db
         .transaction(() => {
           const rowids = s.namespaceRowids.all(ns);
           // FTS5 and vec0 rows go one by one: both delete by rowid, neither can join on the namespace.
@@ -214,6 +224,8 @@ export class SqliteMemoryStore implements MemoryStore {
           return rowids.length;
         })
         .immediate();
+      if (cleared) this.vectors?.afterWrite(ns);
+      return cleared;
     });
   }
 
@@ -313,13 +325,15 @@ export class SqliteMemoryStore implements MemoryStore {
       const ns = namespace === undefined ? undefined : validateNamespace(namespace);
       const now = this.clock();
       const s = this.statements;
-      return this.db
+      const pruned = this.db
         .transaction(() => {
           const rowids = ns === undefined ? s.expiredEverywhere.all(now) : s.expiredInNamespace.all(ns, now, -1);
           for (const rowid of rowids) this.deleteEntryRows(rowid);
           return rowids.length;
         })
         .immediate();
+      if (pruned) this.vectors?.afterWrite(ns);
+      return pruned;
     });
   }
 
@@ -382,10 +396,27 @@ export class SqliteMemoryStore implements MemoryStore {
     });
   }
 
+  /**
+   * With `vectorIndex: "hnsw"`: makes the namespace's HNSW index ready now (loads its saved file, or
+   * builds it, waiting for a build under way) instead of at its first search. "not-indexed" when the
+   * namespace is searched exactly (another kind, fewer than `hnswMinEntries` entries, no usearch).
+   */
+  async buildVectorIndex(namespace: string): Promise<IndexBuildResult> {
+    const ns = await this.run("buildVectorIndex", () => validateNamespace(namespace));
+    return this.vectors ? this.vectors.buildIndex(ns) : "not-indexed";
+  }
+
+  /** What the in-memory vector structures did so far (indexes loaded, built, saved; exact copies read; catch-ups). */
+  vectorSearchCounters(): Readonly<VectorSearchCounters> {
+    return { ...(this.vectors?.counters ?? { loaded: 0, built: 0, saved: 0, copied: 0, caughtUp: 0 }) };
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     try {
+      // First: it saves unsaved indexes, which records the generation read from the still-open database.
+      this.vectors?.close();
       this.db.close();
     } catch (error) {
       throw new StoreError("close", errorMessage(error), { cause: error });
@@ -445,9 +476,12 @@ export class SqliteMemoryStore implements MemoryStore {
     return statement as Database.Statement<unknown[], Row>;
   }
 
-  /** Exact k nearest vectors of the namespace (vec0 KNN inside the namespace's partition), expired ones included. */
+  /**
+   * The k nearest vectors of the namespace, expired ones included: exact (usearch's kernel or vec0's KNN
+   * inside the namespace's partition, the same rows either way) unless an HNSW index serves the namespace.
+   */
   private nearestInNamespace(namespace: string, query: Buffer, k: number): DistanceRow[] {
-    return this.statements.knn.all(query, k, namespace);
+    return this.vectors?.nearest(namespace, query, k) ?? this.statements.knn.all(query, k, namespace);
   }
 
   /**

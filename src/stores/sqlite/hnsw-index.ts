@@ -1,0 +1,220 @@
+/**
+ * One namespace's approximate (HNSW) vector index, usearch's, keyed by entry rowid, and its files.
+ *
+ * Files, beside the store file: `<db>.vectors/<key>.<generation>.usearch` holds the index as usearch
+ * saves it, and `<key>.json` (the manifest) says which of them is current and which store state it
+ * matches: the store file's id, the namespace, its generation (schema.ts) and the index's parameters.
+ * `<key>` is a hash of the namespace, so any namespace makes a safe file name; the manifest names the
+ * namespace itself, so a collision is caught. A save writes the index, flushes it to disk, then
+ * replaces the manifest (a rename, atomic): a crash at any point leaves the old manifest naming a
+ * whole older file, or the new one naming a whole new file, never one naming a partial file.
+ */
+import { createHash } from "node:crypto";
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { z } from "zod";
+import { errorMessage, StoreError } from "../../core/errors.js";
+import type { Usearch } from "./usearch.js";
+import type { VectorHit } from "./exact-vectors.js";
+
+/** HNSW construction and search parameters (usearch's names in parentheses). */
+export const HnswParametersSchema = z.strictObject({
+  connectivity: z
+    .number()
+    .int()
+    .min(2)
+    .max(128)
+    .describe("Links per node (usearch `connectivity`, HNSW's M): more links, better recall, more memory and slower builds"),
+  expansionAdd: z
+    .number()
+    .int()
+    .min(1)
+    .max(4096)
+    .describe("Candidates kept while inserting (usearch `expansion_add`, HNSW's efConstruction): higher builds a better graph, slower"),
+  expansionSearch: z
+    .number()
+    .int()
+    .min(1)
+    .max(4096)
+    .describe("Candidates kept while searching (usearch `expansion_search`, HNSW's ef): higher finds more true neighbours, slower"),
+});
+export type HnswParameters = z.infer<typeof HnswParametersSchema>;
+
+const ManifestSchema = z.strictObject({
+  format: z.literal(1).describe("Version of this manifest's layout"),
+  storeId: z.string().min(1).describe("The store file's id (meta.store_id): index files of a replaced store never match"),
+  namespace: z.string().describe("The namespace the index holds"),
+  generation: z.number().int().min(0).describe("The namespace's generation the index matches (vector_generations)"),
+  file: z.string().regex(/^[0-9a-f]+\.\d+\.usearch$/).describe("The index file, in the same folder"),
+  size: z.number().int().min(0).describe("Vectors in the index, checked after loading"),
+  dimension: z.number().int().min(1).describe("Vector dimension"),
+  connectivity: z.number().int().min(2).describe("The connectivity it was built with (a different one means a rebuild)"),
+});
+type Manifest = z.infer<typeof ManifestSchema>;
+
+/** What a saved index must match to be loaded. */
+export interface IndexIdentity {
+  storeId: string;
+  namespace: string;
+  dimension: number;
+}
+
+/** A loaded index and the generation its file matched. */
+export interface LoadedIndex {
+  index: HnswIndex;
+  generation: number;
+}
+
+export class HnswIndex {
+  private constructor(
+    private readonly native: InstanceType<Usearch["Index"]>,
+    readonly parameters: HnswParameters,
+  ) {}
+
+  /** An empty index of unit vectors compared by dot product (their cosine). */
+  static create(usearch: Usearch, dimension: number, parameters: HnswParameters): HnswIndex {
+    return new HnswIndex(
+      new usearch.Index({
+        dimensions: dimension,
+        metric: usearch.MetricKind.IP,
+        quantization: usearch.ScalarKind.F32,
+        connectivity: parameters.connectivity,
+        expansion_add: parameters.expansionAdd,
+        expansion_search: parameters.expansionSearch,
+        multi: false,
+      }),
+      parameters,
+    );
+  }
+
+  get size(): number {
+    return this.native.size();
+  }
+
+  /** Adds vectors (rows of `vectors`) under their rowids; `threads` 0 uses every core. */
+  add(rowids: readonly number[], vectors: Float32Array, threads: number): void {
+    if (!rowids.length) return;
+    this.native.add(BigUint64Array.from(rowids, (rowid) => BigInt(rowid)), vectors, threads);
+  }
+
+  contains(rowid: number): boolean {
+    return this.native.contains(BigInt(rowid)) === true;
+  }
+
+  remove(rowids: readonly number[]): void {
+    if (rowids.length) this.native.remove(BigUint64Array.from(rowids, (rowid) => BigInt(rowid)));
+  }
+
+  /** About the k nearest of a unit query, best first, with the L2 distance of unit vectors (as vec0 reports it). */
+  search(query: Float32Array, k: number): VectorHit[] {
+    if (this.size === 0) return [];
+    // One thread: one query, and the machine's other core serves other calls. Matches hold only what was found.
+    const matches = this.native.search(query, k, 1);
+    const hits: VectorHit[] = [];
+    for (let index = 0; index < matches.keys.length; index += 1) {
+      // usearch's "ip" distance is 1 - dot; for unit vectors L2² = 2 - 2·dot = 2·distance.
+      const distance = Math.sqrt(Math.max(0, 2 * (matches.distances[index] ?? 0)));
+      hits.push({ rowid: Number(matches.keys[index] ?? 0n), distance });
+    }
+    return hits;
+  }
+
+  /** Saves the index into `folder` as matching `generation`, then makes it the current file (see the module comment). */
+  save(folder: string, identity: IndexIdentity, generation: number): void {
+    mkdirSync(folder, { recursive: true });
+    const key = namespaceKey(identity.namespace);
+    const file = `${key}.${generation}.usearch`;
+    const temporary = join(folder, `${file}.partial`);
+    this.native.save(temporary);
+    flush(temporary);
+    renameSync(temporary, join(folder, file));
+    const manifest: Manifest = {
+      format: 1,
+      storeId: identity.storeId,
+      namespace: identity.namespace,
+      generation,
+      file,
+      size: this.size,
+      dimension: identity.dimension,
+      connectivity: this.parameters.connectivity,
+    };
+    const manifestTemporary = join(folder, `${key}.json.partial`);
+    writeFileSync(manifestTemporary, JSON.stringify(manifest));
+    flush(manifestTemporary);
+    renameSync(manifestTemporary, join(folder, `${key}.json`));
+    flush(folder);
+    removeOtherFiles(folder, key, file);
+  }
+
+  /**
+   * The namespace's saved index when its manifest matches `identity` and `parameters` (connectivity:
+   * the graph's shape; the search expansion is the caller's to choose) and the file loads whole;
+   * undefined otherwise (none, another store's, another shape, unreadable), which calls for a rebuild.
+   */
+  static load(usearch: Usearch, folder: string, identity: IndexIdentity, parameters: HnswParameters): LoadedIndex | undefined {
+    const manifest = readManifest(folder, identity.namespace);
+    if (!manifest) return undefined;
+    const matches =
+      manifest.storeId === identity.storeId &&
+      manifest.namespace === identity.namespace &&
+      manifest.dimension === identity.dimension &&
+      manifest.connectivity === parameters.connectivity;
+    if (!matches) return undefined;
+    const index = HnswIndex.create(usearch, identity.dimension, parameters);
+    try {
+      index.native.load(join(folder, manifest.file));
+    } catch {
+      return undefined;
+    }
+    return index.size === manifest.size ? { index, generation: manifest.generation } : undefined;
+  }
+
+  /** Removes the namespace's files (its manifest first, so no manifest ever names a missing file). */
+  static removeFiles(folder: string, namespace: string): void {
+    if (!existsSync(folder)) return;
+    const key = namespaceKey(namespace);
+    rmSync(join(folder, `${key}.json`), { force: true });
+    removeOtherFiles(folder, key, undefined);
+  }
+}
+
+/** The folder of a store file's indexes. */
+export function indexFolder(storeFile: string): string {
+  return `${storeFile}.vectors`;
+}
+
+/** A file-name-safe key of a namespace. */
+export function namespaceKey(namespace: string): string {
+  return createHash("sha256").update(namespace).digest("hex").slice(0, 32);
+}
+
+function readManifest(folder: string, namespace: string): Manifest | undefined {
+  const path = join(folder, `${namespaceKey(namespace)}.json`);
+  if (!existsSync(path)) return undefined;
+  try {
+    const parsed = ManifestSchema.safeParse(JSON.parse(readFileSync(path, "utf8")));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Flushes a file (or folder) to disk: a rename must never make a file current before its bytes are durable. */
+function flush(path: string): void {
+  let descriptor: number | undefined;
+  try {
+    descriptor = openSync(path, "r");
+    fsyncSync(descriptor);
+  } catch (error) {
+    throw new StoreError("vectorIndex", `cannot flush "${path}" to disk: ${errorMessage(error)}`, { cause: error });
+  } finally {
+    if (descriptor !== undefined) closeSync(descriptor);
+  }
+}
+
+/** Deletes the namespace's index files other than `keep`: older generations and partial writes a crash left. */
+function removeOtherFiles(folder: string, key: string, keep: string | undefined): void {
+  for (const name of readdirSync(folder)) {
+    if (name.startsWith(`${key}.`) && name !== keep && name !== `${key}.json`) rmSync(join(folder, name), { force: true });
+  }
+}

@@ -1,0 +1,23 @@
+/**
+ * usearch (Unum's vector search engine: SIMD exact search and HNSW), loaded on first use. Its npm
+ * package ships prebuilt N-API binaries (linux x64/arm64, macOS, Windows x64) that Node 20 loads as they
+ * are; where none fits and none was built, the import fails, and the store says so once and searches
+ * through sqlite-vec alone, with the same results, only slower.
+ */
+import { describeError, log } from "../../core/log.js";
+
+export type Usearch = typeof import("usearch");
+
+let loading: Promise<Usearch | undefined> | undefined;
+
+/** The usearch module, or undefined when its native binary cannot be loaded on this machine. */
+export function loadUsearch(): Promise<Usearch | undefined> {
+  loading ??= import("usearch").then(
+    (module) => module,
+    (error: unknown) => {
+      log.warn("usearch_unavailable", { reason: describeError(error), fallback: "sqlite-vec exact search" });
+      return undefined;
+    },
+  );
+  return loading;
+}

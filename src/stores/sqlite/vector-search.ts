@@ -1,0 +1,445 @@
+/**
+ * Where the sqlite store's nearest-neighbour lookups run: the one place that chooses between
+ * - an HNSW index (hnsw-index.ts), when the store is configured with `vectorIndex: "hnsw"` and the
+ *   namespace holds at least `hnswMinEntries` entries: approximate, sub-millisecond at 100k;
+ * - an in-memory copy searched exactly by usearch's SIMD kernel (exact-vectors.ts): the same answers as
+ *   sqlite-vec, ties and distances included, about 3x faster; the default, within a memory budget;
+ * - sqlite-vec's own KNN (the caller's fallback, `undefined` from `nearest`): when usearch is missing,
+ *   the budget is 0 or too small for the namespace, or an index is not ready yet.
+ *
+ * Consistency. Every in-memory structure records the namespace generation it matches (schema.ts: the
+ * triggers bump it and log the changed rowid in the transaction that writes the rows). Before each
+ * search, and after each write of this store, a structure behind the store's generation re-reads the
+ * rowids logged since its own (remove, then add back what the store now holds): writes of this process,
+ * of another process, and writes a crash kept in the file but not in a saved index alike. A structure
+ * the log no longer reaches back for (VECTOR_CHANGE_WINDOW) is dropped: an exact copy is re-read, an
+ * index rebuilt, and until then the search is exact. One namespace, one structure: nothing is shared.
+ *
+ * Index lifecycle (hnsw). On first search of a large namespace the saved index is loaded (restart) and
+ * caught up; when there is none, or it belongs to another store file or shape, a build starts in the
+ * background, in slices of a few hundred vectors between which the event loop runs (searches meanwhile
+ * are exact), and the index is saved when done. It is saved again when the store closes with changes
+ * unsaved, and after VECTOR_CHANGE_WINDOW / 2 of them, so a crash never leaves it further behind than
+ * the log reaches. A read-only store loads and catches up an index in memory but never builds or saves one.
+ */
+import { z } from "zod";
+import { describeError, log } from "../../core/log.js";
+import { nextTurn } from "../../core/next-turn.js";
+import { ExactVectors, type VectorHit } from "./exact-vectors.js";
+import { HnswIndex, HnswParametersSchema, indexFolder, type HnswParameters, type IndexIdentity } from "./hnsw-index.js";
+import { hasVectorBookkeeping, storeId, VECTOR_CHANGE_WINDOW, type SqliteDatabase } from "./schema.js";
+import { loadUsearch, type Usearch } from "./usearch.js";
+import { VectorRows, type StoredVector } from "./vector-rows.js";
+import { floatsOfBlob } from "./vectors.js";
+
+export const VECTOR_INDEX_KINDS = ["exact", "hnsw"] as const;
+export type VectorIndexKind = (typeof VECTOR_INDEX_KINDS)[number];
+
+/**
+ * Below this many entries a namespace is searched exactly even when the store is configured for HNSW:
+ * exact search costs ~0.25 µs per entry with usearch's kernel (12 ms at 50k, 512-d), and an index costs a
+ * build (minutes per million entries) and approximate answers. See bench/vector-index.ts.
+ */
+export const DEFAULT_HNSW_MIN_ENTRIES = 50_000;
+
+/**
+ * HNSW parameters for 512-d sentence embeddings, chosen with bench/vector-index.ts (results in
+ * bench/results/vector-index.json): usearch's default connectivity (16); 64 candidates while adding, half
+ * usearch's default, which built a 100k index 3.4x faster for a recall@10 of 0.9975 instead of 0.999;
+ * 256 while searching, four times usearch's default: on the benchmark's questions (short, far from every
+ * memory, many near-ties) 128 reached recall@10 0.96 at 100k entries and 256 reached 0.99, in ~2.4 ms.
+ * The search expansion is read at opening, not stored in the index: changing it needs no rebuild.
+ * Uniform random vectors, which have no neighbourhoods, need far more (see the benchmark).
+ */
+export const DEFAULT_HNSW_PARAMETERS: HnswParameters = { connectivity: 16, expansionAdd: 64, expansionSearch: 256 };
+
+/** Memory all exact in-memory copies of one store may hold together (least recently searched dropped first). */
+export const DEFAULT_VECTOR_CACHE_MIB = 1024;
+
+/** The vector search settings of a sqlite store, described, without defaults (the store's configuration reuses them as optional fields). */
+export const VectorSearchFields = {
+  vectorIndex: z
+    .enum(VECTOR_INDEX_KINDS)
+    .describe(
+      `Dense search of large namespaces: "exact" (default: every entry measured, the same results as sqlite-vec) or "hnsw" ` +
+        `(an approximate usearch HNSW index per namespace of at least hnswMinEntries entries, saved beside the store file)`,
+    ),
+  hnswMinEntries: z
+    .number()
+    .int()
+    .min(1)
+    .describe(`With vectorIndex "hnsw": namespaces smaller than this are searched exactly (default ${DEFAULT_HNSW_MIN_ENTRIES})`),
+  hnsw: HnswParametersSchema.describe("HNSW construction and search parameters (default DEFAULT_HNSW_PARAMETERS)"),
+  vectorCacheMiB: z
+    .number()
+    .int()
+    .min(0)
+    .describe(
+      `Memory (MiB) for in-memory copies of namespaces' vectors that exact search scans with SIMD (4 bytes per dimension per entry); ` +
+        `0 leaves exact search to sqlite-vec (default ${DEFAULT_VECTOR_CACHE_MIB})`,
+    ),
+};
+
+export const VectorSearchOptionsSchema = z.strictObject({
+  vectorIndex: VectorSearchFields.vectorIndex.default("exact"),
+  hnswMinEntries: VectorSearchFields.hnswMinEntries.default(DEFAULT_HNSW_MIN_ENTRIES),
+  hnsw: VectorSearchFields.hnsw.default(DEFAULT_HNSW_PARAMETERS),
+  vectorCacheMiB: VectorSearchFields.vectorCacheMiB.default(DEFAULT_VECTOR_CACHE_MIB),
+});
+export type VectorSearchOptions = z.output<typeof VectorSearchOptionsSchema>;
+
+/** What one namespace's dense search would use now, and what happened to its index so far (for tests and stats). */
+export interface VectorSearchCounters {
+  /** Indexes loaded from their files. */
+  loaded: number;
+  /** Indexes built from the store's vectors. */
+  built: number;
+  /** Indexes saved to their files. */
+  saved: number;
+  /** Exact in-memory copies read from the store. */
+  copied: number;
+  /** Structures brought up to date from the change log. */
+  caughtUp: number;
+}
+
+/** How the build of a namespace's index ended, as `buildIndex` reports it. */
+export type IndexBuildResult = "current" | "loaded" | "built" | "not-indexed";
+
+/** Vectors per build slice: a few hundred milliseconds of usearch insertion at 1M entries, then the event loop runs. */
+const BUILD_SLICE_CHUNKS = 8;
+
+interface Versioned {
+  /** The namespace generation the structure matches. */
+  generation: number;
+}
+interface ExactState extends Versioned {
+  vectors: ExactVectors;
+}
+interface IndexState extends Versioned {
+  index: HnswIndex;
+  /** Changes applied since the last save (or the build). */
+  unsaved: number;
+}
+
+interface Context {
+  db: SqliteDatabase;
+  dimension: number;
+  /** The store file, empty for `:memory:` (indexes then live in memory only). */
+  file: string;
+  readOnly: boolean;
+}
+
+export class VectorSearch {
+  readonly counters: VectorSearchCounters = { loaded: 0, built: 0, saved: 0, copied: 0, caughtUp: 0 };
+  private readonly exact = new Map<string, ExactState>();
+  private readonly indexes = new Map<string, IndexState>();
+  private readonly builds = new Map<string, Promise<IndexBuildResult>>();
+  private readonly sizes = new Map<string, Versioned & { size: number }>();
+  private closed = false;
+
+  private constructor(
+    private readonly context: Context,
+    private readonly options: VectorSearchOptions,
+    /** Undefined: usearch cannot load here, or the file lacks the bookkeeping; every search goes to sqlite-vec. */
+    private readonly engine: { usearch: Usearch; rows: VectorRows; storeId: string | undefined } | undefined,
+  ) {}
+
+  static async open(context: Context, options: VectorSearchOptions): Promise<VectorSearch> {
+    const wanted = options.vectorCacheMiB > 0 || options.vectorIndex === "hnsw";
+    const usearch = wanted ? await loadUsearch() : undefined;
+    if (!usearch || !hasVectorBookkeeping(context.db)) return new VectorSearch(context, options, undefined);
+    // Without a file (`:memory:`) or an id (nothing to check saved files against), indexes live in memory only.
+    const id = context.file ? storeId(context.db) : undefined;
+    return new VectorSearch(context, options, { usearch, rows: new VectorRows(context.db, context.dimension), storeId: id });
+  }
+
+  /**
+   * The k nearest vectors of the namespace to a unit query (as vec0 stores it), best first, with vec0's
+   * L2 distances; undefined when sqlite-vec must answer. Exact unless an HNSW index serves the namespace.
+   */
+  nearest(namespace: string, queryBlob: Buffer, k: number): VectorHit[] | undefined {
+    if (!this.engine || this.closed) return undefined;
+    try {
+      return this.nearestInMemory(namespace, floatsOfBlob(queryBlob), k);
+    } catch (error) {
+      // A failing in-memory path degrades to sqlite-vec, never to an error; what it held is re-read next time.
+      this.forget(namespace, "vector_search_failed", error);
+      return undefined;
+    }
+  }
+
+  /** Brings every loaded structure of the namespace (of all namespaces, when omitted) up to date with the store, after a write. */
+  afterWrite(namespace?: string): void {
+    if (!this.engine || this.closed) return;
+    try {
+      this.refreshAll(namespace);
+    } catch (error) {
+      // The write itself has committed: the structures are dropped, and rebuilt from the store when next needed.
+      this.forget(namespace, "vector_refresh_failed", error);
+    }
+  }
+
+  private nearestInMemory(namespace: string, query: Float32Array, k: number): VectorHit[] | undefined {
+    const size = this.sizeOf(namespace);
+    if (this.indexed(size)) {
+      const index = this.currentIndex(namespace);
+      if (index) return index.search(query, k);
+      // While an index is being built (writable stores build one), the namespace is left to sqlite-vec
+      // rather than copied into memory too: the index already holds its vectors.
+      if (!this.context.readOnly) {
+        this.exact.delete(namespace);
+        return undefined;
+      }
+    }
+    return this.currentExact(namespace, size)?.vectors.nearest(query, k);
+  }
+
+  private refreshAll(namespace: string | undefined): void {
+    for (const [name, state] of this.exact) if (namespace === undefined || name === namespace) this.refreshExact(name, state);
+    for (const [name, state] of this.indexes) {
+      if (namespace !== undefined && name !== namespace) continue;
+      if (!this.refreshIndex(name, state)) continue;
+      // Saved before the log could pass it by: a crash then costs a catch-up, never a rebuild.
+      if (state.unsaved >= VECTOR_CHANGE_WINDOW / 2) this.save(name, state);
+    }
+  }
+
+  /**
+   * Makes the namespace's index ready now: loads it or builds it (waiting for a build under way).
+   * "not-indexed" when the namespace is searched exactly (kind "exact", too few entries, no usearch).
+   */
+  async buildIndex(namespace: string): Promise<IndexBuildResult> {
+    if (!this.engine || this.closed || !this.indexed(this.sizeOf(namespace))) return "not-indexed";
+    const loadedBefore = this.counters.loaded;
+    if (this.currentIndex(namespace)) return this.counters.loaded > loadedBefore ? "loaded" : "current";
+    return (await this.builds.get(namespace)) ?? "not-indexed";
+  }
+
+  /** Saves unsaved indexes and stops builds; the store closes the database after. */
+  close(): void {
+    if (this.closed) return;
+    for (const [namespace, state] of this.indexes) if (state.unsaved > 0) this.save(namespace, state);
+    this.closed = true;
+    this.exact.clear();
+    this.indexes.clear();
+  }
+
+  // ------------------------------------------------------------------------------------------
+
+  /** Drops the in-memory structures of a namespace (all, when omitted) after a failure, and says so. */
+  private forget(namespace: string | undefined, event: string, error: unknown): void {
+    log.warn(event, { namespace, reason: describeError(error), fallback: "sqlite-vec" });
+    for (const map of [this.exact, this.indexes, this.sizes]) {
+      if (namespace === undefined) map.clear();
+      else map.delete(namespace);
+    }
+  }
+
+  private indexed(size: number): boolean {
+    return this.options.vectorIndex === "hnsw" && size >= this.options.hnswMinEntries;
+  }
+
+  /**
+   * Entries of the namespace: those of its loaded structure, brought up to date (one vector per entry),
+   * or else counted, again only when its generation moved (a count walks an index: ~20 ms at 1M).
+   */
+  private sizeOf(namespace: string): number {
+    const index = this.indexes.get(namespace);
+    if (index && this.refreshIndex(namespace, index)) return index.index.size;
+    const exact = this.exact.get(namespace);
+    if (exact && this.refreshExact(namespace, exact)) return exact.vectors.size;
+    const rows = this.requireEngine().rows;
+    const generation = rows.generation(namespace);
+    const known = this.sizes.get(namespace);
+    if (known?.generation === generation) return known.size;
+    const size = rows.count(namespace);
+    this.sizes.set(namespace, { generation, size });
+    return size;
+  }
+
+  /** The namespace's exact copy, up to date; read from the store when absent and the budget allows. */
+  private currentExact(namespace: string, size: number): ExactState | undefined {
+    const budget = this.options.vectorCacheMiB * 1024 * 1024;
+    let state = this.exact.get(namespace);
+    if (state && !this.refreshExact(namespace, state)) state = undefined;
+    if (!state) {
+      // A copy takes 4 bytes per float and two numbers per entry; more than the budget, and sqlite-vec answers.
+      if (size * (this.context.dimension * 4 + 16) > budget) return undefined;
+      state = this.copy(namespace, size);
+    }
+    // Most recently used last: Map keeps insertion order, which eviction walks from the front.
+    this.exact.delete(namespace);
+    this.exact.set(namespace, state);
+    this.evictBeyond(budget);
+    return state;
+  }
+
+  private copy(namespace: string, size: number): ExactState {
+    const { usearch, rows } = this.requireEngine();
+    const vectors = new ExactVectors(usearch, this.context.dimension, Math.max(64, size));
+    // One read transaction: the generation and the vectors come from the same snapshot.
+    const generation = this.context.db.transaction(() => {
+      for (let after = 0; ; ) {
+        const page = rows.page(namespace, after, 1024);
+        for (const stored of page.vectors) vectors.set(stored.rowid, stored.order, stored.vector);
+        if (page.nextAfterChunk === undefined) break;
+        after = page.nextAfterChunk;
+      }
+      return rows.generation(namespace);
+    })();
+    this.counters.copied += 1;
+    return { vectors, generation };
+  }
+
+  private evictBeyond(budget: number): void {
+    let total = 0;
+    for (const state of this.exact.values()) total += state.vectors.bytes;
+    for (const [namespace, state] of this.exact) {
+      if (total <= budget || this.exact.size === 1) break;
+      total -= state.vectors.bytes;
+      this.exact.delete(namespace);
+    }
+  }
+
+  /** Applies the logged changes to the exact copy; false (and dropped) when the log no longer reaches back. */
+  private refreshExact(namespace: string, state: ExactState): boolean {
+    const caughtUp = this.catchUp(namespace, state, (changed, present) => {
+      for (const rowid of changed) state.vectors.delete(rowid);
+      for (const stored of present) state.vectors.set(stored.rowid, stored.order, stored.vector);
+    });
+    if (!caughtUp) this.exact.delete(namespace);
+    return caughtUp;
+  }
+
+  /** Applies the logged changes to the index; false (and dropped, to be rebuilt) when the log no longer reaches back. */
+  private refreshIndex(namespace: string, state: IndexState): boolean {
+    const caughtUp = this.catchUp(namespace, state, (changed, present) => {
+      state.index.remove(changed);
+      addAll(state.index, present, 0);
+      state.unsaved += changed.length;
+    });
+    if (!caughtUp) this.indexes.delete(namespace);
+    return caughtUp;
+  }
+
+  /**
+   * Reads, in one snapshot, the store's generation, the rowids logged since the structure's and their
+   * current vectors, and hands them to `apply`. True when the structure is now current.
+   */
+  private catchUp(namespace: string, state: Versioned, apply: (changed: number[], present: StoredVector[]) => void): boolean {
+    const { rows } = this.requireEngine();
+    const update = this.context.db.transaction(() => {
+      const generation = rows.generation(namespace);
+      if (generation === state.generation) return { generation, changed: [], present: [] };
+      const changed = rows.changedSince(namespace, state.generation, generation);
+      return changed && { generation, changed, present: rows.vectorsOf(namespace, changed) };
+    })();
+    if (!update) return false;
+    if (update.changed.length) {
+      apply(update.changed, update.present);
+      this.counters.caughtUp += 1;
+    }
+    state.generation = update.generation;
+    return true;
+  }
+
+  /** The namespace's index, up to date: loaded from its file on first use, else a build started (undefined meanwhile). */
+  private currentIndex(namespace: string): HnswIndex | undefined {
+    let state = this.indexes.get(namespace);
+    if (state && !this.refreshIndex(namespace, state)) state = undefined;
+    if (!state && !this.builds.has(namespace)) {
+      state = this.load(namespace);
+      if (state && !this.refreshIndex(namespace, state)) state = undefined;
+      if (state) this.indexes.set(namespace, state);
+      else if (!this.context.readOnly) this.startBuild(namespace);
+    }
+    return state?.index;
+  }
+
+  private load(namespace: string): IndexState | undefined {
+    const { usearch } = this.requireEngine();
+    const identity = this.identityOf(namespace);
+    if (!identity) return undefined;
+    const loaded = HnswIndex.load(usearch, indexFolder(this.context.file), identity, this.options.hnsw);
+    if (!loaded) return undefined;
+    this.counters.loaded += 1;
+    log.info("vector_index_loaded", { namespace, entries: loaded.index.size, generation: loaded.generation });
+    return { index: loaded.index, generation: loaded.generation, unsaved: 0 };
+  }
+
+  private startBuild(namespace: string): void {
+    const build = this.build(namespace)
+      .catch((error: unknown): IndexBuildResult => {
+        log.warn("vector_index_build_failed", { namespace, reason: describeError(error) });
+        return "not-indexed";
+      })
+      .finally(() => this.builds.delete(namespace));
+    this.builds.set(namespace, build);
+  }
+
+  /**
+   * Builds the namespace's index from the store's vectors, slice by slice. Writes between slices are
+   * caught up at the end from the generation the build started at; a vector met twice (rewritten into a
+   * later chunk meanwhile) is added once, its current value coming with the catch-up.
+   */
+  private async build(namespace: string): Promise<IndexBuildResult> {
+    const { usearch, rows } = this.requireEngine();
+    const index = HnswIndex.create(usearch, this.context.dimension, this.options.hnsw);
+    const state: IndexState = { index, generation: rows.generation(namespace), unsaved: 0 };
+    const started = performance.now();
+    for (let after: number | undefined = 0; after !== undefined; ) {
+      await nextTurn();
+      if (this.closed) return "not-indexed";
+      const page = rows.page(namespace, after, BUILD_SLICE_CHUNKS);
+      addAll(
+        index,
+        page.vectors.filter((stored) => !index.contains(stored.rowid)),
+        0,
+      );
+      after = page.nextAfterChunk;
+    }
+    if (this.closed || !this.refreshIndex(namespace, state)) return "not-indexed";
+    this.indexes.set(namespace, state);
+    this.counters.built += 1;
+    log.info("vector_index_built", { namespace, entries: index.size, ms: Math.round(performance.now() - started) });
+    this.save(namespace, state);
+    return "built";
+  }
+
+  private save(namespace: string, state: IndexState): void {
+    const identity = this.identityOf(namespace);
+    if (!identity || this.context.readOnly) return;
+    try {
+      state.index.save(indexFolder(this.context.file), identity, state.generation);
+      state.unsaved = 0;
+      this.counters.saved += 1;
+    } catch (error) {
+      // The index stays usable in memory; the next opening catches the saved one up, or rebuilds.
+      log.warn("vector_index_save_failed", { namespace, reason: describeError(error) });
+    }
+  }
+
+  /** What the namespace's saved index must match; undefined when indexes are not saved (no file, or no store id). */
+  private identityOf(namespace: string): IndexIdentity | undefined {
+    const id = this.engine?.storeId;
+    return id === undefined ? undefined : { storeId: id, namespace, dimension: this.context.dimension };
+  }
+
+  private requireEngine(): NonNullable<VectorSearch["engine"]> {
+    if (!this.engine) throw new Error("vector search without usearch");
+    return this.engine;
+  }
+}
+
+/** Adds stored vectors to an index in one call. */
+function addAll(index: HnswIndex, vectors: readonly StoredVector[], threads: number): void {
+  if (!vectors.length) return;
+  const dimension = vectors[0]?.vector.length ?? 0;
+  const matrix = new Float32Array(vectors.length * dimension);
+  vectors.forEach((stored, row) => matrix.set(stored.vector, row * dimension));
+  index.add(
+    vectors.map((stored) => stored.rowid),
+    matrix,
+    threads,
+  );
+}

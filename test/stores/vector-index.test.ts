@@ -1,0 +1,514 @@
+/**
+ * The sqlite store's in-memory vector search (src/stores/sqlite/vector-search.ts): the exact SIMD copy
+ * answers exactly what sqlite-vec answers, and the HNSW index finds nearly what exact search finds,
+ * survives a restart without a rebuild, never returns what was deleted, recovers from a stale or
+ * foreign index file (a crash's leftovers) and keeps namespaces apart. Speed is the benchmark's
+ * (bench/vector-index.ts), never asserted here.
+ */
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync, truncateSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import Database from "better-sqlite3";
+import * as sqliteVec from "sqlite-vec";
+import { ValidationError } from "../../src/core/errors.js";
+import { normalizeEntry, type MemoryInput } from "../../src/memory/entry.js";
+import type { MemoryFilter, MemoryRecord, ScoredEntry } from "../../src/stores/port.js";
+import { openStore, storeConfigFromEnv } from "../../src/stores/open-store.js";
+import { indexFolder } from "../../src/stores/sqlite/hnsw-index.js";
+import { openSqliteStore, SqliteMemoryStore, type SqliteStoreOptions } from "../../src/stores/sqlite/store.js";
+import { vec0L2 } from "../../src/stores/sqlite/vectors.js";
+import type { EmbeddingSpec } from "../../src/text/embedder.js";
+import { seededRandom } from "../../bench/synthetic.js";
+
+const tempDir = mkdtempSync(join(tmpdir(), "recallgraph-vector-index-"));
+after(() => rmSync(tempDir, { recursive: true, force: true }));
+let fileCounter = 0;
+const freshFile = (label: string): string => join(tempDir, `${label}-${++fileCounter}.db`);
+
+const NOW = Date.parse("2024-06-01T12:00:00Z");
+const DIMENSION = 32;
+const SPEC: EmbeddingSpec = { model: "vector-index-test", dimension: DIMENSION };
+/** Small enough that a few thousand entries build an index in a moment; tests set their own minimum. */
+const HNSW: Partial<SqliteStoreOptions> = { vectorIndex: "hnsw", hnswMinEntries: 200 };
+
+function randomVector(random: () => number, dimension = DIMENSION): number[] {
+  return Array.from({ length: dimension }, () => random() * 2 - 1);
+}
+
+function record(namespace: string, id: string, vector: number[], input: Partial<MemoryInput> = {}): MemoryRecord {
+  return { entry: normalizeEntry(namespace, { id, text: `memory ${id}`, timestamp: NOW, ...input }, { now: NOW }), vector };
+}
+
+function randomRecords(namespace: string, count: number, seed: number, prefix = "e"): MemoryRecord[] {
+  const random = seededRandom(seed);
+  return Array.from({ length: count }, (_, i) => record(namespace, `${prefix}${i}`, randomVector(random), { persons: [i % 10 === 0 ? "Rare" : "Common"] }));
+}
+
+const ids = (hits: readonly ScoredEntry[]): string[] => hits.map((hit) => hit.entry.id);
+
+async function open(path: string, options: Partial<SqliteStoreOptions> = {}): Promise<SqliteMemoryStore> {
+  return openSqliteStore({ path, embedding: SPEC, clock: () => NOW, ...options });
+}
+
+/** Recall@k of `found` against `truth`, over all queries. */
+function recall(found: readonly string[][], truth: readonly string[][]): number {
+  let hits = 0;
+  let total = 0;
+  found.forEach((list, i) => {
+    const expected = new Set(truth[i]);
+    total += expected.size;
+    hits += list.filter((id) => expected.has(id)).length;
+  });
+  return hits / total;
+}
+
+describe("exact search through usearch's kernel", () => {
+  it("measures distances bit for bit as sqlite-vec does", () => {
+    const db = new Database(":memory:");
+    sqliteVec.load(db);
+    try {
+      const random = seededRandom(1);
+      const distance = db.prepare<[Buffer, Buffer], number>("SELECT vec_distance_l2(?, ?)").pluck();
+      for (let i = 0; i < 200; i += 1) {
+        const a = Float32Array.from(randomVector(random, 512));
+        const b = Float32Array.from(randomVector(random, 512));
+        assert.equal(vec0L2(a, 0, b), distance.get(Buffer.from(a.buffer), Buffer.from(b.buffer)));
+      }
+    } finally {
+      db.close();
+    }
+  });
+
+  it("returns exactly what sqlite-vec returns: ids, scores and ties, after rewrites and deletes, with filters", async () => {
+    const kernel = await open(":memory:");
+    const scan = await open(":memory:", { vectorCacheMiB: 0 });
+    try {
+      const random = seededRandom(2);
+      const records = randomRecords("ns", 600, 3);
+      // Duplicated vectors tie exactly: both stores must order them alike, across vec0 chunks (64 rows each).
+      const duplicate = randomVector(random);
+      for (let i = 0; i < 150; i += 1) records.push(record("ns", `dup${i}`, duplicate, { persons: ["Common"] }));
+      const rewritten = records.filter((_, i) => i % 7 === 0).map((r) => ({ ...r, vector: nudged(r.vector) }));
+      const deleted = records.filter((_, i) => i % 11 === 0).map((r) => r.entry.id);
+      for (const store of [kernel, scan]) {
+        await store.upsert("ns", records);
+        await store.denseSearch("ns", duplicate, { k: 5 });
+        await store.upsert("ns", rewritten);
+        await store.delete("ns", deleted);
+      }
+      const queries = [duplicate, ...Array.from({ length: 20 }, () => randomVector(random))];
+      const filters: (MemoryFilter | undefined)[] = [undefined, { persons: ["rare"] }, { persons: ["common"] }];
+      for (const query of queries) {
+        for (const k of [1, 10, 25, 200]) {
+          for (const filter of filters) {
+            const options = filter ? { k, filter } : { k };
+            const expected = await scan.denseSearch("ns", query, options);
+            const actual = await kernel.denseSearch("ns", query, options);
+            assert.deepEqual(
+              actual.map((hit) => [hit.entry.id, hit.score]),
+              expected.map((hit) => [hit.entry.id, hit.score]),
+            );
+          }
+        }
+      }
+      assert.equal(kernel.vectorSearchCounters().copied, 1, "the kernel's copy was read once, then kept up to date");
+      assert.equal(scan.vectorSearchCounters().copied, 0, "with no memory budget sqlite-vec answers");
+    } finally {
+      await kernel.close();
+      await scan.close();
+    }
+  });
+
+  it("sees another connection's writes to the same file", async () => {
+    const path = freshFile("two-writers");
+    const reader = await open(path);
+    const writer = await open(path, { vectorCacheMiB: 0 });
+    try {
+      await writer.upsert("ns", randomRecords("ns", 300, 4));
+      const target = randomVector(seededRandom(5));
+      assert.notEqual(ids(await reader.denseSearch("ns", target, { k: 1 }))[0], "late");
+      await writer.upsert("ns", [record("ns", "late", target)]);
+      assert.deepEqual(ids(await reader.denseSearch("ns", target, { k: 1 })), ["late"]);
+      await writer.delete("ns", ["late"]);
+      assert.ok(!ids(await reader.denseSearch("ns", target, { k: 10 })).includes("late"));
+      assert.ok(reader.vectorSearchCounters().caughtUp >= 2, "caught up from the change log, not re-read");
+      assert.equal(reader.vectorSearchCounters().copied, 1);
+    } finally {
+      await reader.close();
+      await writer.close();
+    }
+  });
+});
+
+/** A vector a little away from `vector`, so a rewrite moves it. */
+function nudged(vector: number[]): number[] {
+  return vector.map((value, i) => (i === 0 ? value + 0.5 : value));
+}
+
+describe("HNSW index", () => {
+  it("finds at least 90% of exact search's top 10 on random vectors", async () => {
+    const records = randomRecords("ns", 3000, 6);
+    const approximate = await open(":memory:", HNSW);
+    const exact = await open(":memory:");
+    try {
+      await approximate.upsert("ns", records);
+      await exact.upsert("ns", records);
+      assert.equal(await approximate.buildVectorIndex("ns"), "built");
+      const random = seededRandom(7);
+      const found: string[][] = [];
+      const truth: string[][] = [];
+      for (let q = 0; q < 50; q += 1) {
+        const query = randomVector(random);
+        found.push(ids(await approximate.denseSearch("ns", query, { k: 10 })));
+        truth.push(ids(await exact.denseSearch("ns", query, { k: 10 })));
+      }
+      const measured = recall(found, truth);
+      assert.ok(measured >= 0.9, `recall@10 ${measured}`);
+      // Identical results would mean the index is not what answered.
+      assert.equal(approximate.vectorSearchCounters().built, 1);
+    } finally {
+      await approximate.close();
+      await exact.close();
+    }
+  });
+
+  it("is searched exactly below hnswMinEntries, and while it is being built", async () => {
+    const store = await open(":memory:", { vectorIndex: "hnsw", hnswMinEntries: 500 });
+    try {
+      await store.upsert("ns", randomRecords("ns", 499, 8));
+      assert.equal(await store.buildVectorIndex("ns"), "not-indexed");
+      await store.denseSearch("ns", randomVector(seededRandom(9)), { k: 3 });
+      assert.equal(store.vectorSearchCounters().copied, 1, "exact, through the kernel");
+      await store.upsert("ns", randomRecords("ns", 2, 10, "x"));
+      // The first search of a namespace now large enough starts a build and is answered exactly meanwhile.
+      const query = randomVector(seededRandom(11));
+      const first = await store.denseSearch("ns", query, { k: 5 });
+      assert.equal(first.length, 5);
+      assert.equal(await store.buildVectorIndex("ns"), "built");
+      assert.equal(store.vectorSearchCounters().built, 1);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("survives a restart: the saved index is loaded, not rebuilt, and answers the same", async () => {
+    const path = freshFile("restart");
+    const records = randomRecords("ns", 2000, 12);
+    const random = seededRandom(13);
+    const queries = Array.from({ length: 10 }, () => randomVector(random));
+    let before: string[][];
+    {
+      const store = await open(path, HNSW);
+      await store.upsert("ns", records);
+      assert.equal(await store.buildVectorIndex("ns"), "built");
+      before = await Promise.all(queries.map(async (query) => ids(await store.denseSearch("ns", query, { k: 10 }))));
+      await store.close();
+    }
+    const files = readdirSync(indexFolder(path));
+    assert.equal(files.filter((name) => name.endsWith(".usearch")).length, 1, files.join(", "));
+    const indexFile = join(indexFolder(path), files.find((name) => name.endsWith(".usearch")) ?? "");
+    const savedAt = statSync(indexFile).mtimeMs;
+    const store = await open(path, HNSW);
+    try {
+      assert.equal(await store.buildVectorIndex("ns"), "loaded");
+      const afterRestart = await Promise.all(queries.map(async (query) => ids(await store.denseSearch("ns", query, { k: 10 }))));
+      assert.deepEqual(afterRestart, before);
+      assert.deepEqual(store.vectorSearchCounters(), { loaded: 1, built: 0, saved: 0, copied: 0, caughtUp: 0 });
+    } finally {
+      await store.close();
+    }
+    assert.equal(statSync(indexFile).mtimeMs, savedAt, "nothing changed, so nothing was saved again");
+  });
+
+  it("never returns deleted, cleared or expired entries, and finds rewritten ones where they moved", async () => {
+    let now = NOW;
+    const store = await open(freshFile("deletes"), { ...HNSW, clock: () => now });
+    try {
+      const records = randomRecords("ns", 1500, 14);
+      await store.upsert("ns", records);
+      await store.buildVectorIndex("ns");
+      const probe = records[42]?.vector ?? [];
+      assert.equal(ids(await store.denseSearch("ns", probe, { k: 1 }))[0], "e42");
+      await store.delete("ns", ["e42"]);
+      assert.ok(!ids(await store.denseSearch("ns", probe, { k: 50 })).includes("e42"));
+      // A rewrite moves the entry: it is found at its new vector.
+      const moved = randomVector(seededRandom(15));
+      await store.upsert("ns", [record("ns", "e7", moved)]);
+      assert.equal(ids(await store.denseSearch("ns", moved, { k: 1 }))[0], "e7");
+      // Expired but not yet pruned: skipped; pruned: gone from the index too.
+      await store.upsert("ns", [record("ns", "soon", probe, { expiresAt: NOW + 1000 })]);
+      assert.equal(ids(await store.denseSearch("ns", probe, { k: 1 }))[0], "soon");
+      now = NOW + 1000;
+      assert.ok(!ids(await store.denseSearch("ns", probe, { k: 20 })).includes("soon"));
+      assert.equal(await store.deleteExpired(), 1);
+      assert.ok(!ids(await store.denseSearch("ns", probe, { k: 20 })).includes("soon"));
+      assert.equal(store.vectorSearchCounters().built, 1, "every change was applied to the index, none rebuilt it");
+      await store.clearNamespace("ns");
+      assert.deepEqual(await store.denseSearch("ns", probe, { k: 10 }), []);
+      await store.upsert("ns", [record("ns", "again", probe)]);
+      assert.deepEqual(ids(await store.denseSearch("ns", probe, { k: 10 })), ["again"]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("keeps filtered searches exact in their conditions: only matches, best first", async () => {
+    const store = await open(":memory:", HNSW);
+    const exact = await open(":memory:");
+    try {
+      const records = randomRecords("ns", 2000, 16);
+      await store.upsert("ns", records);
+      await exact.upsert("ns", records);
+      await store.buildVectorIndex("ns");
+      const query = randomVector(seededRandom(17));
+      // Rare is 10% of the namespace: the store over-fetches from the index and keeps the matches.
+      const rare = await store.denseSearch("ns", query, { k: 10, filter: { persons: ["rare"] } });
+      assert.equal(rare.length, 10);
+      assert.ok(rare.every((hit) => hit.entry.persons.includes("Rare")));
+      assert.ok(rare.every((hit, i) => i === 0 || (rare[i - 1]?.score ?? 1) >= hit.score));
+      const truth = ids(await exact.denseSearch("ns", query, { k: 10, filter: { persons: ["rare"] } }));
+      assert.ok(recall([ids(rare)], [truth]) >= 0.8, `${ids(rare)} vs ${truth}`);
+      // A filter matching few entries measures them one by one: exact.
+      await store.upsert("ns", [record("ns", "only", randomVector(seededRandom(18)), { persons: ["Unique"] })]);
+      assert.deepEqual(ids(await store.denseSearch("ns", query, { k: 5, filter: { persons: ["unique"] } })), ["only"]);
+    } finally {
+      await store.close();
+      await exact.close();
+    }
+  });
+
+  it("keeps namespaces apart: one index each, searched and changed alone", async () => {
+    const path = freshFile("isolation");
+    const store = await open(path, HNSW);
+    try {
+      // The same vectors in both namespaces, under different ids.
+      await store.upsert("a", randomRecords("a", 800, 19, "a"));
+      await store.upsert("b", randomRecords("b", 800, 19, "b"));
+      assert.equal(await store.buildVectorIndex("a"), "built");
+      assert.equal(await store.buildVectorIndex("b"), "built");
+      const query = randomRecords("a", 1, 19)[0]?.vector ?? [];
+      assert.ok(ids(await store.denseSearch("a", query, { k: 20 })).every((id) => id.startsWith("a")));
+      assert.ok(ids(await store.denseSearch("b", query, { k: 20 })).every((id) => id.startsWith("b")));
+      await store.clearNamespace("a");
+      assert.deepEqual(await store.denseSearch("a", query, { k: 5 }), []);
+      assert.equal(ids(await store.denseSearch("b", query, { k: 1 }))[0], "b0");
+      assert.equal(readdirSync(indexFolder(path)).filter((name) => name.endsWith(".json")).length, 2, "a manifest per namespace");
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe("HNSW index of a read-only store", () => {
+  it("loads the saved index and keeps it current in memory, never building or saving one", async () => {
+    const path = freshFile("read-only");
+    const writer = await open(path, HNSW);
+    await writer.upsert("ns", randomRecords("ns", 1000, 24));
+    assert.equal(await writer.buildVectorIndex("ns"), "built");
+    await writer.upsert("other", randomRecords("other", 1000, 25));
+    const reader = await open(path, { ...HNSW, readOnly: true });
+    try {
+      assert.equal(await reader.buildVectorIndex("ns"), "loaded");
+      const late = randomVector(seededRandom(26));
+      await writer.upsert("ns", [record("ns", "late", late)]);
+      assert.deepEqual(ids(await reader.denseSearch("ns", late, { k: 1 })), ["late"]);
+      // No saved index for this one: searched exactly, nothing built.
+      assert.equal(await reader.buildVectorIndex("other"), "not-indexed");
+      assert.equal(ids(await reader.denseSearch("other", randomRecords("other", 1, 25)[0]?.vector ?? [], { k: 1 }))[0], "e0");
+      assert.deepEqual(reader.vectorSearchCounters(), { loaded: 1, built: 0, saved: 0, copied: 1, caughtUp: 1 });
+    } finally {
+      await reader.close();
+      await writer.close();
+    }
+  });
+});
+
+describe("HNSW index after a crash", () => {
+  /** A store file with an indexed namespace, closed (index saved), and a copy of its index folder as it was then. */
+  async function indexedStore(label: string): Promise<{ path: string; records: MemoryRecord[]; snapshot: string }> {
+    const path = freshFile(label);
+    const records = randomRecords("ns", 1200, 20);
+    const store = await open(path, HNSW);
+    await store.upsert("ns", records);
+    assert.equal(await store.buildVectorIndex("ns"), "built");
+    await store.close();
+    const snapshot = `${path}.snapshot`;
+    cpSync(indexFolder(path), snapshot, { recursive: true });
+    return { path, records, snapshot };
+  }
+
+  function restore(snapshot: string, path: string): void {
+    rmSync(indexFolder(path), { recursive: true, force: true });
+    cpSync(snapshot, indexFolder(path), { recursive: true });
+  }
+
+  it("catches a stale index up from the change log: what the store wrote after its save is there, what it deleted is not", async () => {
+    const { path, records, snapshot } = await indexedStore("stale");
+    const fresh = randomVector(seededRandom(21));
+    {
+      const store = await open(path, HNSW);
+      await store.delete("ns", ["e1", "e2", "e3"]);
+      await store.upsert("ns", [record("ns", "added", fresh)]);
+      await store.close();
+    }
+    // The index files as a crash before the last save would have left them.
+    restore(snapshot, path);
+    const store = await open(path, HNSW);
+    try {
+      assert.equal(await store.buildVectorIndex("ns"), "loaded");
+      assert.equal(ids(await store.denseSearch("ns", fresh, { k: 1 }))[0], "added");
+      for (const id of ["e1", "e2", "e3"]) {
+        const vector = records[Number(id.slice(1))]?.vector ?? [];
+        assert.ok(!ids(await store.denseSearch("ns", vector, { k: 20 })).includes(id), `${id} was deleted`);
+      }
+      assert.equal(ids(await store.denseSearch("ns", records[4]?.vector ?? [], { k: 1 }))[0], "e4");
+      const counters = store.vectorSearchCounters();
+      assert.equal(counters.built, 0);
+      assert.equal(counters.caughtUp, 1);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("rebuilds when the index file is unreadable, or belongs to another store file", async () => {
+    const { path, records, snapshot } = await indexedStore("corrupt");
+    const indexFile = readdirSync(indexFolder(path)).find((name) => name.endsWith(".usearch")) ?? "";
+    truncateSync(join(indexFolder(path), indexFile), 100);
+    const store = await open(path, HNSW);
+    try {
+      assert.equal(await store.buildVectorIndex("ns"), "built");
+      assert.equal(ids(await store.denseSearch("ns", records[9]?.vector ?? [], { k: 1 }))[0], "e9");
+    } finally {
+      await store.close();
+    }
+    // Another store at another path, given this store's index files: its own id does not match theirs.
+    const other = freshFile("foreign");
+    const otherStore = await open(other, HNSW);
+    try {
+      await otherStore.upsert("ns", randomRecords("ns", 1200, 22));
+      restore(snapshot, other);
+      assert.equal(await otherStore.buildVectorIndex("ns"), "built");
+      const query = randomRecords("ns", 1, 22)[0]?.vector ?? [];
+      assert.equal(ids(await otherStore.denseSearch("ns", query, { k: 1 }))[0], "e0");
+    } finally {
+      await otherStore.close();
+    }
+  });
+
+  it("answers correctly after a writer saving its index is killed at random moments", { timeout: 120_000 }, async () => {
+    const path = freshFile("killed");
+    for (let kill = 0; kill < 3; kill += 1) await runAndKill(path, 150 + Math.floor(Math.random() * 400));
+    const store = await open(path, HNSW);
+    const exact = await open(path);
+    try {
+      await store.buildVectorIndex("ns");
+      const random = seededRandom(23);
+      const found: string[][] = [];
+      const truth: string[][] = [];
+      for (let q = 0; q < 20; q += 1) {
+        const query = randomVector(random);
+        found.push(ids(await store.denseSearch("ns", query, { k: 10 })));
+        truth.push(ids(await exact.denseSearch("ns", query, { k: 10 })));
+      }
+      const live = new Set((await exact.list("ns", { limit: 1000 })).entries.map((entry) => entry.id));
+      assert.ok(found.flat().every((id) => live.has(id)), "nothing deleted comes back");
+      assert.ok(recall(found, truth) >= 0.9, `recall@10 ${recall(found, truth)}`);
+    } finally {
+      await store.close();
+      await exact.close();
+    }
+    assert.ok(existsSync(indexFolder(path)));
+  });
+});
+
+/**
+ * The killed writer: opens the store with an HNSW index, then forever replaces a batch of entries,
+ * deletes a few and closes (which saves the index) and opens again, printing "cycle" after each.
+ */
+const WRITER = `
+  const { openSqliteStore } = await import(${JSON.stringify(new URL("../../src/stores/sqlite/store.ts", import.meta.url).pathname)});
+  const { normalizeEntry } = await import(${JSON.stringify(new URL("../../src/memory/entry.ts", import.meta.url).pathname)});
+  const path = process.argv[1];
+  const options = { path, embedding: ${JSON.stringify(SPEC)}, vectorIndex: "hnsw", hnswMinEntries: 200 };
+  let seed = Number(process.argv[2]);
+  const random = () => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed / 2147483648 * 2 - 1; };
+  for (let cycle = 0; ; cycle += 1) {
+    const store = await openSqliteStore(options);
+    const records = Array.from({ length: 300 }, (_, i) => ({
+      entry: normalizeEntry("ns", { id: "w" + ((cycle * 97 + i) % 900), text: "written", timestamp: 0 }, { now: 0 }),
+      vector: Array.from({ length: ${DIMENSION} }, random),
+    }));
+    await store.upsert("ns", records);
+    await store.delete("ns", Array.from({ length: 20 }, (_, i) => "w" + ((cycle * 13 + i * 7) % 900)));
+    await store.buildVectorIndex("ns");
+    await store.close();
+    process.stdout.write("cycle " + cycle + "\\n");
+  }
+`;
+
+function runAndKill(path: string, afterMs: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", WRITER, path, String(Math.floor(Math.random() * 1e6))], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stderr = "";
+    let cycles = 0;
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdout.on("data", (chunk: Buffer) => {
+      cycles += (chunk.toString().match(/cycle/g) ?? []).length;
+      // Killed at a random moment of a later cycle: mid-write, mid-build or mid-save.
+      if (cycles === 1) setTimeout(() => child.kill("SIGKILL"), afterMs);
+    });
+    child.on("exit", (code, signal) => {
+      if (signal === "SIGKILL") resolve();
+      else reject(new Error(`the writer exited on its own (code ${code}): ${stderr}`));
+    });
+  });
+}
+
+describe("vector index configuration", () => {
+  it("refuses an unknown index kind, naming the field", async () => {
+    await assert.rejects(
+      openSqliteStore({ path: ":memory:", embedding: SPEC, vectorIndex: "ivf" as "hnsw" }),
+      (error: unknown) => error instanceof ValidationError && error.field === "sqlite.vectorIndex",
+    );
+    await assert.rejects(
+      openSqliteStore({ path: ":memory:", embedding: SPEC, hnsw: { connectivity: 1, expansionAdd: 64, expansionSearch: 64 } }),
+      (error: unknown) => error instanceof ValidationError && error.field === "sqlite.hnsw.connectivity",
+    );
+  });
+
+  it("passes the store configuration's index settings to the sqlite store", async () => {
+    const store = await openStore({ kind: "sqlite", path: ":memory:", vectorIndex: "hnsw", hnswMinEntries: 300 }, SPEC);
+    try {
+      await store.upsert("ns", randomRecords("ns", 299, 27));
+      assert.ok(store instanceof SqliteMemoryStore);
+      assert.equal(await store.buildVectorIndex("ns"), "not-indexed");
+      await store.upsert("ns", randomRecords("ns", 1, 28, "x"));
+      assert.equal(await store.buildVectorIndex("ns"), "built");
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("reads the index kind and threshold from the environment", () => {
+    assert.deepEqual(storeConfigFromEnv({ RECALLGRAPH_DB: ":memory:", RECALLGRAPH_VECTOR_INDEX: "HNSW", RECALLGRAPH_HNSW_MIN_ENTRIES: "1000" }), {
+      kind: "sqlite",
+      path: ":memory:",
+      vectorIndex: "hnsw",
+      hnswMinEntries: 1000,
+    });
+    assert.deepEqual(storeConfigFromEnv({ RECALLGRAPH_DB: ":memory:" }), { kind: "sqlite", path: ":memory:" });
+    assert.throws(
+      () => storeConfigFromEnv({ RECALLGRAPH_VECTOR_INDEX: "flat" }),
+      (error: unknown) => error instanceof ValidationError && error.field === "RECALLGRAPH_VECTOR_INDEX",
+    );
+    assert.throws(
+      () => storeConfigFromEnv({ RECALLGRAPH_HNSW_MIN_ENTRIES: "0" }),
+      (error: unknown) => error instanceof ValidationError && error.field === "RECALLGRAPH_HNSW_MIN_ENTRIES",
+    );
+  });
+});
