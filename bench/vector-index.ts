@@ -250,7 +250,7 @@ async function measureHnsw(size: number, options: BenchOptions): Promise<HnswRes
 }
 
 /** Search expansions around the default, on the same saved index (the expansion is a search-time choice: no rebuild). */
-const SWEEP = [64, 128, 512, 1024] as const;
+const SWEEP = [64, 128, 256, 1024] as const;
 
 async function sweepExpansion(path: string, options: BenchOptions, queries: readonly number[][], truth: readonly ScoredEntry[][]): Promise<HnswResult["expansionSweep"]> {
   const sweep: HnswResult["expansionSweep"] = [];

@@ -46,12 +46,13 @@ export const DEFAULT_HNSW_MIN_ENTRIES = 50_000;
  * HNSW parameters for 512-d sentence embeddings, chosen with bench/vector-index.ts (results in
  * bench/results/vector-index.json): usearch's default connectivity (16); 64 candidates while adding, half
  * usearch's default, which built a 100k index 3.4x faster for a recall@10 of 0.9975 instead of 0.999;
- * 256 while searching, four times usearch's default: on the benchmark's questions (short, far from every
- * memory, many near-ties) 128 reached recall@10 0.96 at 100k entries and 256 reached 0.99, in ~2.4 ms.
+ * 512 while searching, eight times usearch's default, because recall falls as a namespace grows: on
+ * the benchmark's questions (short, far from every memory, many near-ties) 256 reached recall@10 0.99
+ * at 100k entries but 0.92 at 1M, 512 reached 0.998 and 0.98 (4 and 7 ms per search).
  * The search expansion is read at opening, not stored in the index: changing it needs no rebuild.
  * Uniform random vectors, which have no neighbourhoods, need far more (see the benchmark).
  */
-export const DEFAULT_HNSW_PARAMETERS: HnswParameters = { connectivity: 16, expansionAdd: 64, expansionSearch: 256 };
+export const DEFAULT_HNSW_PARAMETERS: HnswParameters = { connectivity: 16, expansionAdd: 64, expansionSearch: 512 };
 
 /** Memory all exact in-memory copies of one store may hold together (least recently searched dropped first). */
 export const DEFAULT_VECTOR_CACHE_MIB = 1024;
