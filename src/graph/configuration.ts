@@ -2,6 +2,7 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { z } from "zod";
 import { parseOrThrow } from "../core/errors.js";
 import { VIEW_NAMES, ViewNameSchema } from "../domain/views.js";
+import { SeparationRampSchema } from "../retrieval/list-evidence.js";
 import { described } from "./channels.js";
 import { RETRIEVAL_PRESETS } from "./presets.js";
 
@@ -34,12 +35,22 @@ const ConfigurableSchema = z.object({
     .describe("RRF weight of a reflection round's lists relative to the round before (gap queries are weaker evidence than the question)"),
   viewWeights: z
     .object({
-      semantic: z.number().min(0).max(10).default(0.3),
+      semantic: z
+        .number()
+        .min(0)
+        .max(10)
+        .optional()
+        .describe("Unset: the embedder's profile says (text/embedders/profiles.ts: 0.3 for the offline USE-lite, 1 for OpenAI-compatible models)"),
       lexical: z.number().min(0).max(10).default(1),
       symbolic: z.number().min(0).max(10).default(0.3),
     })
-    .default({ semantic: 0.3, lexical: 1, symbolic: 0.3 })
-    .describe("Per-view RRF weights (the offline embedder is the weak view; raise semantic for a strong embedder)"),
+    .default({ lexical: 1, symbolic: 0.3 })
+    .describe("Per-view RRF weights; the semantic view's follows the embedder unless set here"),
+  // Off by default: on conversations the dense view earns its weight even where its first hit does
+  // not stand out (LoCoMo's multi-hop and open-domain questions lost recall with any ramp tried).
+  denseSeparation: SeparationRampSchema.default({ from: 0, to: 0 }).describe(
+    "How much of its weight a dense list earns for a query, from how far its first score stands out from the rest of the list (z-score); from = to = 0 always gives the full weight",
+  ),
   timeWindowWeight: z
     .number()
     .min(0)

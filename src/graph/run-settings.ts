@@ -1,23 +1,38 @@
+import { z } from "zod";
+import type { ViewName } from "../domain/views.js";
 import type { NamespaceSettings } from "../stores/port.js";
-import type { RetrievalConfig } from "./configuration.js";
+import type { EmbedderProfile } from "../text/embedders/profiles.js";
+import { RetrievalConfigSchema, type RetrievalConfig } from "./configuration.js";
 
 /**
  * The settings a run works with: its configuration (`RetrievalConfig`, read from `configurable`),
- * with the top-k and thresholds widened by the asked namespaces' own settings. The plan node resolves
- * them once and puts them in state; every later node and router reads them from there.
+ * with the top-k and thresholds widened by the asked namespaces' own settings and every view's weight
+ * known (the semantic one from the embedder's profile unless the configuration sets it). The plan
+ * node resolves them once and puts them in state; every later node and router reads them from there.
  */
-export type RunSettings = RetrievalConfig;
+export const RunSettingsSchema = RetrievalConfigSchema.extend({
+  viewWeights: z
+    .strictObject({ semantic: z.number(), lexical: z.number(), symbolic: z.number() } satisfies Record<ViewName, z.ZodNumber>)
+    .describe("Every view's RRF weight for this run, the semantic one resolved from the embedder's profile when not configured"),
+});
+export type RunSettings = z.output<typeof RunSettingsSchema>;
 
 /**
- * Settings for a question over several namespaces: the widest wins (largest k, lowest threshold)
- * among the namespaces that set a field; the run's configuration where none does.
+ * Settings for a question over several namespaces, read with the embedder that built their vectors:
+ * the widest wins (largest k, lowest threshold) among the namespaces that set a field; the run's
+ * configuration where none does.
  */
-export function widestSettings(config: RetrievalConfig, perNamespace: ReadonlyArray<NamespaceSettings | undefined>): RunSettings {
+export function widestSettings(
+  config: RetrievalConfig,
+  perNamespace: ReadonlyArray<NamespaceSettings | undefined>,
+  embedder: EmbedderProfile,
+): RunSettings {
   const set = perNamespace.filter((settings): settings is NamespaceSettings => settings !== undefined);
   const largest = (field: keyof NamespaceSettings, fallback: number) => pick(set, field, fallback, Math.max);
   const lowest = (field: keyof NamespaceSettings, fallback: number) => pick(set, field, fallback, Math.min);
   return {
     ...config,
+    viewWeights: { ...config.viewWeights, semantic: config.viewWeights.semantic ?? embedder.denseWeight },
     semanticTopK: largest("semanticTopK", config.semanticTopK),
     lexicalTopK: largest("lexicalTopK", config.lexicalTopK),
     symbolicTopK: largest("symbolicTopK", config.symbolicTopK),

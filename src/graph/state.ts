@@ -9,9 +9,8 @@ import type { ViewName } from "../domain/views.js";
 import { MemoryEntrySchema, NamespaceSchema } from "../memory/entry.js";
 import { RecallFilterSchema } from "../stores/caller-filter.js";
 import { MemoryFilterSchema, type MemoryFilter } from "../stores/port.js";
-import { RetrievalConfigSchema } from "./configuration.js";
 import { appended, described } from "./channels.js";
-import type { RunSettings } from "./run-settings.js";
+import { RunSettingsSchema, type RunSettings } from "./run-settings.js";
 import { addNodeMs } from "./timing.js";
 
 /** The work one view does in one round: sent to the view node with `Send`. */
@@ -50,7 +49,10 @@ export const RetrievalState = z.object({
   referenceTime: described(z.string().optional(), "The reference time this run resolved (the input's `now`, or the clock)"),
   callerFilter: described(MemoryFilterSchema.optional(), "The caller's filter this run applies, in the store's form"),
   queryPlan: described(PlanSchema.optional(), "What the planner decided the question needs"),
-  settings: described(RetrievalConfigSchema.optional(), "The run's settings, resolved once by the plan node (configuration widened by the namespaces' own settings)"),
+  settings: described(
+    RunSettingsSchema.optional(),
+    "The run's settings, resolved once by the plan node (configuration widened by the namespaces' own settings, view weights by the embedder's profile)",
+  ),
   round: withLangGraph(described(z.number().int(), "Reflection rounds taken so far"), { default: () => 0 }),
   viewHits: appended(ViewHitListSchema, "Every view's ranked lists over all rounds of this run"),
   entries: withLangGraph(described(EntriesByKeySchema, "Entries seen by any view this run, by hit key"), {

@@ -7,6 +7,7 @@ import type { MemoryStore, Vocabulary } from "../stores/port.js";
 import { resolveConfiguration } from "../graph/configuration.js";
 import type { GraphDependencies, NamespaceGuard } from "../graph/dependencies.js";
 import { widestSettings } from "../graph/run-settings.js";
+import { embedderProfileFor } from "../text/embedders/profiles.js";
 import { DeadlineError, deadlineFrom, halfwayTo, withDeadlineSignal, withinDeadline, type RunDeadline } from "../graph/deadline.js";
 import type { Degradation } from "../domain/run-account.js";
 import { RetrievalInputSchema, type RetrievalStateValue } from "../graph/state.js";
@@ -31,7 +32,7 @@ export function planNode(dependencies: () => Promise<GraphDependencies>, guard?:
       guard?.({ namespaces, mode: "read" }, config);
       const configuration = resolveConfiguration(config);
       const deadline = deadlineFrom(configuration.deadlineMs);
-      const { store, model } = await dependencies();
+      const { store, model, embedder } = await dependencies();
       const now = input.now ? new Date(input.now) : new Date();
       const late: Degradation[] = [];
       const stored = await orWhenLate(deadline, late, "namespace settings", [], () => Promise.all(namespaces.map((ns) => store.getSettings(ns))));
@@ -59,7 +60,7 @@ export function planNode(dependencies: () => Promise<GraphDependencies>, guard?:
         referenceTime: now.toISOString(),
         callerFilter: input.filter ? toMemoryFilter(input.filter) : undefined,
         queryPlan: plan,
-        settings: { ...widestSettings(configuration, stored), deadlineAt: deadline.at },
+        settings: { ...widestSettings(configuration, stored, embedderProfileFor(embedder.spec)), deadlineAt: deadline.at },
         round: 0,
         coverage: undefined,
         account: undefined,

@@ -5,6 +5,13 @@ import { ENGLISH_STOPWORDS } from "../text/tokenizer.js";
  * its parts (see nameParts: "Alice" finds "Alice Chen"), in any case or, with `parts: "capitalized"`,
  * only where the question capitalises it. CJK names match as substrings. Codes with digits match only
  * whole, so ERR_1024 never finds ERR_2048.
+ *
+ * With `parts: "capitalized"` (things and places), the capital must also be the question's own: a
+ * one-word name is found only where the question writes it with a capital, and a word opening a
+ * sentence is capitalised by its position, not because it names something. Without this, a
+ * store whose rules took title words for names ("Cells", "Stress", "Adult Mice") turned the ordinary
+ * words of almost every claim into symbolic conditions (723 of SciFact's 809 training claims), whose
+ * votes only reordered what BM25 had already ranked on the same words.
  */
 export function namesMentioned(
   question: string,
@@ -12,9 +19,10 @@ export function namesMentioned(
   options: { parts?: "any-case" | "capitalized" } = {},
 ): string[] {
   const text = question.toLowerCase();
-  const written = question.split(/[^\p{L}\p{N}_.@-]+/u).filter(Boolean).map(trimPunctuation);
-  const partWords = options.parts === "capitalized" ? written.filter((word) => /^\p{Lu}/u.test(word)) : written;
-  const words = new Set(partWords.map((word) => word.toLowerCase()));
+  const capitalized = options.parts === "capitalized";
+  const written = writtenWords(question);
+  const partWords = capitalized ? written.filter(({ word, opensSentence }) => /^\p{Lu}/u.test(word) && !opensSentence) : written;
+  const words = new Set(partWords.map(({ word }) => word.toLowerCase()));
   const found: string[] = [];
   for (const name of known) {
     const lower = name.toLowerCase();
@@ -22,7 +30,7 @@ export function namesMentioned(
       if (text.includes(lower)) found.push(name);
       continue;
     }
-    if (wholePhrase(text, lower)) {
+    if (capitalized ? writtenAsName(question, name) : wholePhrase(text, lower)) {
       found.push(name);
       continue;
     }
@@ -50,6 +58,46 @@ export function foundOnlyThrough(question: string, name: string, parts: Readonly
   if (wholePhrase(text, name.toLowerCase())) return false;
   const present = nameParts(name).filter((part) => wholePhrase(text, part));
   return present.length > 0 && present.every((part) => parts.has(part));
+}
+
+interface WrittenWord {
+  word: string;
+  /** First word of the question or of a sentence in it: capitalised by position. */
+  opensSentence: boolean;
+}
+
+function writtenWords(question: string): WrittenWord[] {
+  return [...question.matchAll(/[\p{L}\p{N}_.@-]+/gu)]
+    .map((match) => ({ word: trimPunctuation(match[0]), opensSentence: opensSentence(question, match.index) }))
+    .filter(({ word }) => word.length > 0);
+}
+
+/** True when only spaces, quotes or brackets stand between `at` and the question's start or a sentence's end. */
+function opensSentence(question: string, at: number): boolean {
+  return /(?:^|[.!?。！？]\s)[\s"'“‘(\[]*$/u.test(question.slice(0, at));
+}
+
+/**
+ * `name` whole in the question, written as a name. A one-word name whose case is all that sets it
+ * apart from an ordinary word counts only where the question writes that case: a capitalised word
+ * ("Cells", "Boston") with a capital that is not a sentence's first, a word in capitals ("RESULTS",
+ * "DNA": a heading or an acronym) in capitals. Names of several words ("new york"), codes and
+ * quantities are not ordinary words spelled another way: they match in any case, as before.
+ */
+function writtenAsName(question: string, name: string): boolean {
+  const text = question.toLowerCase();
+  const lower = name.toLowerCase();
+  const titleWord = /^\p{Lu}\p{Ll}+$/u.test(name);
+  const capitals = /^\p{Lu}{2,}s?$/u.test(name);
+  if (!titleWord && !capitals) return wholePhrase(text, lower);
+  for (let from = 0; ; ) {
+    const at = text.indexOf(lower, from);
+    if (at < 0) return false;
+    from = at + 1;
+    if (isWordChar(text[at - 1]) || isWordChar(text[at + lower.length])) continue;
+    const written = question.slice(at, at + name.length);
+    if (capitals ? written === name : /^\p{Lu}/u.test(written) && !opensSentence(question, at)) return true;
+  }
 }
 
 function wholePhrase(text: string, phrase: string): boolean {

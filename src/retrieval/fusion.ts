@@ -8,6 +8,8 @@ export interface FusionOptions {
   weights: Record<ViewName, number>;
   /** Weight of a list from reflection round r relative to round 0: roundWeight^r (1 = no discount). */
   roundWeight?: number;
+  /** Share (0..1) of its view's weight one list earns from its own scores (see list-evidence.ts); default 1. */
+  evidence?: (list: ViewHitList) => number;
 }
 
 /**
@@ -20,6 +22,8 @@ export interface FusionOptions {
  *   the question did not (what was missing, a second hop's name), so a hit it finds again gains that
  *   round's vote, as agreement between views does. Lists of reflection rounds count less
  *   (roundWeight < 1): a gap query is a guess at what is missing, weaker evidence than the question.
+ *   A list's votes are also scaled by its own evidence when one is given: a dense list whose first
+ *   hit does not stand out from the rest says little about this query, whatever the view's weight.
  *   Ranks only: raw scores of different views are never added, since cosine and BM25 live on
  *   unrelated scales.
  * - union: a plain merge, first-seen order over rounds, then views, then queries;
@@ -32,6 +36,7 @@ export function fuseRankedLists(lists: readonly ViewHitList[], options: FusionOp
   const byKey = new Map<string, { firstSeen: number; bestVote: Map<string, { view: ViewName; vote: number }>; provenance: Provenance }>();
   const roundWeight = options.roundWeight ?? 1;
   for (const list of ordered) {
+    const listWeight = (options.evidence?.(list) ?? 1) * roundWeight ** list.round;
     list.hits.forEach((hit, index) => {
       const rank = index + 1;
       let fused = byKey.get(hit.key);
@@ -39,7 +44,7 @@ export function fuseRankedLists(lists: readonly ViewHitList[], options: FusionOp
         fused = { firstSeen: byKey.size, bestVote: new Map(), provenance: { views: [], subQueries: [], ranks: [], fusedScore: 0 } };
         byKey.set(hit.key, fused);
       }
-      const vote = roundWeight ** list.round / (options.rrfK + rank);
+      const vote = listWeight / (options.rrfK + rank);
       const voter = `${list.view} ${list.round}`;
       fused.bestVote.set(voter, { view: list.view, vote: Math.max(vote, fused.bestVote.get(voter)?.vote ?? 0) });
       const provenance = fused.provenance;

@@ -5,6 +5,13 @@ import { openSqliteStore } from "../../src/stores/sqlite/store.js";
 import { createEmbedder } from "../../src/text/embedders/create-embedder.js";
 import { widestSettings } from "../../src/graph/run-settings.js";
 import { resolveConfiguration } from "../../src/graph/configuration.js";
+import { dependencyAccessor } from "../../src/graph/dependencies.js";
+import type { RetrievalStateValue } from "../../src/graph/state.js";
+import { planNode } from "../../src/nodes/plan.js";
+import type { EmbeddingSpec } from "../../src/text/embedder.js";
+import { USE_LITE_SPEC } from "../../src/text/embedders/create-embedder.js";
+import { openAIEmbeddingSpec } from "../../src/text/embedders/openai.js";
+import { EMBEDDER_PROFILES } from "../../src/text/embedders/profiles.js";
 
 async function emptyMemory() {
   const embedder = createEmbedder({ provider: "hash", dimension: 128 });
@@ -25,16 +32,39 @@ describe("configuration and per-namespace settings", () => {
     assert.equal(config.maxReflectionRounds, 2);
     assert.equal(config.fusion, "rrf");
     assert.equal(config.rrfK, 20);
-    assert.deepEqual(config.viewWeights, { semantic: 0.3, lexical: 1, symbolic: 0.3 });
+    assert.deepEqual(config.viewWeights, { lexical: 1, symbolic: 0.3 }, "the semantic weight is the embedder's profile's");
+    assert.deepEqual(config.denseSeparation, { from: 0, to: 0 }, "a dense list keeps its weight by default");
     assert.equal(config.reflectionRoundWeight, 0.5);
     assert.equal(config.contentCap, 800);
   });
 
-  it("keeps the knowledge-base chain's plain RRF (k = 60, equal weights)", () => {
+  it("keeps the knowledge-base chain's plain RRF (k = 60, BM25 and filters at 1, dense by the embedder)", () => {
     const config = resolveConfiguration({ configurable: { preset: "knowledge-base" } });
     assert.equal(config.rrfK, 60);
-    assert.deepEqual(config.viewWeights, { semantic: 1, lexical: 1, symbolic: 1 });
+    assert.deepEqual(config.viewWeights, { lexical: 1, symbolic: 1 });
+    assert.deepEqual(config.denseSeparation, { from: 5, to: 7 });
   });
+
+  for (const preset of ["full", "knowledge-base"] as const) {
+    it(`takes the ${preset} preset's dense weight from the embedder's profile unless it is configured`, async () => {
+      const weightWith = async (spec: EmbeddingSpec, configurable: Record<string, unknown> = {}) => {
+        const embedder = { ...createEmbedder({ provider: "hash", dimension: spec.dimension }), spec };
+        const store = await openSqliteStore({ path: ":memory:", embedding: spec });
+        try {
+          const plan = planNode(dependencyAccessor({ store, embedder }));
+          const update = await plan({ question: "garden shed", namespaces: ["ns"] } as RetrievalStateValue, { configurable: { preset, ...configurable } });
+          return update.settings.viewWeights.semantic;
+        } finally {
+          await store.close();
+        }
+      };
+      assert.equal(await weightWith(USE_LITE_SPEC), EMBEDDER_PROFILES["use-lite"].denseWeight);
+      assert.equal(await weightWith(openAIEmbeddingSpec("text-embedding-3-small", 64)), EMBEDDER_PROFILES.openai.denseWeight);
+      assert.equal(await weightWith({ model: "hash-v1", dimension: 64 }), EMBEDDER_PROFILES.hash.denseWeight);
+      assert.equal(await weightWith({ model: "someone-elses", dimension: 64 }), EMBEDDER_PROFILES.unknown.denseWeight);
+      assert.equal(await weightWith(USE_LITE_SPEC, { viewWeights: { semantic: 0.7 } }), 0.7, "a configured weight wins");
+    });
+  }
 
   it("applies a preset, then explicit fields over it", () => {
     const config = resolveConfiguration({ configurable: { preset: "knowledge-base", denseMinScore: 0.5 } });
@@ -51,7 +81,7 @@ describe("configuration and per-namespace settings", () => {
 
   it("lets the widest setting win across namespaces and falls back to the configuration", () => {
     const config = resolveConfiguration({});
-    const widest = widestSettings(config, [{ finalK: 2, denseMinScore: 0.4 }, { finalK: 5, denseMinScore: 0.2 }, undefined]);
+    const widest = widestSettings(config, [{ finalK: 2, denseMinScore: 0.4 }, { finalK: 5, denseMinScore: 0.2 }, undefined], EMBEDDER_PROFILES.unknown);
     assert.equal(widest.finalK, 5);
     assert.equal(widest.denseMinScore, 0.2);
     assert.equal(widest.semanticTopK, 25);

@@ -3,6 +3,7 @@ import { after, before, describe, it } from "node:test";
 import { resolveConfiguration } from "../../src/graph/configuration.js";
 import { routeAfterReflect } from "../../src/graph/routing.js";
 import { widestSettings } from "../../src/graph/run-settings.js";
+import { EMBEDDER_PROFILES } from "../../src/text/embedders/profiles.js";
 import type { RetrievalStateValue, ViewTask } from "../../src/graph/state.js";
 import { hitKey } from "../../src/domain/hits.js";
 import type { Coverage, GapCondition } from "../../src/domain/coverage.js";
@@ -192,10 +193,21 @@ describe("the rule planner's names", () => {
   it("matches a person by a part in any case", () => {
     assert.deepEqual(plan("what did alice say?").persons, ["Alice Chen"]);
   });
+
+  it("takes a one-word name for a condition only where the question writes it as one, not at a sentence's start", () => {
+    // Title words and headings a store's rules took for names: the question's ordinary words must not become filters.
+    const documents = { persons: [], entities: ["Cells", "Adult Mice", "RESULTS", "DNA", "Boston"], locations: [] };
+    const ask = (question: string) => planWithRules(question, { vocabulary: documents, now: new Date(NOW), timeZone: "UTC", maxSubQueries: 4 }).entities;
+    assert.deepEqual(ask("Cells lacking the enzyme die."), [], "capitalised only because it opens the sentence");
+    assert.deepEqual(ask("Results show that cells die."), []);
+    assert.deepEqual(ask("Adult neurons regrow."), [], "nor is an opening word a part that finds a longer name");
+    assert.deepEqual(ask("Damaged DNA in adult mice."), ["Adult Mice", "DNA"], "names of several words and written capitals still count");
+    assert.deepEqual(ask("What did she like about Boston? Boston was cold."), ["Boston"]);
+  });
 });
 
 describe("gap rounds of the rule judge", () => {
-  const settings = widestSettings(resolveConfiguration(undefined), []);
+  const settings = widestSettings(resolveConfiguration(undefined), [], EMBEDDER_PROFILES.hash);
   const planOf: Plan = { requiredInfo: [], subQueries: ["q"], keywords: [], persons: ["John"], entities: ["Regatta"], locations: [], planner: "rules" };
   const state = (judge: Coverage["judge"]) =>
     ({

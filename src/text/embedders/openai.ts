@@ -39,8 +39,11 @@ export const OPENAI_DEFAULT_TIMEOUT_MS = 10_000;
 /** Sent when a custom base URL is given without a key: the OpenAI client insists on one, local servers ignore it. */
 const PLACEHOLDER_API_KEY = "not-needed";
 
+/** A store records an OpenAI-compatible model as `openai:MODEL`, so its kind is known when it is reopened. */
+export const OPENAI_MODEL_PREFIX = "openai:";
+
 export function openAIEmbeddingSpec(model: string, dimensions: number): EmbeddingSpec {
-  return { model: `openai:${model}`, dimension: dimensions };
+  return { model: `${OPENAI_MODEL_PREFIX}${model}`, dimension: dimensions };
 }
 
 export function createOpenAIEmbedder(options: OpenAIEmbedderOptions): Embedder {

@@ -1,0 +1,44 @@
+import { z } from "zod";
+
+/**
+ * How much one ranked list says for one query, from its own scores. A list whose first hit scores
+ * like the rest of its list has found nothing that stands out (a weak embedder ranks a near-random
+ * neighbour first with the same confidence as the right one), so its vote should count for little; a
+ * list whose first hit stands well clear of the rest has evidence.
+ *
+ * The measure is the first score's z-score against the next scores of the list, cut at
+ * SEPARATION_DEPTH so that a view asked for 100 hits (the eval) and one asked for 25 (the default)
+ * read the same. A z-score has no unit, so it compares across embedders whose cosines live on
+ * different ranges (USE-lite's sit between 0.6 and 0.85 on SciFact, whatever the query).
+ */
+export const SEPARATION_DEPTH = 25;
+
+export const SeparationRampSchema = z
+  .strictObject({
+    from: z.number().min(0).max(100).describe("Separation (z-score of the first score) at or below which the list earns no vote"),
+    to: z.number().min(0).max(100).describe("Separation at or above which the list earns its view's full vote; linear between"),
+  })
+  .refine((ramp) => ramp.to >= ramp.from, "to must be at least from")
+  .describe("How a list's vote grows with the separation of its first score from the rest");
+export type SeparationRamp = z.infer<typeof SeparationRampSchema>;
+
+/** The first score's z-score against scores 2..SEPARATION_DEPTH; undefined with fewer than 3 scores or no spread. */
+export function topSeparation(scores: readonly number[]): number | undefined {
+  const [first, ...rest] = scores.slice(0, SEPARATION_DEPTH);
+  if (first === undefined || rest.length < 2) return undefined;
+  const mean = rest.reduce((sum, score) => sum + score, 0) / rest.length;
+  const spread = Math.sqrt(rest.reduce((sum, score) => sum + (score - mean) ** 2, 0) / rest.length);
+  return spread > 0 ? (first - mean) / spread : undefined;
+}
+
+/**
+ * The share (0..1) of its view's weight a list earns. A list too short to compare, or with no spread,
+ * keeps its full vote: there is no evidence against it, and thresholds have already judged its hits.
+ */
+export function separationEvidence(scores: readonly number[], ramp: SeparationRamp): number {
+  const separation = topSeparation(scores);
+  if (separation === undefined) return 1;
+  if (separation >= ramp.to) return 1;
+  if (separation <= ramp.from) return 0;
+  return (separation - ramp.from) / (ramp.to - ramp.from);
+}

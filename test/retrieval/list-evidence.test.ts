@@ -1,0 +1,68 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import type { ViewHitList } from "../../src/domain/hits.js";
+import { fuseRankedLists } from "../../src/retrieval/fusion.js";
+import { SEPARATION_DEPTH, SeparationRampSchema, separationEvidence, topSeparation } from "../../src/retrieval/list-evidence.js";
+
+const ramp = { from: 3, to: 5 };
+/** 25 scores falling evenly (the first like the rest), and the same list with a first score far above it. */
+const flat = Array.from({ length: 25 }, (_, i) => 0.8 - i * 0.004);
+const separated = [0.95, ...flat.slice(1)];
+
+describe("list evidence: how far a list's first score stands out", () => {
+  it("is the z-score of the first score against the next ones", () => {
+    assert.equal(topSeparation([3, 1, 2, 1, 2]), (3 - 1.5) / 0.5);
+    assert.equal(topSeparation([1, 1]), undefined, "one score to compare with is not a distribution");
+    assert.equal(topSeparation([0.9, 0.5, 0.5, 0.5]), undefined, "no spread among the rest");
+  });
+
+  it("reads only the first SEPARATION_DEPTH scores, so a deeper list reads the same", () => {
+    const deeper = [...separated, ...Array.from({ length: 75 }, () => 0.1)];
+    assert.equal(topSeparation(deeper), topSeparation(separated.slice(0, SEPARATION_DEPTH)));
+  });
+
+  it("gives no vote to a flat list, the full vote to a separated one, and grows linearly between", () => {
+    const flatZ = topSeparation(flat) ?? Infinity;
+    const separatedZ = topSeparation(separated) ?? -Infinity;
+    assert.ok(flatZ < ramp.from && separatedZ > ramp.to, `flat ${flatZ}, separated ${separatedZ}`);
+    assert.equal(separationEvidence(flat, ramp), 0);
+    assert.equal(separationEvidence(separated, ramp), 1);
+    // z = 4 exactly: (3 - 1.5) / 0.5 = 3 for [3,1,2,1,2]; lift the first to 3.5 for z = 4.
+    assert.equal(separationEvidence([3.5, 1, 2, 1, 2], ramp), 0.5);
+    assert.equal(separationEvidence([0.9, 0.8], ramp), 1, "too short to judge: thresholds already did");
+  });
+
+  it("always gives the full vote when from = to = 0", () => {
+    assert.equal(separationEvidence(flat, { from: 0, to: 0 }), 1);
+  });
+
+  it("refuses a ramp that ends before it starts", () => {
+    assert.throws(() => SeparationRampSchema.parse({ from: 5, to: 3 }));
+  });
+});
+
+describe("fusion with list evidence", () => {
+  const list = (view: ViewHitList["view"], keys: string[], scores: number[]): ViewHitList => ({
+    view,
+    query: "q",
+    namespace: "ns",
+    round: 0,
+    hits: keys.map((key, i) => ({ key, score: scores[i] ?? 0 })),
+  });
+  const keys = Array.from({ length: 25 }, (_, i) => `d${i}`);
+  const lexical = list("lexical", ["d1", "d0", ...keys.slice(2)], Array.from({ length: 25 }, (_, i) => 20 - i * 0.5));
+  const weights = { semantic: 1, lexical: 1, symbolic: 1 };
+  const evidence = (item: ViewHitList) => (item.view === "semantic" ? separationEvidence(item.hits.map((hit) => hit.score), ramp) : 1);
+
+  it("lets a dense list whose first hit stands out reorder BM25's top", () => {
+    const fused = fuseRankedLists([lexical, list("semantic", keys, separated)], { method: "rrf", rrfK: 20, weights, evidence });
+    assert.equal(fused[0]?.key, "d0");
+  });
+
+  it("keeps BM25's order when the dense list's first hit scores like the rest", () => {
+    const fused = fuseRankedLists([lexical, list("semantic", keys, flat)], { method: "rrf", rrfK: 20, weights, evidence });
+    assert.equal(fused[0]?.key, "d1");
+    const unweighed = fuseRankedLists([lexical, list("semantic", keys, flat)], { method: "rrf", rrfK: 20, weights });
+    assert.equal(unweighed[0]?.key, "d0", "without evidence the same flat list decides");
+  });
+});
