@@ -62,6 +62,7 @@ export function planNode(dependencies: () => Promise<GraphDependencies>, guard?:
         settings: { ...widestSettings(configuration, stored), deadlineAt: deadline.at },
         round: 0,
         coverage: undefined,
+        beforeOwnWords: undefined,
         account: undefined,
         fused: [],
         results: [],
