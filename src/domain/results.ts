@@ -14,7 +14,7 @@ export const RetrievalResultSchema = z.object({
   location: z.string().optional(),
   topic: z.string().optional(),
   source: SourceSchema.optional(),
-  score: z.number().describe("Fused score (RRF), higher is better"),
+  score: z.number().describe("Fused score (RRF), higher is better; after an own-words round two rankings take turns, so scores need not fall down the list"),
   rerankScore: z.number().optional().describe("The model's 0-10 score, when reranked"),
   provenance: ProvenanceSchema,
 });

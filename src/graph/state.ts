@@ -61,6 +61,10 @@ export const RetrievalState = z.object({
   }),
   fused: withLangGraph(described(z.array(FusedHitSchema), "The fused, de-duplicated ranking after the last merge"), { default: (): FusedHit[] => [] }),
   coverage: described(CoverageSchema.optional(), "The last judgement of coverage"),
+  beforeOwnWords: described(
+    z.array(z.string()).optional(),
+    "The fused ranking (hit keys) as it stood when the own-words round was asked: the question read by its words alone, whoever said them",
+  ),
   results: withLangGraph(described(z.array(RetrievalResultSchema), "The answer: memories re-checked against the store"), {
     default: (): RetrievalResult[] => [],
   }),

@@ -13,6 +13,7 @@ import { hitKey, splitHitKey, type FusedHit } from "../domain/hits.js";
 import type { RetrievalResult } from "../domain/results.js";
 import { addNodeMs, timed } from "../graph/timing.js";
 import { summarizeAccount, type Degradation, type LlmCallRecord } from "../domain/run-account.js";
+import { takeTurns } from "../retrieval/readings.js";
 import { DeadlineError, deadlineOf, pastDeadline, withDeadlineSignal, withinDeadline, type RunDeadline } from "../graph/deadline.js";
 
 /**
@@ -32,7 +33,7 @@ export function finalizeNode(dependencies: () => Promise<GraphDependencies>) {
       const deadline = deadlineOf(settings);
       const degraded: Degradation[] = [];
       const llmCalls: LlmCallRecord[] = [];
-      const fused = state.fused.slice(0, finalK * 2);
+      const fused = answerOrder(state).slice(0, finalK * 2);
       // A rerank orders every candidate, so all are re-read; otherwise the first finalK usually survive
       // and the rest are read only to replace those that did not.
       const reranking = settings.rerank && model !== undefined;
@@ -59,6 +60,20 @@ export function finalizeNode(dependencies: () => Promise<GraphDependencies>) {
     const account = summarizeAccount([...state.llmCalls, ...update.llmCalls], addNodeMs(state.nodeMs, update.nodeMs), state.round);
     return { ...update, account };
   };
+}
+
+/**
+ * The order the answer is given in. After an own-words round the question has two readings and no
+ * rule can tell which was meant: about the named speaker (what they said, which that round lifted
+ * above everyone else's words) or about its words, whoever said them (a question may name the wrong
+ * speaker, on purpose or by a slip: "What did Caroline paint?" when Melanie did). The final ranking
+ * and the one before that round take turns, the final one first, so the named speaker's best answer
+ * leads and every cut-off (a caller's k is not known here) holds the best of both readings in equal
+ * shares. Without that round the fused order stands. Scores are the fused ones, so after such a
+ * round they need not fall down the list.
+ */
+function answerOrder(state: RetrievalStateValue): FusedHit[] {
+  return state.beforeOwnWords ? takeTurns(state.fused, state.beforeOwnWords) : state.fused;
 }
 
 type Candidate = { hit: FusedHit; entry: MemoryEntry };

@@ -63,6 +63,7 @@ export function planNode(dependencies: () => Promise<GraphDependencies>, guard?:
         settings: { ...widestSettings(configuration, stored, embedderProfileFor(embedder.spec)), deadlineAt: deadline.at },
         round: 0,
         coverage: undefined,
+        beforeOwnWords: undefined,
         account: undefined,
         fused: [],
         results: [],

@@ -1,6 +1,6 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { MemoryEntry } from "../memory/entry.js";
-import { searchesAgain, withoutGapQueries } from "../reflection/coverage.js";
+import { asksOwnWords, searchesAgain, withoutGapQueries } from "../reflection/coverage.js";
 import { judgeCoverage } from "../reflection/judge.js";
 import type { GraphDependencies } from "../graph/dependencies.js";
 import { plannedRun, type RetrievalStateValue } from "../graph/state.js";
@@ -45,8 +45,21 @@ export function reflectNode(dependencies: () => Promise<GraphDependencies>) {
         config?.signal,
       );
       const { coverage, degraded } = stoppedAtDeadline(judgement.coverage, judgement.degraded, wouldSearch, deadline);
-      return { coverage, round: searchesAgain(coverage) ? state.round + 1 : state.round, llmCalls: judgement.llmCalls, degraded };
+      const round = searchesAgain(coverage) ? state.round + 1 : state.round;
+      return { coverage, round, llmCalls: judgement.llmCalls, degraded, ...readingBeforeOwnWords(state, coverage, settings.finalK) };
     });
+}
+
+/**
+ * The ranking as it stands before an own-words round, kept for finalize (see finalize's answerOrder):
+ * that round lifts the named speaker's words, and a question that named the wrong speaker on purpose
+ * ("What did Caroline paint?" when Melanie did) is answered by what the ranking held before it.
+ * Only the first such round counts (its query is never asked twice); finalize reads at most twice
+ * finalK hits, so no more are kept.
+ */
+function readingBeforeOwnWords(state: RetrievalStateValue, coverage: Coverage, finalK: number): { beforeOwnWords?: string[] } {
+  if (state.beforeOwnWords !== undefined || !asksOwnWords(coverage)) return {};
+  return { beforeOwnWords: state.fused.slice(0, finalK * 2).map((hit) => hit.key) };
 }
 
 /**

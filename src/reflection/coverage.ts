@@ -42,3 +42,8 @@ export function withoutGapQueries(coverage: Coverage): Coverage {
 export function searchesAgain(coverage: Coverage | undefined): coverage is Coverage {
   return coverage !== undefined && !coverage.complete && coverage.gapQueries.length > 0;
 }
+
+/** True when the judgement opens a round asked among one speaker's own words (a gap query with a speaker to meet). */
+export function asksOwnWords(coverage: Coverage | undefined): boolean {
+  return searchesAgain(coverage) && Object.values(coverage.gapConditions ?? {}).some((condition) => condition.spokenBy !== undefined);
+}
