@@ -122,6 +122,40 @@ describe("exact search through usearch's kernel", () => {
     }
   });
 
+  it("answers filtered searches from the filter's matches alone, as sqlite-vec's widened scan does, ties included", async () => {
+    const kernel = await open(":memory:");
+    const scan = await open(":memory:", { vectorCacheMiB: 0 });
+    try {
+      const random = seededRandom(21);
+      // A fifth of 3,000 entries match: more than the store measures one by one, few enough to scan on their own.
+      const records = Array.from({ length: 3000 }, (_, i) => record("ns", `e${i}`, randomVector(random), { persons: [i % 5 === 0 ? "Fifth" : "Other"] }));
+      const duplicate = randomVector(random);
+      for (let i = 0; i < 40; i += 1) records.push(record("ns", `dup${i}`, duplicate, { persons: [i % 2 === 0 ? "Fifth" : "Twin"] }));
+      for (const store of [kernel, scan]) {
+        await store.upsert("ns", records);
+        await store.delete("ns", ["e5", "e10", "dup0"]);
+      }
+      // "Twin": 20 identical vectors, few enough that the store measures them one by one.
+      for (const person of ["Fifth", "Twin"]) {
+        const filter: MemoryFilter = { persons: [person.toLowerCase()] };
+        for (const query of [duplicate, ...Array.from({ length: 10 }, () => randomVector(random))]) {
+          for (const k of [1, 10, 25]) {
+            const expected = await scan.denseSearch("ns", query, { k, filter });
+            const actual = await kernel.denseSearch("ns", query, { k, filter });
+            assert.deepEqual(
+              actual.map((hit) => [hit.entry.id, hit.score]),
+              expected.map((hit) => [hit.entry.id, hit.score]),
+            );
+            assert.ok(actual.length > 0 && actual.every((hit) => hit.entry.persons.includes(person)));
+          }
+        }
+      }
+    } finally {
+      await kernel.close();
+      await scan.close();
+    }
+  });
+
   it("sees another connection's writes to the same file", async () => {
     const path = freshFile("two-writers");
     const reader = await open(path);

@@ -17,6 +17,9 @@
 import type { Usearch } from "./usearch.js";
 import { vec0L2 } from "./vectors.js";
 
+/** How exact ties are ordered: vec0's KNN order (chunk, then slot), or ascending rowid. */
+export type TieOrder = "vec0" | "rowid";
+
 /** A KNN hit as vec0 reports it: the entry's rowid and its L2 distance to the query. */
 export interface VectorHit {
   rowid: number;
@@ -108,6 +111,23 @@ export class ExactVectors {
       // lastDot + errorBound by vec0: certainly farther than the k-th when that is below its cosine.
       if (lastDot + this.errorBound < 1 - (kth.distance * kth.distance) / 2) return this.hits(ranked, wanted);
     }
+  }
+
+  /**
+   * The k nearest of the given rowids' vectors (those held), exactly as vec0 would rank them, ties
+   * broken by vec0's order or by rowid (the order of the store's one-by-one path). The matches are
+   * copied into a scratch set first: a filter's few thousand matches cost less to copy and scan than
+   * a KNN over the whole namespace widened until enough of them turn up.
+   */
+  nearestAmong(query: Float32Array, rowids: readonly number[], k: number, ties: TieOrder): VectorHit[] {
+    const subset = new ExactVectors(this.usearch, this.dimension, Math.max(1, rowids.length));
+    for (const rowid of rowids) {
+      const slot = this.slotOf.get(rowid);
+      if (slot === undefined) continue;
+      const start = slot * this.dimension;
+      subset.set(rowid, ties === "rowid" ? rowid : (this.orders[slot] ?? 0), this.matrix.subarray(start, start + this.dimension));
+    }
+    return subset.nearest(query, k);
   }
 
   /** The `count` slots of highest dot product with the query, by usearch, and the lowest dot product among them. */

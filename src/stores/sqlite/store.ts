@@ -71,6 +71,12 @@ export type SqliteStoreOptions = z.input<typeof SqliteStoreOptionsSchema>;
  */
 const DIRECT_DISTANCE_SHARE = 1 / 16;
 const DIRECT_DISTANCE_MIN = 512;
+/**
+ * With vectors in memory, a filter's matches are scanned on their own (copied out, then one SIMD pass)
+ * while they are at most this share of the namespace; beyond it, copying them costs more than the
+ * widened KNN, which then needs at most 8k rows to find k of them.
+ */
+const IN_MEMORY_SUBSET_MAX_SHARE = 1 / 4;
 /** vec0's own ceiling on k. */
 const VEC0_MAX_K = 4096;
 /**
@@ -498,14 +504,24 @@ export class SqliteMemoryStore implements MemoryStore {
    * Exact k nearest among the namespace's entries that satisfy `filter`. Few matches: their distances
    * one by one (a point lookup each). Many: a KNN over the namespace, the hits checked against the
    * filter in SQL, widened until k pass; that is exact, since every match outside the nearest `width`
-   * is farther than every one inside. Matches are counted first, never all loaded into memory.
+   * is farther than every one inside. Matches are counted first, never all loaded into memory. With the
+   * namespace's vectors in memory (vector-search.ts), the matches, unless most of the namespace, are
+   * scanned on their own instead: the same hits, ties ordered as the path above would order them.
    */
   private nearestMatching(namespace: string, query: Buffer, k: number, filter: MemoryFilter | undefined, now: number): DistanceRow[] {
     const { where, params } = filterSql(namespace, filter, now);
     const matches = this.filterStatement<{ count: number }>(`SELECT count(*) AS count FROM entries AS e WHERE ${where}`).get(...params)?.count ?? 0;
     if (!matches) return [];
     const namespaceSize = matches > DIRECT_DISTANCE_MIN ? (this.statements.namespaceSize.get(namespace) ?? 0) : 0;
-    if (matches > Math.max(DIRECT_DISTANCE_MIN, namespaceSize * DIRECT_DISTANCE_SHARE)) {
+    const oneByOne = matches <= Math.max(DIRECT_DISTANCE_MIN, namespaceSize * DIRECT_DISTANCE_SHARE);
+    // In memory, the matches themselves are scanned unless they are most of the namespace (then the
+    // widened KNN below needs few extra rows), with the tie order of the path the store would take.
+    if (oneByOne || matches <= namespaceSize * IN_MEMORY_SUBSET_MAX_SHARE) {
+      const matching = () => this.filterStatement<RowidRow>(`SELECT e.rowid AS rowid FROM entries AS e WHERE ${where}`).all(...params).map((row) => row.rowid);
+      const inMemory = this.vectors?.nearestAmong(namespace, query, k, matching, oneByOne ? "rowid" : "vec0");
+      if (inMemory) return inMemory;
+    }
+    if (!oneByOne) {
       // CROSS JOIN: the `width` KNN hits drive, each checked against the filter (not the whole namespace scanned).
       const passingAmong = this.filterStatement<RowidRow>(
         `SELECT e.rowid AS rowid FROM json_each(?) AS hit CROSS JOIN entries AS e ON e.rowid = hit.value WHERE ${where}`,

@@ -25,7 +25,7 @@
 import { z } from "zod";
 import { describeError, log } from "../../core/log.js";
 import { nextTurn } from "../../core/next-turn.js";
-import { ExactVectors, type VectorHit } from "./exact-vectors.js";
+import { ExactVectors, type TieOrder, type VectorHit } from "./exact-vectors.js";
 import { HnswIndex, HnswParametersSchema, indexFolder, type HnswParameters, type IndexIdentity } from "./hnsw-index.js";
 import { hasVectorBookkeeping, storeId, VECTOR_CHANGE_WINDOW, type SqliteDatabase } from "./schema.js";
 import { loadUsearch, type Usearch } from "./usearch.js";
@@ -164,6 +164,23 @@ export class VectorSearch {
       return this.nearestInMemory(namespace, floatsOfBlob(queryBlob), k);
     } catch (error) {
       // A failing in-memory path degrades to sqlite-vec, never to an error; what it held is re-read next time.
+      this.forget(namespace, "vector_search_failed", error);
+      return undefined;
+    }
+  }
+
+  /**
+   * The k nearest of the namespace's vectors among `rowids` (the matches of a filter, read only when
+   * needed), exact, ties in the given order; undefined when sqlite-vec or the namespace's HNSW index
+   * must answer (an index's filtered searches widen over the index instead).
+   */
+  nearestAmong(namespace: string, queryBlob: Buffer, k: number, rowids: () => number[], ties: TieOrder): VectorHit[] | undefined {
+    if (!this.engine || this.closed) return undefined;
+    try {
+      const size = this.sizeOf(namespace);
+      if (this.indexed(size)) return undefined;
+      return this.currentExact(namespace, size)?.vectors.nearestAmong(floatsOfBlob(queryBlob), rowids(), k, ties);
+    } catch (error) {
       this.forget(namespace, "vector_search_failed", error);
       return undefined;
     }
