@@ -6,18 +6,10 @@ import { fillMissingFields } from "../ingest/jsonl.js";
 import { writeMemories } from "../ingest/write-memories.js";
 import type { MemoryInput } from "../memory/entry.js";
 import type { MemoryStore } from "../stores/port.js";
-import { openSqliteStore } from "../stores/sqlite/store.js";
 import { EmbedderConfigSchema } from "../text/embedders/create-embedder.js";
 import { BEIR_FILES, readBeirFolder, type BeirData, type BeirDocument } from "./beir-data.js";
 import {
-  askEveryEntrant,
-  embedQuestions,
-  evalEntrants,
-  keepEmbeddings,
-  openEvalEmbedder,
-  evalTimings,
-  timed,
-  timedOutsideModel,
+  runBenchmark,
   type EvalCase,
   type EvalContext,
   type EvalEmbedder,
@@ -100,45 +92,42 @@ export async function runBeirEval(options: BeirEvalOptions, context: EvalContext
   const started = performance.now();
   const settings = parseOrThrow(BeirEvalOptionsSchema, options, "options");
   if (context.retrieval) parseOrThrow(RetrievalConfigSchema, context.retrieval, "retrieval");
-  const progress = context.onProgress ?? (() => {});
   const data = await readBeirFolder(settings.folder, settings.split);
   // Whole seconds: the stored timestamps and the queries' reference time print alike.
   const now = Math.floor(Date.now() / 1000) * 1000;
   const cases = queryCases(data, settings.limit, new Date(now));
   if (cases.length === 0) throw new ValidationError("split", `no query of ${BEIR_FILES.qrels}/${settings.split}.tsv has a relevant document`);
-
-  const { embedder, vectorsFromCache } = await openEvalEmbedder(settings.embedder, context, settings.embeddingCache);
-  const embeddings = embedder.embeddings;
-  const store = await openSqliteStore({ path: ":memory:", embedding: embedder.spec });
-  try {
-    const memories = corpusMemories(data.documents);
-    const embedding = await timed(() => embeddings.warm(memories.inputs.map((input) => input.text), (done, total) => progress({ phase: "embed entries", done, total })));
-    const ingest = await timedOutsideModel(embeddings, () => ingestCorpus(embedder, store, memories, now, progress));
-    const questionEmbedding = await timed(() => embedQuestions(cases, embeddings, progress));
-    const kept = await keepEmbeddings(embedder, settings.embeddingCache, vectorsFromCache);
-    const judgedIdsOf = (result: { id: string }) => [memories.documentOf.get(result.id) ?? result.id];
-    const entrants = await evalEntrants(store, embedder, ingest.value, { mode: settings.mode, peers: settings.peers, peerModes: BEIR_MODES, judgedIdsOf }, context);
-    const asked = await askEveryEntrant(entrants, cases, BEIR_KS, embeddings, progress, beirRanking);
-    await keepEmbeddings(embedder, settings.embeddingCache, kept);
-    return {
-      dataset: basename(resolve(settings.folder)),
-      split: settings.split,
-      mode: settings.mode,
-      ks: [...BEIR_KS],
-      embedder: `${embedder.spec.model} (${embedder.spec.dimension}-d)`,
-      queries: cases.length,
-      corpus: { documents: data.documents.length, entries: memories.inputs.length, splitDocuments: memories.splitDocuments, emptyDocuments: data.emptyDocuments },
-      judgements: { queriesWithoutRelevant: data.queriesWithoutRelevant, relevantMissing: data.relevantMissing },
-      retrievers: asked.runs,
-      timings: evalTimings(
-        { embedEntries: embedding.seconds, ingest: ingest.seconds, embedQuestions: questionEmbedding.seconds, askSeconds: asked.askSeconds, started },
-        embeddings,
-        vectorsFromCache,
-      ),
-    };
-  } finally {
-    await store.close();
-  }
+  const memories = corpusMemories(data.documents);
+  const outcome = await runBenchmark(
+    {
+      embedCorpus: (embeddings, progress) =>
+        embeddings.warm(
+          memories.inputs.map((input) => input.text),
+          (done, total) => progress({ phase: "embed entries", done, total }),
+        ),
+      write: (store, embedder, _prepared, progress) => ingestCorpus(embedder, store, memories, now, progress),
+      cases,
+      ks: BEIR_KS,
+      peerModes: BEIR_MODES,
+      judgedIdsOf: (result) => [memories.documentOf.get(result.id) ?? result.id],
+      rankingOf: beirRanking,
+    },
+    settings,
+    context,
+    started,
+  );
+  return {
+    dataset: basename(resolve(settings.folder)),
+    split: settings.split,
+    mode: settings.mode,
+    ks: [...BEIR_KS],
+    embedder: outcome.embedder,
+    queries: cases.length,
+    corpus: { documents: data.documents.length, entries: memories.inputs.length, splitDocuments: memories.splitDocuments, emptyDocuments: data.emptyDocuments },
+    judgements: { queriesWithoutRelevant: data.queriesWithoutRelevant, relevantMissing: data.relevantMissing },
+    retrievers: outcome.retrievers,
+    timings: outcome.timings,
+  };
 }
 
 /**

@@ -1,7 +1,9 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { PresetName, RetrievalConfigInput } from "../graph/configuration.js";
 import { createRetrievalGraph } from "../graph/graph.js";
+import { closeEach } from "../library/open-recallgraph.js";
 import type { MemoryStore } from "../stores/port.js";
+import { openSqliteStore } from "../stores/sqlite/store.js";
 import type { Embedder } from "../text/embedder.js";
 import { createEmbedder, type EmbedderConfig } from "../text/embedders/create-embedder.js";
 import { cachedEmbedder, type CachedEmbeddings } from "./cached-embeddings.js";
@@ -84,15 +86,80 @@ export interface EvalEntrant {
   primary: boolean;
 }
 
-/** The embedder every retriever of a run shares, its vectors cached in memory and, given a file, between runs. */
-export async function openEvalEmbedder(
-  config: EmbedderConfig,
+/** What a benchmark's run is asked for: its embedder, the vector cache file, the mode scored, and whether peers run too. */
+export interface BenchmarkSettings {
+  embedder: EmbedderConfig;
+  embeddingCache?: string | undefined;
+  mode: PresetName;
+  peers: boolean;
+}
+
+/**
+ * What a benchmark brings to the shared run: how its corpus is embedded (once, before anything is
+ * written) and written, its questions, and how a retriever's answers are scored.
+ */
+export interface Benchmark<Prepared, Corpus extends ReadonlyMap<string, readonly CorpusEntry[]>> {
+  /** Every text of the corpus through the model once; what `write` needs of it. */
+  embedCorpus(embeddings: CachedEmbeddings, progress: ReportProgress): Promise<Prepared>;
+  /** The corpus written through the product's ingest path into the fresh store, by namespace. */
+  write(store: MemoryStore, embedder: EvalEmbedder, prepared: Prepared, progress: ReportProgress): Promise<Corpus>;
+  cases: readonly EvalCase[];
+  ks: readonly number[];
+  /** The modes a peers run compares. */
+  peerModes: readonly PresetName[];
+  judgedIdsOf: JudgedIdsOf;
+  rankingOf?: RankingOf;
+}
+
+/** What the shared run gives back for a benchmark's report. */
+export interface BenchmarkOutcome<Corpus> {
+  /** The embedder, as a report names it. */
+  embedder: string;
+  corpus: Corpus;
+  retrievers: RetrieverRun[];
+  timings: EvalTimings;
+}
+
+/**
+ * The phases every benchmark runs alike: the embedder and its cache, a fresh in-memory store, the
+ * corpus embedded then written, the questions embedded, the vectors kept (once before asking, so a
+ * run that fails later keeps the slow part, and again after), every entrant asked, everything timed.
+ * `started` is when the benchmark began (reading its files counts in the total).
+ */
+export async function runBenchmark<Prepared, Corpus extends ReadonlyMap<string, readonly CorpusEntry[]>>(
+  benchmark: Benchmark<Prepared, Corpus>,
+  settings: BenchmarkSettings,
   context: EvalContext,
-  cacheFile: string | undefined,
-): Promise<{ embedder: EvalEmbedder; vectorsFromCache: number }> {
-  const embedder = cachedEmbedder(context.embedder ?? createEmbedder(config));
-  const vectorsFromCache = cacheFile ? await loadEmbeddingCache(cacheFile, embedder.spec, embedder.embeddings) : 0;
-  return { embedder, vectorsFromCache };
+  started: number,
+): Promise<BenchmarkOutcome<Corpus>> {
+  const progress = context.onProgress ?? (() => {});
+  const source = context.embedder ?? createEmbedder(settings.embedder);
+  const ownsEmbedder = context.embedder === undefined;
+  const embedder = cachedEmbedder(source);
+  const embeddings = embedder.embeddings;
+  const cacheFile = settings.embeddingCache;
+  const vectorsFromCache = cacheFile ? await loadEmbeddingCache(cacheFile, embedder.spec, embeddings) : 0;
+  const store = await openSqliteStore({ path: ":memory:", embedding: embedder.spec });
+  try {
+    const prepared = await timed(() => benchmark.embedCorpus(embeddings, progress));
+    const written = await timedOutsideModel(embeddings, () => benchmark.write(store, embedder, prepared.value, progress));
+    const questionEmbedding = await timed(() => embedQuestions(benchmark.cases, embeddings, progress));
+    const kept = await keepEmbeddings(embedder, cacheFile, vectorsFromCache);
+    const entrantSettings = { mode: settings.mode, peers: settings.peers, peerModes: benchmark.peerModes, judgedIdsOf: benchmark.judgedIdsOf };
+    const entrants = await evalEntrants(store, embedder, written.value, entrantSettings, context);
+    const asked = await askEveryEntrant(entrants, benchmark.cases, benchmark.ks, embeddings, progress, benchmark.rankingOf);
+    await keepEmbeddings(embedder, cacheFile, kept);
+    const phases = { embedEntries: prepared.seconds, ingest: written.seconds, embedQuestions: questionEmbedding.seconds, askSeconds: asked.askSeconds, started };
+    return {
+      embedder: `${embedder.spec.model} (${embedder.spec.dimension}-d)`,
+      corpus: written.value,
+      retrievers: asked.runs,
+      timings: evalTimings(phases, embeddings, vectorsFromCache),
+    };
+  } finally {
+    // The embedder is closed only when this run created it (a caller's is the caller's).
+    await closeEach([() => store.close(), ownsEmbedder ? () => source.close?.() : undefined]);
+  }
 }
 
 /**
@@ -100,14 +167,14 @@ export async function openEvalEmbedder(
  * file already has); returns what the file holds now. Called once the corpus and questions are
  * embedded, so a run that fails later still leaves the slow part done, and again at the end.
  */
-export async function keepEmbeddings(embedder: EvalEmbedder, cacheFile: string | undefined, kept: number): Promise<number> {
+async function keepEmbeddings(embedder: EvalEmbedder, cacheFile: string | undefined, kept: number): Promise<number> {
   const size = embedder.embeddings.saved().size;
   if (!cacheFile || size <= kept) return kept;
   await saveEmbeddingCache(cacheFile, embedder.spec, embedder.embeddings);
   return size;
 }
 
-export interface EntrantSettings {
+interface EntrantSettings {
   mode: PresetName;
   peers: boolean;
   /** The modes a peers run compares (the requested one is asked first, whether listed or not). */
@@ -116,7 +183,7 @@ export interface EntrantSettings {
 }
 
 /** The requested mode, then with peers every other mode, LangGraph's InMemoryStore and BM25. */
-export async function evalEntrants(
+async function evalEntrants(
   store: MemoryStore,
   embedder: EvalEmbedder,
   corpus: ReadonlyMap<string, readonly CorpusEntry[]>,
@@ -134,7 +201,7 @@ export async function evalEntrants(
 }
 
 /** Warms the question texts, so asking measures retrieval and not the model. */
-export async function embedQuestions(cases: readonly EvalCase[], embeddings: CachedEmbeddings, progress: ReportProgress): Promise<void> {
+async function embedQuestions(cases: readonly EvalCase[], embeddings: CachedEmbeddings, progress: ReportProgress): Promise<void> {
   await embeddings.warm(
     cases.map((question) => question.question),
     (done, total) => progress({ phase: "embed questions", done, total }),
@@ -142,7 +209,7 @@ export async function embedQuestions(cases: readonly EvalCase[], embeddings: Cac
 }
 
 /** Asks every question of every entrant in turn; ask time is per retriever, without embedding-model time. */
-export async function askEveryEntrant(
+async function askEveryEntrant(
   entrants: readonly EvalEntrant[],
   cases: readonly EvalCase[],
   ks: readonly number[],
@@ -191,7 +258,7 @@ async function askAll(
 }
 
 /** The run's timings from its phases' seconds and the embedder's counters. */
-export function evalTimings(
+function evalTimings(
   phases: { embedEntries: number; ingest: number; embedQuestions: number; askSeconds: Record<string, number>; started: number },
   embeddings: CachedEmbeddings,
   vectorsFromCache: number,
@@ -216,7 +283,7 @@ export async function timed<T>(phase: () => Promise<T>): Promise<{ value: T; sec
 }
 
 /** As `timed`, less the time the phase spent inside the embedding model. */
-export async function timedOutsideModel<T>(embeddings: CachedEmbeddings, phase: () => Promise<T>): Promise<{ value: T; seconds: number }> {
+async function timedOutsideModel<T>(embeddings: CachedEmbeddings, phase: () => Promise<T>): Promise<{ value: T; seconds: number }> {
   const modelMsBefore = embeddings.modelMs;
   const { value, seconds } = await timed(phase);
   return { value, seconds: seconds - (embeddings.modelMs - modelMsBefore) / 1000 };

@@ -7,21 +7,13 @@ import { buildRuleMemories, turnEntryId } from "../ingest/dialogue-rules.js";
 import { DialogueBuilderSettingsSchema, writeDialogueMemories, type DialogueBuilderSettings } from "../ingest/dialogue-ingest.js";
 import { parseJson } from "../ingest/json-text.js";
 import { parseLocomo, type LocomoConversation } from "../ingest/locomo.js";
-import { openSqliteStore } from "../stores/sqlite/store.js";
 import type { MemoryInput } from "../memory/entry.js";
 import type { MemoryStore } from "../stores/port.js";
 import { EmbedderConfigSchema } from "../text/embedders/create-embedder.js";
 import type { CachedEmbeddings } from "./cached-embeddings.js";
 import {
-  askEveryEntrant,
-  embedQuestions,
-  evalEntrants,
-  keepEmbeddings,
-  openEvalEmbedder,
-  evalTimings,
+  runBenchmark,
   sortedKs,
-  timed,
-  timedOutsideModel,
   type EvalCase,
   type EvalContext,
   type EvalEmbedder,
@@ -98,43 +90,35 @@ export async function runEval(options: EvalOptions, context: EvalContext = {}): 
   const settings = parseOrThrow(EvalOptionsSchema, options, "options");
   if (context.retrieval) parseOrThrow(RetrievalConfigSchema, context.retrieval, "retrieval");
   const ks = sortedKs(settings.ks);
-  const progress = context.onProgress ?? (() => {});
   const selection = await loadSelection(settings);
-
-  const { embedder, vectorsFromCache } = await openEvalEmbedder(settings.embedder, context, settings.embeddingCache);
-  const embeddings = embedder.embeddings;
-  const store = await openSqliteStore({ path: ":memory:", embedding: embedder.spec });
-  try {
-    const { selected, questions } = selection;
-    const entries = await timed(() => embedEntries(selected, settings.builder ?? {}, embeddings, progress));
-    const ingest = await timedOutsideModel(embeddings, () => ingestConversations(store, embedder, selected, entries.value, progress));
-    const cases = questionCases(questions, selected);
-    const questionEmbedding = await timed(() => embedQuestions(cases, embeddings, progress));
-    const kept = await keepEmbeddings(embedder, settings.embeddingCache, vectorsFromCache);
-    const entrants = await evalEntrants(store, embedder, ingest.value, { mode: settings.mode, peers: settings.peers, peerModes: EVAL_MODES, judgedIdsOf: (result) => result.source?.turnIds ?? [] }, context);
-    const asked = await askEveryEntrant(entrants, cases, ks, embeddings, progress);
-    await keepEmbeddings(embedder, settings.embeddingCache, kept);
-    const stored = [...ingest.value.values()].flat();
-    return {
-      dataset: basename(settings.file),
-      conversations: selected.map((conversation) => conversation.sampleId),
-      mode: settings.mode,
+  const { selected, questions } = selection;
+  const outcome = await runBenchmark(
+    {
+      embedCorpus: (embeddings, progress) => embedEntries(selected, settings.builder ?? {}, embeddings, progress),
+      write: (store, embedder, built, progress) => ingestConversations(store, embedder, selected, built, progress),
+      cases: questionCases(questions, selected),
       ks,
-      embedder: `${embedder.spec.model} (${embedder.spec.dimension}-d)`,
-      questions,
-      skipped: selection.skipped,
-      entries: stored.length,
-      turnsPerEntry: stored.length === 0 ? 0 : stored.reduce((sum, entry) => sum + entry.judgedIds.length, 0) / stored.length,
-      retrievers: asked.runs,
-      timings: evalTimings(
-        { embedEntries: entries.seconds, ingest: ingest.seconds, embedQuestions: questionEmbedding.seconds, askSeconds: asked.askSeconds, started },
-        embeddings,
-        vectorsFromCache,
-      ),
-    };
-  } finally {
-    await store.close();
-  }
+      peerModes: EVAL_MODES,
+      judgedIdsOf: (result) => result.source?.turnIds ?? [],
+    },
+    settings,
+    context,
+    started,
+  );
+  const stored = [...outcome.corpus.values()].flat();
+  return {
+    dataset: basename(settings.file),
+    conversations: selected.map((conversation) => conversation.sampleId),
+    mode: settings.mode,
+    ks,
+    embedder: outcome.embedder,
+    questions,
+    skipped: selection.skipped,
+    entries: stored.length,
+    turnsPerEntry: stored.length === 0 ? 0 : stored.reduce((sum, entry) => sum + entry.judgedIds.length, 0) / stored.length,
+    retrievers: outcome.retrievers,
+    timings: outcome.timings,
+  };
 }
 
 /** Reads the file and picks the questions to ask; a selection with none to score is an error. */
