@@ -3,6 +3,7 @@ import path from "node:path";
 import { z } from "zod";
 import { ValidationError } from "../core/errors.js";
 import { chunkDocument } from "../ingest/chunker.js";
+import { jsonLines } from "../ingest/json-text.js";
 import { MAX_ID_CHARS, MAX_TEXT_CHARS } from "../memory/entry.js";
 
 /**
@@ -135,22 +136,14 @@ interface Line<T> {
 /** Every non-blank line of `file` parsed with `schema`; a bad line is a ValidationError naming the file and line. */
 async function readJsonl<S extends z.ZodType>(folder: string, file: string, schema: S): Promise<Line<z.output<S>>[]> {
   const rows: Line<z.output<S>>[] = [];
-  (await readText(folder, file)).split(/\r?\n/).forEach((raw, index) => {
-    const line = index + 1;
-    if (!raw.trim()) return;
-    let json: unknown;
-    try {
-      json = JSON.parse(raw);
-    } catch (error) {
-      throw lineError(file, line, "", `not valid JSON (${error instanceof Error ? error.message : String(error)})`);
-    }
+  for (const { line, json } of jsonLines(await readText(folder, file), (line, reason) => lineError(file, line, "", reason))) {
     const parsed = schema.safeParse(json);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       throw lineError(file, line, (issue?.path ?? []).map(String).join("."), issue?.message ?? "invalid value");
     }
     rows.push({ line, value: parsed.data });
-  });
+  }
   if (rows.length === 0) throw new ValidationError(file, "the file has no lines");
   return rows;
 }

@@ -161,3 +161,31 @@ class JsonScanner {
     throw new ScanError(Math.min(this.i, this.text.length));
   }
 }
+
+/** One non-blank line of a JSON Lines text, parsed. */
+export interface JsonLine {
+  /** 1-based. */
+  line: number;
+  json: unknown;
+}
+
+/**
+ * The non-blank lines of a JSON Lines text (a byte-order mark at its start ignored), each parsed as
+ * JSON; a line that is not JSON throws `invalid(line, reason)`, the parser's reason in the caller's
+ * words for where the line came from.
+ */
+export function jsonLines(content: string, invalid: (line: number, reason: string) => Error): JsonLine[] {
+  const parsed: JsonLine[] = [];
+  content
+    .replace(/^\uFEFF/, "")
+    .split(/\r?\n/)
+    .forEach((raw, index) => {
+      if (!raw.trim()) return;
+      try {
+        parsed.push({ line: index + 1, json: JSON.parse(raw) });
+      } catch (error) {
+        throw invalid(index + 1, `not valid JSON (${error instanceof Error ? error.message : String(error)})`);
+      }
+    });
+  return parsed;
+}

@@ -2,6 +2,7 @@ import { ValidationError } from "../core/errors.js";
 import { MemoryInputSchema, normalizeEntry, type MemoryInput } from "../memory/entry.js";
 import { keywords } from "../text/tokenizer.js";
 import { stableId } from "./ids.js";
+import { jsonLines } from "./json-text.js";
 import { codeFamilies, findNames } from "./names.js";
 import { reasonOf } from "./write-memories.js";
 
@@ -20,17 +21,7 @@ export interface JsonlMemory {
 export function parseJsonl(content: string): JsonlMemory[] {
   const memories: JsonlMemory[] = [];
   const lineOfId = new Map<string, number>();
-  const lines = content.replace(/^\uFEFF/, "").split(/\r?\n/);
-  lines.forEach((raw, index) => {
-    const line = index + 1;
-    if (!raw.trim()) return;
-    let json: unknown;
-    try {
-      json = JSON.parse(raw);
-    } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
-      throw lineError(line, "", `not valid JSON (${reason})`);
-    }
+  for (const { line, json } of jsonLines(content, (line, reason) => lineError(line, "", reason))) {
     if (!isPlainObject(json)) {
       throw lineError(line, "", "expected a JSON object with at least a \"text\" field");
     }
@@ -54,7 +45,7 @@ export function parseJsonl(content: string): JsonlMemory[] {
       lineOfId.set(id, line);
     }
     memories.push({ line, input: parsed.data });
-  });
+  }
   if (memories.length === 0) throw new ValidationError("", "the file has no memories (expected one JSON object per line, e.g. {\"text\": \"...\"})");
   return memories;
 }
