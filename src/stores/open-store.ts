@@ -26,6 +26,7 @@ import { checkWriteConsistency, openQdrantStore, QdrantClusterFields, QdrantStor
 import { canWriteStoreFile } from "./sqlite/read-only.js";
 import { openSqliteStore } from "./sqlite/store.js";
 import { VECTOR_INDEX_KINDS, VectorSearchFields, type VectorIndexKind } from "./sqlite/vector-search.js";
+import { LexicalIndexFields } from "./sqlite/lexical-index.js";
 
 export { DEFAULT_QDRANT_COLLECTION } from "./qdrant.js";
 export const DEFAULT_SQLITE_PATH = "./.recallgraph/memory.db";
@@ -49,6 +50,7 @@ export const SqliteStoreConfigSchema = z.strictObject({
   hnswMinEntries: VectorSearchFields.hnswMinEntries.optional(),
   hnsw: VectorSearchFields.hnsw.optional(),
   vectorCacheMiB: VectorSearchFields.vectorCacheMiB.optional(),
+  lexicalCacheEntries: LexicalIndexFields.lexicalCacheEntries.optional(),
 });
 
 export const QdrantStoreConfigSchema = z

@@ -366,3 +366,47 @@ describe("sqlite expiry internals", () => {
     }
   });
 });
+
+describe("sqlite parsed entries", () => {
+  it("reuses a parsed entry only while its row holds the same JSON: another connection's rewrite and a corrupt row are seen", async () => {
+    const path = fileFor("parsed-entries");
+    const reader = await openSqliteStore({ path, embedding: SPEC });
+    const writer = await openSqliteStore({ path, embedding: SPEC });
+    try {
+      await writer.upsert("ns", [record("ns", { id: "a", text: "the heron came back" }, [1, 0, 0, 0])]);
+      const first = await reader.lexicalSearch("ns", "heron", { k: 5 });
+      assert.equal((await reader.lexicalSearch("ns", "heron", { k: 5 }))[0]?.entry, first[0]?.entry, "the same row's entry is reused");
+
+      await writer.upsert("ns", [record("ns", { id: "a", text: "the heron came back twice", keywords: ["heron"] }, [1, 0, 0, 0])]);
+      const rewritten = (await reader.lexicalSearch("ns", "heron", { k: 5 }))[0]?.entry;
+      assert.equal(rewritten?.text, "the heron came back twice");
+      assert.deepEqual(rewritten?.keywords, ["heron"]);
+
+      const db = new Database(path);
+      try {
+        db.prepare("UPDATE entry_bodies SET entry_json = ? WHERE rowid = (SELECT rowid FROM entries WHERE id = 'a')").run('{"id":"a"}');
+      } finally {
+        db.close();
+      }
+      await assert.rejects(reader.get("ns", ["a"]), (error: unknown) => error instanceof StoreError && /corrupt/.test(error.message));
+    } finally {
+      await writer.close();
+      await reader.close();
+    }
+  });
+
+  it("hands out entries that cannot be changed under other callers", async () => {
+    const store = await openSqliteStore({ path: ":memory:", embedding: SPEC });
+    try {
+      await store.upsert("ns", [record("ns", { id: "a", text: "owls at dusk", persons: ["Ada"], source: { origin: "notes.md", turnIds: ["t1"] } }, [1, 0, 0, 0])]);
+      const [entry] = await store.get("ns", ["a"]);
+      assert.ok(entry);
+      assert.throws(() => (entry.persons as string[]).push("Bruno"), TypeError);
+      assert.throws(() => Object.assign(entry, { text: "changed" }), TypeError);
+      assert.throws(() => (entry.source?.turnIds as string[]).push("t2"), TypeError);
+      assert.equal((await store.get("ns", ["a"]))[0]?.text, "owls at dusk");
+    } finally {
+      await store.close();
+    }
+  });
+});

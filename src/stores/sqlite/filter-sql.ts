@@ -17,6 +17,12 @@ export const LIVE_ENTRY_SQL = "(e.expires_at_ms IS NULL OR e.expires_at_ms > ?)"
  * expired at `nowMs` never match.
  */
 export function filterSql(namespace: string, filter: MemoryFilter | undefined, nowMs: number): FilterSql {
+  const matching = filterSqlWithExpired(namespace, filter);
+  return { where: `${matching.where} AND ${LIVE_ENTRY_SQL}`, params: [...matching.params, nowMs] };
+}
+
+/** filterSql's conditions without the expiry one: for a caller that leaves out expired entries itself (and can keep the matches between calls). */
+export function filterSqlWithExpired(namespace: string, filter: MemoryFilter | undefined): FilterSql {
   const conditions: string[] = [];
   const params: (string | number)[] = [];
   let hasNameCondition = false;
@@ -55,8 +61,6 @@ export function filterSql(namespace: string, filter: MemoryFilter | undefined, n
     conditions.push("e.document_id = ?");
     params.push(filter.documentId);
   }
-  conditions.push(LIVE_ENTRY_SQL);
-  params.push(nowMs);
   // With a name condition, `+` keeps SQLite from walking the namespace's index: the matching names'
   // entries (exactly counted in namespace_names, usually few) drive the query instead, whatever the
   // table statistics say. Without one, the (namespace, timestamp_ms) index serves the time range.

@@ -50,10 +50,20 @@ export function namespaceTerm(namespace: string): string {
  * reaches FTS5: only tokens do, and they contain no `"`.
  */
 export function ftsMatchExpression(namespace: string, query: string): string | undefined {
-  const terms = [...new Set(tokenize(query).map(ftsTerm))];
+  const terms = queryTerms(query);
   if (!terms.length) return undefined;
   const anyTerm = terms.map(quote).join(" OR ");
   return `namespace_term : ${quote(namespaceTerm(namespace))} AND {text_terms tag_terms} : (${anyTerm})`;
+}
+
+/** A query's distinct FTS5 terms, in the order its MATCH expression lists them (bm25() sums them in that order). */
+export function queryTerms(query: string): string[] {
+  return [...new Set(tokenize(query).map(ftsTerm))];
+}
+
+/** An FTS5 MATCH expression for the rows holding one term in the text or tag columns (in any namespace). */
+export function termMatchExpression(term: string): string {
+  return `{text_terms tag_terms} : ${quote(term)}`;
 }
 
 function quote(term: string): string {

@@ -25,8 +25,10 @@
  */
 import type Database from "better-sqlite3";
 import { z } from "zod";
+import { describeError, log } from "../../core/log.js";
 import { errorMessage, parseOrThrow, ReadOnlyStoreError, RecallGraphError, StoreError } from "../../core/errors.js";
 import { MemoryEntrySchema, type MemoryEntry } from "../../memory/entry.js";
+import type { LexicalFields } from "../lexical-document.js";
 import { pageOf } from "../list-cursor.js";
 import { foldName, isEmptyFilter, NamespaceSettingsSchema, type FilteredSearchOptions, type ListOptions, type ListPage, type MemoryFilter, type MemoryRecord, type MemoryStore, type NamespaceSettings, type ScoredEntry, type SearchOptions, type Vocabulary } from "../port.js";
 import { EmbeddingSpecSchema, type EmbeddingSpec } from "../../text/embedder.js";
@@ -45,9 +47,13 @@ import {
   validateSettings,
   validateVector,
 } from "../validation.js";
-import { filterSql, LIVE_ENTRY_SQL } from "./filter-sql.js";
-import { ftsColumns, ftsMatchExpression, namespaceTerm } from "./fts-terms.js";
-import { BM25_TAGS_WEIGHT, BM25_TEXT_WEIGHT, openDatabase, type SqliteDatabase } from "./schema.js";
+import { EntryChanges } from "./entry-changes.js";
+import { FilterMatches } from "./filter-matches.js";
+import { filterSql, filterSqlWithExpired, LIVE_ENTRY_SQL } from "./filter-sql.js";
+import { jsonOrUndefined, ParsedEntries } from "./parsed-entries.js";
+import { ftsColumns, ftsMatchExpression, namespaceTerm, queryTerms } from "./fts-terms.js";
+import { DEFAULT_LEXICAL_CACHE_ENTRIES, LexicalIndex, LexicalIndexFields, type LexicalIndexCounters } from "./lexical-index.js";
+import { BM25_TAGS_WEIGHT, BM25_TEXT_WEIGHT, hasVectorBookkeeping, openDatabase, type SqliteDatabase } from "./schema.js";
 import { VectorSearch, VectorSearchOptionsSchema, type IndexBuildResult, type VectorSearchCounters } from "./vector-search.js";
 import { cosineFromUnitL2, unitVectorBlob } from "./vectors.js";
 
@@ -61,6 +67,7 @@ export const SqliteStoreOptionsSchema = z.strictObject({
     .default(false)
     .describe("Open an existing store file without ever writing it: every write operation throws ReadOnlyStoreError"),
   ...VectorSearchOptionsSchema.shape,
+  lexicalCacheEntries: LexicalIndexFields.lexicalCacheEntries.default(DEFAULT_LEXICAL_CACHE_ENTRIES),
 });
 export type SqliteStoreOptions = z.input<typeof SqliteStoreOptionsSchema>;
 
@@ -85,6 +92,10 @@ const VEC0_MAX_K = 4096;
  * excluded in SQL), slower but exact whatever has piled up before a `deleteExpired`.
  */
 const EXPIRED_SKIP_MAX = 1024;
+/** Filters whose matches are kept per store: a few speakers and time windows a run of questions keeps asking. */
+const FILTER_MATCHES_KEPT = 64;
+/** Parsed entries kept per store: a few MB, more than the entries a run of questions over one namespace keeps loading. */
+const PARSED_ENTRIES_LIMIT = 8192;
 /** A lexical hit's score: bm25() is lower-is-better, the port wants higher-is-better. The namespace column weighs nothing. */
 const BM25_SCORE = `-bm25(entry_terms, 0, ${BM25_TEXT_WEIGHT}, ${BM25_TAGS_WEIGHT})`;
 
@@ -97,7 +108,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
   const { db, file } = openDatabase(config.path, config.embedding, { readOnly: config.readOnly });
   try {
     const vectors = await VectorSearch.open({ db, dimension: config.embedding.dimension, file, readOnly: config.readOnly }, config);
-    return new SqliteMemoryStore(db, file, config.embedding, config.clock ?? Date.now, config.readOnly, vectors);
+    return new SqliteMemoryStore(db, file, config.embedding, config.clock ?? Date.now, config.readOnly, vectors, config.lexicalCacheEntries);
   } catch (error) {
     db.close();
     throw new StoreError("open", `"${config.path}": ${errorMessage(error)}`, { cause: error });
@@ -132,6 +143,14 @@ export class SqliteMemoryStore implements MemoryStore {
   readonly kind = "sqlite" as const;
   private closed = false;
   private readonly statements: ReturnType<typeof prepareStatements>;
+  /** BM25 from the namespaces' terms in memory (lexical-index.ts); absent, FTS5 answers every lexical search. */
+  private readonly lexical: LexicalIndex | undefined;
+  /** The namespaces' generations (entry-changes.ts), which decide when kept filter matches are stale; absent without the change log. */
+  private readonly changes: EntryChanges | undefined;
+  /** Filters' matches kept between searches (filter-matches.ts). */
+  private readonly filterMatches = new FilterMatches(FILTER_MATCHES_KEPT);
+  /** Entries parsed from their rows (parsed-entries.ts): each row's JSON validated once. */
+  private readonly parsed = new ParsedEntries(PARSED_ENTRIES_LIMIT);
   /** Statements built from filters, by SQL text: a filter has few shapes, each is prepared once. */
   private readonly filterStatements = new Map<string, Database.Statement<unknown[], unknown>>();
 
@@ -147,8 +166,14 @@ export class SqliteMemoryStore implements MemoryStore {
     readonly readOnly = false,
     /** Where nearest-neighbour lookups run (vector-search.ts); absent, sqlite-vec answers them all. */
     private readonly vectors?: VectorSearch,
+    /** Entries whose terms lexical search may keep in memory (lexical-index.ts); 0, FTS5 answers every search. */
+    lexicalCacheEntries = DEFAULT_LEXICAL_CACHE_ENTRIES,
   ) {
     this.statements = prepareStatements(db);
+    // Without the change log (a read-only file an older version wrote), FTS5 answers every search.
+    const useLexicalIndex = lexicalCacheEntries > 0 && hasVectorBookkeeping(db);
+    this.lexical = useLexicalIndex ? new LexicalIndex(db, lexicalColumnsOf, lexicalCacheEntries) : undefined;
+    this.changes = hasVectorBookkeeping(db) ? new EntryChanges(db) : undefined;
   }
 
   async upsert(namespace: string, records: readonly MemoryRecord[]): Promise<void> {
@@ -265,9 +290,13 @@ export class SqliteMemoryStore implements MemoryStore {
       const ns = validateNamespace(namespace);
       const text = validateQuery(query);
       const { k, filter } = validateSearchOptions(options);
+      const terms = queryTerms(text);
+      if (!terms.length) return [];
+      const now = this.clock();
+      const inMemory = this.lexicalInMemory(ns, terms, k, filter, now);
+      if (inMemory) return this.scored("lexicalSearch", ns, inMemory);
       const match = ftsMatchExpression(ns, text);
       if (match === undefined) return [];
-      const now = this.clock();
       const expired = isEmptyFilter(filter) ? this.expiredRowids(ns, now, EXPIRED_SKIP_MAX) : undefined;
       if (expired) {
         // The MATCH expression already holds the namespace term: no join until the k winners are loaded.
@@ -377,7 +406,7 @@ export class SqliteMemoryStore implements MemoryStore {
       const ns = validateNamespace(namespace);
       const row = this.statements.getSettings.get(ns);
       if (row === undefined) return undefined;
-      const parsed = NamespaceSettingsSchema.safeParse(safeJson(row));
+      const parsed = NamespaceSettingsSchema.safeParse(jsonOrUndefined(row));
       if (!parsed.success) throw new StoreError("getSettings", `settings of namespace "${ns}" are corrupt`);
       return parsed.data;
     });
@@ -413,6 +442,11 @@ export class SqliteMemoryStore implements MemoryStore {
   }
 
   /** What the in-memory vector structures did so far (indexes loaded, built, saved; exact copies read; catch-ups). */
+  /** What the in-memory lexical terms did so far (for tests and stats); zeros when FTS5 answers every search. */
+  lexicalIndexCounters(): Readonly<LexicalIndexCounters> {
+    return { ...(this.lexical?.counters ?? { copied: 0, caughtUp: 0 }) };
+  }
+
   vectorSearchCounters(): Readonly<VectorSearchCounters> {
     return { ...(this.vectors?.counters ?? { loaded: 0, built: 0, saved: 0, copied: 0, caughtUp: 0 }) };
   }
@@ -423,6 +457,9 @@ export class SqliteMemoryStore implements MemoryStore {
     try {
       // First: it saves unsaved indexes, which records the generation read from the still-open database.
       this.vectors?.close();
+      this.lexical?.clear();
+      this.filterMatches.clear();
+      this.parsed.clear();
       this.db.close();
     } catch (error) {
       throw new StoreError("close", errorMessage(error), { cause: error });
@@ -480,6 +517,45 @@ export class SqliteMemoryStore implements MemoryStore {
     }
     // Rows are shaped by the SQL text, which this class writes: the caller names the shape it selected.
     return statement as Database.Statement<unknown[], Row>;
+  }
+
+  /**
+   * The k best BM25 rows from the namespace's terms in memory (lexical-index.ts: the same scores and
+   * order as the FTS5 query), live and meeting the filter; undefined when FTS5 must answer. One read
+   * transaction: the terms, the table's statistics and the filter's matches come from one snapshot.
+   */
+  private lexicalInMemory(namespace: string, terms: readonly string[], k: number, filter: MemoryFilter | undefined, now: number): ScoreRow[] | undefined {
+    if (!this.lexical) return undefined;
+    try {
+      return this.db.transaction(() => {
+        const accept = this.liveAndMatching(namespace, filter, now);
+        return this.lexical?.ranked(namespace, terms, accept)?.slice(0, k);
+      })();
+    } catch (error) {
+      // A failing in-memory path degrades to FTS5, never to an error; the namespace is re-read next time.
+      log.warn("lexical_search_failed", { namespace, reason: describeError(error), fallback: "fts5" });
+      this.lexical.clear(namespace);
+      return undefined;
+    }
+  }
+
+  /**
+   * Which rowids a search of the namespace may return: not expired (usually none are), and meeting the
+   * filter. The filter's matches are kept between searches while the namespace is unchanged (filter-matches.ts);
+   * with many expired entries, the filter and the clock are asked of SQL together instead.
+   */
+  private liveAndMatching(namespace: string, filter: MemoryFilter | undefined, now: number): (rowid: number) => boolean {
+    const expired = this.expiredRowids(namespace, now, EXPIRED_SKIP_MAX);
+    if (expired && isEmptyFilter(filter)) return (rowid) => !expired.has(rowid);
+    if (expired && this.changes) {
+      const { where, params } = filterSqlWithExpired(namespace, filter);
+      const read = () => this.filterStatement<RowidRow>(`SELECT e.rowid AS rowid FROM entries AS e WHERE ${where}`).all(...params).map((row) => row.rowid);
+      const matches = this.filterMatches.get(JSON.stringify([namespace, where, params]), this.changes.generation(namespace), read);
+      return (rowid) => matches.has(rowid) && !expired.has(rowid);
+    }
+    const { where, params } = filterSql(namespace, filter, now);
+    const matching = new Set(this.filterStatement<RowidRow>(`SELECT e.rowid AS rowid FROM entries AS e WHERE ${where}`).all(...params).map((row) => row.rowid));
+    return (rowid) => matching.has(rowid);
   }
 
   /**
@@ -564,12 +640,21 @@ export class SqliteMemoryStore implements MemoryStore {
   }
 
   private parseEntry(operation: string, json: string, rowid: number, namespace: string): MemoryEntry {
-    const parsed = MemoryEntrySchema.safeParse(safeJson(json));
-    if (!parsed.success || parsed.data.namespace !== namespace) {
+    const entry = this.parsed.parse(rowid, json);
+    if (entry === undefined || entry.namespace !== namespace) {
       throw new StoreError(operation, `entry row ${rowid} of namespace "${namespace}" is corrupt`);
     }
-    return parsed.data;
+    return entry;
   }
+}
+
+/** The fields of an entry its FTS5 terms come from; the rest of the row is not read. */
+const LexicalSourceSchema = z.object(MemoryEntrySchema.pick({ text: true, keywords: true, persons: true, entities: true, location: true, topic: true }).shape);
+
+/** A row's FTS5 columns as the write path made them (ftsColumns), or undefined when its JSON is not an entry's. */
+function lexicalColumnsOf(json: string): LexicalFields | undefined {
+  const parsed = LexicalSourceSchema.safeParse(jsonOrUndefined(json));
+  return parsed.success ? ftsColumns(parsed.data) : undefined;
 }
 
 /** The first `k` hits whose rowid is not in `skipped`, in order. */
@@ -678,10 +763,3 @@ function namespaceStatements(db: SqliteDatabase) {
   };
 }
 
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}

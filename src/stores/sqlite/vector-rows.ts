@@ -1,5 +1,5 @@
 /**
- * Reading a namespace's dense vectors, and what changed in it, for the in-memory vector structures
+ * Reading a namespace's dense vectors, and what changed in it (entry-changes.ts), for the in-memory vector structures
  * (vector-search.ts). Read-only: every row here is written by the store's own write path and triggers.
  *
  * Whole namespaces are read from vec0's shadow tables (`entry_vectors_chunks`: one row per chunk of
@@ -13,6 +13,7 @@
  * (see `vec0TieOrder` in vectors.ts).
  */
 import { StoreError } from "../../core/errors.js";
+import { EntryChanges } from "./entry-changes.js";
 import type { SqliteDatabase } from "./schema.js";
 import { vec0TieOrder } from "./vectors.js";
 
@@ -53,25 +54,11 @@ export class VectorRows {
     private readonly dimension: number,
   ) {
     this.statements = prepare(db);
+    this.changes = new EntryChanges(db);
   }
 
-  /** The namespace's generation: bumped by every change of its entries, 0 before the first. */
-  generation(namespace: string): number {
-    return this.statements.generation.get(namespace) ?? 0;
-  }
-
-  /**
-   * Rowids of the namespace whose entry changed after `generation` (inserted, rewritten or deleted),
-   * each once; undefined when the log no longer reaches back that far (see VECTOR_CHANGE_WINDOW).
-   */
-  changedSince(namespace: string, generation: number, current: number): number[] | undefined {
-    if (current === generation) return [];
-    const oldest = this.statements.oldestLogged.get(namespace);
-    // The log holds generations oldest..current without gaps (the trigger writes each one): it covers
-    // everything after `generation` when the first change after it, generation + 1, is still there.
-    if (oldest === undefined || oldest === null || oldest > generation + 1) return undefined;
-    return this.statements.changedSince.all(namespace, generation);
-  }
+  /** The namespace's generation and what changed since one (entry-changes.ts). */
+  readonly changes: EntryChanges;
 
   /** The current vectors of these rowids that are entries of `namespace` (a rowid absent from the answer has none). */
   vectorsOf(namespace: string, rowids: readonly number[]): StoredVector[] {
@@ -121,9 +108,6 @@ export class VectorRows {
 
 function prepare(db: SqliteDatabase) {
   return {
-    generation: db.prepare<[string], number>("SELECT generation FROM vector_generations WHERE namespace = ?").pluck(),
-    oldestLogged: db.prepare<[string], number | null>("SELECT min(generation) FROM vector_changes WHERE namespace = ?").pluck(),
-    changedSince: db.prepare<[string, number], number>("SELECT DISTINCT entry_rowid FROM vector_changes WHERE namespace = ? AND generation > ?").pluck(),
     // The namespace check re-reads the record of truth: a logged rowid may since belong to another namespace.
     positions: db.prepare<[rowidsJson: string, namespace: string], PositionRow>(
       `SELECT e.rowid AS rowid, r.chunk_id AS chunk_id, r.chunk_offset AS chunk_offset, v.embedding AS embedding

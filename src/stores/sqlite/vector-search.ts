@@ -267,7 +267,7 @@ export class VectorSearch {
     const exact = this.exact.get(namespace);
     if (exact && this.refreshExact(namespace, exact)) return exact.vectors.size;
     const rows = this.requireEngine().rows;
-    const generation = rows.generation(namespace);
+    const generation = rows.changes.generation(namespace);
     const known = this.sizes.get(namespace);
     if (known?.generation === generation) return known.size;
     const size = rows.count(namespace);
@@ -303,7 +303,7 @@ export class VectorSearch {
         if (page.nextAfterChunk === undefined) break;
         after = page.nextAfterChunk;
       }
-      return rows.generation(namespace);
+      return rows.changes.generation(namespace);
     })();
     this.counters.copied += 1;
     return { vectors, generation };
@@ -347,9 +347,9 @@ export class VectorSearch {
   private catchUp(namespace: string, state: Versioned, apply: (changed: number[], present: StoredVector[]) => void): boolean {
     const { rows } = this.requireEngine();
     const update = this.context.db.transaction(() => {
-      const generation = rows.generation(namespace);
+      const generation = rows.changes.generation(namespace);
       if (generation === state.generation) return { generation, changed: [], present: [] };
-      const changed = rows.changedSince(namespace, state.generation, generation);
+      const changed = rows.changes.changedSince(namespace, state.generation, generation);
       return changed && { generation, changed, present: rows.vectorsOf(namespace, changed) };
     })();
     if (!update) return false;
@@ -403,7 +403,7 @@ export class VectorSearch {
   private async build(namespace: string): Promise<IndexBuildResult> {
     const { usearch, rows } = this.requireEngine();
     const index = HnswIndex.create(usearch, this.context.dimension, this.options.hnsw);
-    const state: IndexState = { index, generation: rows.generation(namespace), unsaved: 0 };
+    const state: IndexState = { index, generation: rows.changes.generation(namespace), unsaved: 0 };
     const started = performance.now();
     for (let after: number | undefined = 0; after !== undefined; ) {
       await nextTurn();
