@@ -541,21 +541,30 @@ export class SqliteMemoryStore implements MemoryStore {
 
   /**
    * Which rowids a search of the namespace may return: not expired (usually none are), and meeting the
-   * filter. The filter's matches are kept between searches while the namespace is unchanged (filter-matches.ts);
-   * with many expired entries, the filter and the clock are asked of SQL together instead.
+   * filter. With many expired entries, the filter and the clock are asked of SQL together.
    */
   private liveAndMatching(namespace: string, filter: MemoryFilter | undefined, now: number): (rowid: number) => boolean {
-    const expired = this.expiredRowids(namespace, now, EXPIRED_SKIP_MAX);
-    if (expired && isEmptyFilter(filter)) return (rowid) => !expired.has(rowid);
-    if (expired && this.changes) {
-      const { where, params } = filterSqlWithExpired(namespace, filter);
-      const read = () => this.filterStatement<RowidRow>(`SELECT e.rowid AS rowid FROM entries AS e WHERE ${where}`).all(...params).map((row) => row.rowid);
-      const matches = this.filterMatches.get(JSON.stringify([namespace, where, params]), this.changes.generation(namespace), read);
-      return (rowid) => matches.has(rowid) && !expired.has(rowid);
-    }
+    const kept = this.keptMatches(namespace, filter, now);
+    if (kept) return (rowid) => kept.has(rowid);
     const { where, params } = filterSql(namespace, filter, now);
     const matching = new Set(this.filterStatement<RowidRow>(`SELECT e.rowid AS rowid FROM entries AS e WHERE ${where}`).all(...params).map((row) => row.rowid));
     return (rowid) => matching.has(rowid);
+  }
+
+  /**
+   * The live entries of the namespace meeting a non-empty filter, from its matches kept between searches
+   * while the namespace is unchanged (filter-matches.ts), the few expired ones left out; undefined when
+   * there is no change log to tell staleness by, or too many entries have expired to list.
+   */
+  private keptMatches(namespace: string, filter: MemoryFilter | undefined, now: number): ReadonlySet<number> | undefined {
+    if (!this.changes || isEmptyFilter(filter)) return undefined;
+    const expired = this.expiredRowids(namespace, now, EXPIRED_SKIP_MAX);
+    if (!expired) return undefined;
+    const { where, params } = filterSqlWithExpired(namespace, filter);
+    const read = () => this.filterStatement<RowidRow>(`SELECT e.rowid AS rowid FROM entries AS e WHERE ${where}`).all(...params).map((row) => row.rowid);
+    const matches = this.filterMatches.get(JSON.stringify([namespace, where, params]), this.changes.generation(namespace), read);
+    if (expired.size === 0) return matches;
+    return new Set([...matches].filter((rowid) => !expired.has(rowid)));
   }
 
   /**
@@ -586,14 +595,15 @@ export class SqliteMemoryStore implements MemoryStore {
    */
   private nearestMatching(namespace: string, query: Buffer, k: number, filter: MemoryFilter | undefined, now: number): DistanceRow[] {
     const { where, params } = filterSql(namespace, filter, now);
-    const matches = this.filterStatement<{ count: number }>(`SELECT count(*) AS count FROM entries AS e WHERE ${where}`).get(...params)?.count ?? 0;
+    const kept = this.keptMatches(namespace, filter, now);
+    const matches = kept?.size ?? this.filterStatement<{ count: number }>(`SELECT count(*) AS count FROM entries AS e WHERE ${where}`).get(...params)?.count ?? 0;
     if (!matches) return [];
     const namespaceSize = matches > DIRECT_DISTANCE_MIN ? (this.statements.namespaceSize.get(namespace) ?? 0) : 0;
     const oneByOne = matches <= Math.max(DIRECT_DISTANCE_MIN, namespaceSize * DIRECT_DISTANCE_SHARE);
     // In memory, the matches themselves are scanned unless they are most of the namespace (then the
     // widened KNN below needs few extra rows), with the tie order of the path the store would take.
     if (oneByOne || matches <= namespaceSize * IN_MEMORY_SUBSET_MAX_SHARE) {
-      const matching = () => this.filterStatement<RowidRow>(`SELECT e.rowid AS rowid FROM entries AS e WHERE ${where}`).all(...params).map((row) => row.rowid);
+      const matching = () => (kept ? [...kept] : this.filterStatement<RowidRow>(`SELECT e.rowid AS rowid FROM entries AS e WHERE ${where}`).all(...params).map((row) => row.rowid));
       const inMemory = this.vectors?.nearestAmong(namespace, query, k, matching, oneByOne ? "rowid" : "vec0");
       if (inMemory) return inMemory;
     }
