@@ -6,21 +6,38 @@ import { MemoryEntrySchema, type MemoryEntry } from "../../memory/entry.js";
  * rows again and again (about 120 loads per question, across its views and rounds). A row is parsed
  * once per distinct text: a cached entry is reused only while the row still holds exactly the JSON it
  * was parsed from, so a rewrite by this process or another one is parsed afresh, and nothing can be stale.
+ * Each entry also records the namespace generation it was read at (entry-changes.ts): while the
+ * namespace's generation has not moved, its rows have not changed, and the entry is reused unread.
  *
  * Reused entries are shared between callers, so they are frozen (their arrays and source too): a caller
  * that wants to change one makes a copy. At most `limit` rows are kept, the least recently used dropped.
  */
 export class ParsedEntries {
-  private readonly byRowid = new Map<number, { json: string; entry: MemoryEntry }>();
+  private readonly byRowid = new Map<number, { json: string; entry: MemoryEntry; generation: number | undefined }>();
 
   constructor(private readonly limit: number) {}
 
-  /** The entry of a row's JSON, or undefined when the JSON is not a valid entry. */
-  parse(rowid: number, json: string): MemoryEntry | undefined {
+  /**
+   * The entry of a row read at the namespace's `generation` (at most: read before the row), or undefined
+   * when that is unknown; the caller then reads the row and parses it.
+   */
+  unchanged(rowid: number, generation: number): MemoryEntry | undefined {
+    const known = this.byRowid.get(rowid);
+    if (known?.generation !== generation) return undefined;
+    this.byRowid.delete(rowid);
+    this.byRowid.set(rowid, known);
+    return known.entry;
+  }
+
+  /**
+   * The entry of a row's JSON, or undefined when the JSON is not a valid entry. `generation`: the
+   * namespace's generation read before the row (so the row is at least that recent), when known.
+   */
+  parse(rowid: number, json: string, generation?: number): MemoryEntry | undefined {
     const known = this.byRowid.get(rowid);
     if (known && known.json === json) {
       this.byRowid.delete(rowid);
-      this.byRowid.set(rowid, known);
+      this.byRowid.set(rowid, { ...known, generation });
       return known.entry;
     }
     const parsed = MemoryEntrySchema.safeParse(jsonOrUndefined(json));
@@ -29,7 +46,7 @@ export class ParsedEntries {
     if (this.limit > 0) {
       this.byRowid.delete(rowid);
       if (this.byRowid.size >= this.limit) this.dropOldest();
-      this.byRowid.set(rowid, { json, entry });
+      this.byRowid.set(rowid, { json, entry, generation });
     }
     return entry;
   }

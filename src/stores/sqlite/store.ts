@@ -642,15 +642,29 @@ export class SqliteMemoryStore implements MemoryStore {
     });
   }
 
-  /** The entries of these rowids that belong to the namespace, by rowid. */
+  /**
+   * The entries of these rowids that belong to the namespace, by rowid: those parsed while the namespace
+   * stood at its current generation (unchanged since, so unread), the others read and parsed.
+   */
   private entriesByRowid(operation: string, namespace: string, rowids: readonly number[]): Map<number, MemoryEntry> {
-    if (!rowids.length) return new Map();
-    const rows = this.statements.bodiesByRowids.all(JSON.stringify(rowids), namespace);
-    return new Map(rows.map((row) => [row.rowid, this.parseEntry(operation, row.entry_json, row.rowid, namespace)]));
+    const byRowid = new Map<number, MemoryEntry>();
+    if (!rowids.length) return byRowid;
+    const generation = this.changes?.generation(namespace);
+    const unread: number[] = [];
+    for (const rowid of rowids) {
+      const entry = generation === undefined ? undefined : this.parsed.unchanged(rowid, generation);
+      if (entry?.namespace === namespace) byRowid.set(rowid, entry);
+      else unread.push(rowid);
+    }
+    if (!unread.length) return byRowid;
+    for (const row of this.statements.bodiesByRowids.all(JSON.stringify(unread), namespace)) {
+      byRowid.set(row.rowid, this.parseEntry(operation, row.entry_json, row.rowid, namespace, generation));
+    }
+    return byRowid;
   }
 
-  private parseEntry(operation: string, json: string, rowid: number, namespace: string): MemoryEntry {
-    const entry = this.parsed.parse(rowid, json);
+  private parseEntry(operation: string, json: string, rowid: number, namespace: string, generation?: number): MemoryEntry {
+    const entry = this.parsed.parse(rowid, json, generation);
     if (entry === undefined || entry.namespace !== namespace) {
       throw new StoreError(operation, `entry row ${rowid} of namespace "${namespace}" is corrupt`);
     }
