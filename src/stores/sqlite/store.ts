@@ -544,6 +544,10 @@ export class SqliteMemoryStore implements MemoryStore {
    * filter. With many expired entries, the filter and the clock are asked of SQL together.
    */
   private liveAndMatching(namespace: string, filter: MemoryFilter | undefined, now: number): (rowid: number) => boolean {
+    if (isEmptyFilter(filter)) {
+      const expired = this.expiredRowids(namespace, now, EXPIRED_SKIP_MAX);
+      if (expired) return (rowid) => !expired.has(rowid);
+    }
     const kept = this.keptMatches(namespace, filter, now);
     if (kept) return (rowid) => kept.has(rowid);
     const { where, params } = filterSql(namespace, filter, now);
