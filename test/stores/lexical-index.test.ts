@@ -85,6 +85,11 @@ describe("sqlite in-memory BM25", () => {
     try {
       await store.upsert("big", records("big", 400, 7));
       await store.upsert("small", records("small", 40, 11));
+      await store.lexicalSearch("big", "heron", { k: 5 });
+      assert.equal(store.lexicalIndexCounters().copied, 0, "a first search is answered by FTS5, not kept waiting for the terms");
+      await assertSameAsFts5(store, fts5, "big", "FTS5 answering while the terms are read");
+      assert.equal(await store.buildLexicalIndex("big"), true);
+      assert.equal(await store.buildLexicalIndex("small"), true);
       await assertSameAsFts5(store, fts5, "big", "fresh");
       await assertSameAsFts5(store, fts5, "small", "fresh");
       assert.equal(store.lexicalIndexCounters().copied, 2);
@@ -105,6 +110,7 @@ describe("sqlite in-memory BM25", () => {
     try {
       await store.upsert("ns", records("ns", 300, 3));
       await store.upsert("elsewhere", records("elsewhere", 100, 5));
+      assert.equal(await store.buildLexicalIndex("ns"), true);
       await assertSameAsFts5(store, fts5, "ns", "fresh");
       const copied = store.lexicalIndexCounters().copied;
 
@@ -134,6 +140,8 @@ describe("sqlite in-memory BM25", () => {
     try {
       await store.upsert("large", records("large", 150, 17));
       await store.upsert("fits", records("fits", 80, 19));
+      assert.equal(await store.buildLexicalIndex("large"), false);
+      assert.equal(await store.buildLexicalIndex("fits"), true);
       await assertSameAsFts5(store, fts5, "large", "beyond the budget");
       await assertSameAsFts5(store, fts5, "fits", "within it");
       assert.equal(store.lexicalIndexCounters().copied, 1, "only the namespace that fits is held");
@@ -141,5 +149,13 @@ describe("sqlite in-memory BM25", () => {
       await fts5.close();
       await store.close();
     }
+  });
+
+  it("stops reading terms when the store closes mid-build", async () => {
+    const store = await openSqliteStore({ path: ":memory:", embedding: CONTRACT_EMBEDDING, clock: () => NOW });
+    await store.upsert("ns", records("ns", 1000, 23));
+    const build = store.buildLexicalIndex("ns");
+    await store.close();
+    assert.equal(await build, false);
   });
 });

@@ -20,13 +20,16 @@
  *
  * Consistency. Each namespace's terms record the generation they match (entry-changes.ts); before a
  * search they are brought up to date from the change log, or re-read when it no longer reaches back.
- * A namespace's terms are read whole on its first search (its entries' text and tags, tokenized as the
- * write path tokenizes them: fts-terms.ts), within a budget of rows for all namespaces together,
- * least recently searched dropped first; a namespace beyond it is left to FTS5.
+ * A namespace's terms are read in the background from its first search on (its entries' text and
+ * tags, tokenized as the write path tokenizes them: fts-terms.ts), FTS5 answering until they are
+ * ready, within a budget of rows for all namespaces together, least recently searched dropped first;
+ * a namespace beyond it is left to FTS5.
  */
 import type Database from "better-sqlite3";
 import { z } from "zod";
 import type { LexicalFields } from "../lexical-document.js";
+import { describeError, log } from "../../core/log.js";
+import { nextTurn } from "../../core/next-turn.js";
 import { EntryChanges } from "./entry-changes.js";
 import { termMatchExpression } from "./fts-terms.js";
 import { BM25_TAGS_WEIGHT, BM25_TEXT_WEIGHT, type SqliteDatabase } from "./schema.js";
@@ -35,6 +38,8 @@ import { BM25_TAGS_WEIGHT, BM25_TEXT_WEIGHT, type SqliteDatabase } from "./schem
 const K1 = 1.2;
 const B = 0.75;
 const IDF_FLOOR = 1e-6;
+/** Rows tokenized per slice of a build: ~15 ms of work here, then the event loop runs. */
+const BUILD_SLICE_ROWS = 200;
 /** Distinct terms whose idf is kept between two changes of the file. */
 const IDF_CACHE_TERMS = 10_000;
 /** The namespace_term column holds one term per row, which counts in a row's size D. */
@@ -71,6 +76,7 @@ export type RowColumns = (entryJson: string) => LexicalFields | undefined;
 
 interface BodyRow {
   rowid: number;
+  id: string;
   entry_json: string;
 }
 
@@ -175,15 +181,19 @@ class NamespaceTerms {
 
 export class LexicalIndex {
   private readonly namespaces = new Map<string, NamespaceTerms>();
+  private readonly builds = new Map<string, Promise<boolean>>();
+  /** Namespaces found beyond the budget, with the generation they were counted at: not counted again until it moves. */
+  private readonly beyondBudget = new Map<string, number>();
   private readonly changes: EntryChanges;
   private readonly statements: ReturnType<typeof prepare>;
+  private closed = false;
   readonly counters: LexicalIndexCounters = { copied: 0, caughtUp: 0 };
   /** Terms' idf at one version of the file (see inverseFrequency). */
   private readonly idfByTerm = new Map<string, number>();
   private idfVersion = "";
 
   constructor(
-    private readonly db: SqliteDatabase,
+    db: SqliteDatabase,
     private readonly columnsOf: RowColumns,
     /** At most this many entries held, all namespaces together (least recently searched dropped first). */
     private readonly maxRows: number,
@@ -195,8 +205,9 @@ export class LexicalIndex {
   /**
    * The namespace's rows holding any of the query's terms (in MATCH order, distinct) that `accept`
    * passes, scored and ordered as the store's FTS5 query orders them; undefined when FTS5 must answer
-   * (the namespace is beyond the budget, or one of its entries cannot be read). Call inside a read
-   * transaction, so the terms and the table's statistics come from one snapshot.
+   * (the namespace's terms are still being read, are beyond the budget, or one of its entries cannot
+   * be read). Call inside a read transaction, so the terms and the table's statistics come from one
+   * snapshot. The first search of a namespace starts reading its terms (see `build`).
    */
   ranked(namespace: string, terms: readonly string[], accept: (rowid: number) => boolean): LexicalHit[] | undefined {
     const copy = this.current(namespace);
@@ -207,34 +218,76 @@ export class LexicalIndex {
     return copy.ranked(terms, idf, statistics.tokens / statistics.rows, accept);
   }
 
-  /** Forgets every namespace (the store closes, or a search failed: they are re-read when next needed). */
-  clear(namespace?: string): void {
+  /**
+   * Reads the namespace's terms unless they are held (true when they are, after): in slices of rows
+   * between which the event loop runs, since tokenizing costs ~70 µs per entry (seconds at 100k).
+   * Searches meanwhile go to FTS5, so a process that asks one question never waits for it. The rows
+   * are read after the namespace's generation, and anything logged since is caught up at the next search.
+   */
+  build(namespace: string): Promise<boolean> {
+    if (this.namespaces.has(namespace)) return Promise.resolve(true);
+    let build = this.builds.get(namespace);
+    if (!build) {
+      build = this.read(namespace).finally(() => this.builds.delete(namespace));
+      this.builds.set(namespace, build);
+    }
+    return build;
+  }
+
+  /** Forgets a namespace's terms (every namespace's, when omitted): they are read again when next searched. */
+  forget(namespace?: string): void {
     if (namespace === undefined) this.namespaces.clear();
     else this.namespaces.delete(namespace);
   }
 
-  /** The namespace's terms, up to date; read from the store when absent. */
-  private current(namespace: string): NamespaceTerms | undefined {
-    const generation = this.changes.generation(namespace);
-    let copy = this.namespaces.get(namespace);
-    if (copy && copy.generation !== generation && !this.catchUp(namespace, copy, generation)) copy = undefined;
-    copy ??= this.copy(namespace, generation);
-    this.namespaces.delete(namespace);
-    if (!copy) return undefined;
-    // Most recently searched last: eviction walks the Map from the front.
-    this.namespaces.set(namespace, copy);
-    this.evictBeyondBudget();
-    return this.namespaces.has(namespace) ? copy : undefined;
+  /** Stops builds under way and forgets everything; the store closes the database after. */
+  close(): void {
+    this.closed = true;
+    this.namespaces.clear();
   }
 
-  private copy(namespace: string, generation: number): NamespaceTerms | undefined {
-    if (this.statements.count.get(namespace)! > this.maxRows) return undefined;
-    const copy = new NamespaceTerms(generation);
-    for (const row of this.statements.bodies.iterate(namespace)) {
-      if (!this.add(copy, row)) return undefined;
+  /** The namespace's terms, brought up to date; undefined (and a build started) when they are not held. */
+  private current(namespace: string): NamespaceTerms | undefined {
+    const copy = this.namespaces.get(namespace);
+    const generation = this.changes.generation(namespace);
+    if (!copy || (copy.generation !== generation && !this.catchUp(namespace, copy, generation))) {
+      this.namespaces.delete(namespace);
+      if (this.beyondBudget.get(namespace) !== generation) void this.build(namespace);
+      return undefined;
     }
-    this.counters.copied += 1;
+    // Most recently searched last: eviction walks the Map from the front.
+    this.namespaces.delete(namespace);
+    this.namespaces.set(namespace, copy);
     return copy;
+  }
+
+  private async read(namespace: string): Promise<boolean> {
+    try {
+      const generation = this.changes.generation(namespace);
+      if ((this.statements.count.get(namespace) ?? 0) > this.maxRows) {
+        this.beyondBudget.set(namespace, generation);
+        return false;
+      }
+      this.beyondBudget.delete(namespace);
+      const copy = new NamespaceTerms(generation);
+      for (let afterId = ""; ; ) {
+        await nextTurn();
+        if (this.closed) return false;
+        const rows = this.statements.bodiesAfter.all(namespace, afterId, BUILD_SLICE_ROWS);
+        for (const row of rows) if (!this.add(copy, row)) return false;
+        const last = rows.at(-1);
+        if (!last || rows.length < BUILD_SLICE_ROWS) break;
+        afterId = last.id;
+      }
+      this.counters.copied += 1;
+      this.namespaces.set(namespace, copy);
+      this.evictBeyondBudget();
+      return this.namespaces.has(namespace);
+    } catch (error) {
+      // FTS5 keeps answering; the next search tries again.
+      log.warn("lexical_index_build_failed", { namespace, reason: describeError(error), fallback: "fts5" });
+      return false;
+    }
   }
 
   /** Applies the logged changes; false when the log no longer reaches back or a changed entry cannot be read. */
@@ -322,11 +375,14 @@ function varints(record: Buffer): number[] {
 function prepare(db: Database.Database) {
   return {
     count: db.prepare<[string], number>("SELECT count(*) FROM entries WHERE namespace = ?").pluck(),
-    bodies: db.prepare<[string], BodyRow>(
-      "SELECT e.rowid AS rowid, b.entry_json AS entry_json FROM entries AS e JOIN entry_bodies AS b ON b.rowid = e.rowid WHERE e.namespace = ?",
+    // By id: the (namespace, id) index walks one namespace in order, however many others the file holds.
+    bodiesAfter: db.prepare<[namespace: string, afterId: string, limit: number], BodyRow>(
+      `SELECT e.rowid AS rowid, e.id AS id, b.entry_json AS entry_json
+         FROM entries AS e JOIN entry_bodies AS b ON b.rowid = e.rowid
+        WHERE e.namespace = ? AND e.id > ? ORDER BY e.id LIMIT ?`,
     ),
     bodiesOf: db.prepare<[rowidsJson: string, namespace: string], BodyRow>(
-      `SELECT e.rowid AS rowid, b.entry_json AS entry_json
+      `SELECT e.rowid AS rowid, e.id AS id, b.entry_json AS entry_json
          FROM json_each(?) AS wanted CROSS JOIN entries AS e ON e.rowid = wanted.value JOIN entry_bodies AS b ON b.rowid = e.rowid
         WHERE e.namespace = ?`,
     ),

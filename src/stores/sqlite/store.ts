@@ -436,6 +436,16 @@ export class SqliteMemoryStore implements MemoryStore {
    * builds it, waiting for a build under way) instead of at its first search. "not-indexed" when the
    * namespace is searched exactly (another kind, fewer than `hnswMinEntries` entries, no usearch).
    */
+  /**
+   * Reads the namespace's terms into memory now, for lexical search (lexical-index.ts), instead of in
+   * the background after its first search; false when FTS5 keeps answering (beyond lexicalCacheEntries,
+   * or an entry that cannot be read).
+   */
+  async buildLexicalIndex(namespace: string): Promise<boolean> {
+    const ns = await this.run("buildLexicalIndex", () => validateNamespace(namespace));
+    return this.lexical ? this.lexical.build(ns) : false;
+  }
+
   async buildVectorIndex(namespace: string): Promise<IndexBuildResult> {
     const ns = await this.run("buildVectorIndex", () => validateNamespace(namespace));
     return this.vectors ? this.vectors.buildIndex(ns) : "not-indexed";
@@ -457,7 +467,7 @@ export class SqliteMemoryStore implements MemoryStore {
     try {
       // First: it saves unsaved indexes, which records the generation read from the still-open database.
       this.vectors?.close();
-      this.lexical?.clear();
+      this.lexical?.close();
       this.filterMatches.clear();
       this.parsed.clear();
       this.db.close();
@@ -534,7 +544,7 @@ export class SqliteMemoryStore implements MemoryStore {
     } catch (error) {
       // A failing in-memory path degrades to FTS5, never to an error; the namespace is re-read next time.
       log.warn("lexical_search_failed", { namespace, reason: describeError(error), fallback: "fts5" });
-      this.lexical.clear(namespace);
+      this.lexical.forget(namespace);
       return undefined;
     }
   }
