@@ -57,6 +57,33 @@ const ConfigurableSchema = z.object({
     .max(10)
     .default(1)
     .describe("RRF weight of the symbolic view when the plan has a time window, the one condition no other view can check"),
+  // Chosen on LoCoMo's first half, checked on the second (README, "Evidence recall on LoCoMo").
+  contextVotes: z
+    .object({
+      ranking: z.number().min(0).max(1).default(0.05).describe("Share of a neighbour's vote a hit of the answer gains (0: the fused order stands)"),
+      wordsReading: z
+        .number()
+        .min(0)
+        .max(1)
+        .default(0.5)
+        .describe("The same in the ranking before an own-words round, where a question that named the wrong speaker finds what the other said around the named one's words"),
+      windowMs: z
+        .number()
+        .int()
+        .min(0)
+        .max(86_400_000)
+        .default(2000)
+        .describe("Memories of one namespace at most this far apart in time are neighbours (the LoCoMo loader spaces a session's turns one second apart: 2000 is two turns either side; 0 is only memories said at the same moment)"),
+    })
+    .default({ ranking: 0.05, wordsReading: 0.5, windowMs: 2000 })
+    .describe("Votes a hit lends the memories said around it (ranks only: retrieval/context-votes.ts)"),
+  readingTurns: z
+    .number()
+    .int()
+    .min(2)
+    .max(10)
+    .default(3)
+    .describe("After an own-words round, the ranking before it (the question's words, whoever said them) takes one place in every this many; 2: equal turns"),
   denseMinScore: z.number().min(-1).max(1).default(0).describe("Absolute cosine threshold for dense hits"),
   lexicalMinRelative: z.number().min(0).max(1).default(0).describe("Drop BM25 hits below best score x this"),
   planning: z.boolean().default(true).describe("Plan the question (LLM or rules)"),

@@ -1,5 +1,8 @@
 import type { PresetName, RetrievalConfigInput } from "./configuration.js";
 
+/** The view's or merge's own order, as measured alone: no hit lends its neighbours a vote. */
+const NO_CONTEXT_VOTES = { ranking: 0, wordsReading: 0 };
+
 /**
  * Named retrieval recipes: each is data (a partial configuration), never a code branch.
  * A run picks one with `configurable.preset`; explicit configurable fields still override it.
@@ -8,13 +11,13 @@ export const RETRIEVAL_PRESETS = {
   /** Plan, three views fused by RRF, reflection, re-check. The default. */
   full: {},
   /** Dense similarity alone: the plain vector-store baseline. */
-  dense: { views: ["semantic"], planning: false, reflection: false },
+  dense: { views: ["semantic"], planning: false, reflection: false, contextVotes: NO_CONTEXT_VOTES },
   /** BM25 alone over the question. */
-  lexical: { views: ["lexical"], planning: false, reflection: false },
+  lexical: { views: ["lexical"], planning: false, reflection: false, contextVotes: NO_CONTEXT_VOTES },
   /** Metadata and time filters alone (needs the planner to extract conditions). */
-  symbolic: { views: ["symbolic"], reflection: false },
+  symbolic: { views: ["symbolic"], reflection: false, contextVotes: NO_CONTEXT_VOTES },
   /** First-seen union instead of RRF: every view's hits in the order they were found. */
-  union: { fusion: "union" },
+  union: { fusion: "union", contextVotes: NO_CONTEXT_VOTES },
   "no-plan": { planning: false },
   "no-reflect": { reflection: false },
   /**
@@ -38,5 +41,7 @@ export const RETRIEVAL_PRESETS = {
     // claims with USE-lite, checked on the second (README, "A knowledge base").
     denseSeparation: { from: 5, to: 7 },
     timeWindowWeight: 1,
+    // Documents are not conversations: chunks written together are not an exchange.
+    contextVotes: NO_CONTEXT_VOTES,
   },
 } as const satisfies Record<PresetName, Omit<RetrievalConfigInput, "preset">>;

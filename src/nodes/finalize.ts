@@ -14,6 +14,8 @@ import type { RetrievalResult } from "../domain/results.js";
 import { addNodeMs, timed } from "../graph/timing.js";
 import { summarizeAccount, type Degradation, type LlmCallRecord } from "../domain/run-account.js";
 import { takeTurns } from "../retrieval/readings.js";
+import { withContextVotes } from "../retrieval/context-votes.js";
+import type { RunSettings } from "../graph/run-settings.js";
 import { DeadlineError, deadlineOf, pastDeadline, withDeadlineSignal, withinDeadline, type RunDeadline } from "../graph/deadline.js";
 
 /**
@@ -33,7 +35,7 @@ export function finalizeNode(dependencies: () => Promise<GraphDependencies>) {
       const deadline = deadlineOf(settings);
       const degraded: Degradation[] = [];
       const llmCalls: LlmCallRecord[] = [];
-      const fused = answerOrder(state).slice(0, finalK * 2);
+      const fused = answerOrder(state, settings).slice(0, finalK * 2);
       // A rerank orders every candidate, so all are re-read; otherwise the first finalK usually survive
       // and the rest are read only to replace those that did not.
       const reranking = settings.rerank && model !== undefined;
@@ -67,13 +69,21 @@ export function finalizeNode(dependencies: () => Promise<GraphDependencies>) {
  * rule can tell which was meant: about the named speaker (what they said, which that round lifted
  * above everyone else's words) or about its words, whoever said them (a question may name the wrong
  * speaker, on purpose or by a slip: "What did Caroline paint?" when Melanie did). The final ranking
- * and the one before that round take turns, the final one first, so the named speaker's best answer
- * leads and every cut-off (a caller's k is not known here) holds the best of both readings in equal
- * shares. Without that round the fused order stands. Scores are the fused ones, so after such a
- * round they need not fall down the list.
+ * and the one before that round take turns, the final one first and more often (readingTurns), so the
+ * named speaker's best answer leads and every cut-off (a caller's k is not known here) holds the best
+ * of both readings. Without that round the fused order stands. Each reading is first reordered by its
+ * conversation's context (context-votes.ts), the words reading more: the answer to a question that
+ * named the wrong speaker is what the other said around the named one's words. Scores are the fused
+ * ones, so they need not fall down the list.
  */
-function answerOrder(state: RetrievalStateValue): FusedHit[] {
-  return state.beforeOwnWords ? takeTurns(state.fused, state.beforeOwnWords) : state.fused;
+function answerOrder(state: RetrievalStateValue, settings: RunSettings): FusedHit[] {
+  const depth = settings.finalK * 2;
+  const { ranking, wordsReading, windowMs } = settings.contextVotes;
+  const timeOf = (key: string) => state.entries[key]?.timestampMs;
+  const inContext = (keys: readonly string[], weight: number) => withContextVotes(keys, timeOf, { weight, windowMs, rrfK: settings.rrfK });
+  const byKey = new Map(state.fused.map((hit) => [hit.key, hit]));
+  const final = [...inContext(state.fused.slice(0, depth).map((hit) => hit.key), ranking).flatMap((key) => byKey.get(key) ?? []), ...state.fused.slice(depth)];
+  return state.beforeOwnWords ? takeTurns(final, inContext(state.beforeOwnWords, wordsReading), settings.readingTurns) : final;
 }
 
 type Candidate = { hit: FusedHit; entry: MemoryEntry };

@@ -22,11 +22,48 @@ describe("a question that names the wrong speaker", () => {
   after(() => memory.close());
 
   it("answers with the named speaker's own words first and keeps the other speaker's painting in the top results", async () => {
-    const output = await memory.retrieve({ question, namespace: "chat", now }, { finalK: 4 });
+    // Equal turns between the two readings: the words reading's best unseen hit takes the 2nd and 4th places.
+    const output = await memory.retrieve({ question, namespace: "chat", now }, { finalK: 4, readingTurns: 2 });
     const ids = output.results.map((result) => result.id);
     const ownRound = output.results.filter((result) => result.provenance.ranks.some((rank) => rank.round === 1));
     assert.ok(ownRound.length > 0 && ownRound.every((result) => result.speaker === "Caroline"), `the own-words round ran: ${ids.join(", ")}`);
     assert.equal(output.results[0]?.speaker, "Caroline", `the named speaker's words first: ${ids.join(", ")}`);
     assert.ok(ids.includes("mel-painted"), `what Melanie painted is still among the top 4: ${ids.join(", ")}`);
+  });
+
+  it("with the default shares (the words reading one place in three), the other speaker's painting waits for its place", async () => {
+    // Said minutes apart, no line lends another a vote; the words reading's 3rd place goes to Caroline's brushes.
+    const output = await memory.retrieve({ question, namespace: "chat", now }, { finalK: 4 });
+    assert.ok(!output.results.some((result) => result.id === "mel-painted"), output.results.map((result) => result.id).join(", "));
+  });
+});
+
+describe("a question that names the wrong speaker, asked of one exchange", () => {
+  // The same words, said a second apart as one conversation's turns are: Caroline's reply is Melanie's painting's neighbour.
+  const now = "2026-03-20T00:00:00Z";
+  let memory: RecallGraph;
+  before(async () => {
+    memory = await openRecallGraph({ store: { kind: "sqlite", path: ":memory:" }, embedder: { provider: "hash", dimension: 256 }, model: null });
+    const at = (second: number) => `2026-03-14T10:00:0${second}Z`;
+    await memory.remember("chat", [
+      { id: "mel-painted", text: "Melanie said: Caroline, I painted a sunset over the lake last weekend.", speaker: "Melanie", persons: ["Melanie", "Caroline"], timestamp: at(1) },
+      { id: "caro-lovely", text: "Caroline said: Melanie, your painting is lovely! I wish I could paint.", speaker: "Caroline", persons: ["Caroline", "Melanie"], timestamp: at(2) },
+    ]);
+    await memory.remember("chat", [
+      { id: "caro-someday", text: "Caroline said: Painting sounds relaxing, maybe I will paint someday.", speaker: "Caroline", persons: ["Caroline"], timestamp: "2026-03-10T10:00:00Z" },
+      { id: "caro-brushes", text: "Caroline said: I bought paint brushes for my niece.", speaker: "Caroline", persons: ["Caroline"], timestamp: "2026-03-11T10:00:00Z" },
+      { id: "caro-group", text: "Caroline said: I went to the support group on Tuesday.", speaker: "Caroline", persons: ["Caroline"], timestamp: "2026-03-12T10:00:00Z" },
+      { id: "mel-museum", text: "Melanie said: The kids loved the museum.", speaker: "Melanie", persons: ["Melanie"], timestamp: "2026-03-13T10:00:00Z" },
+    ]);
+  });
+  after(() => memory.close());
+
+  it("lifts what the other speaker said next to the named one's words into the words reading's first place", async () => {
+    const output = await memory.retrieve({ question: "What did Caroline paint?", namespace: "chat", now }, { finalK: 4 });
+    const ids = output.results.map((result) => result.id);
+    assert.equal(output.results[0]?.speaker, "Caroline", `the named speaker's words first: ${ids.join(", ")}`);
+    assert.ok(ids.slice(0, 3).includes("mel-painted"), `Melanie's painting, said beside Caroline's reply, within the top 3: ${ids.join(", ")}`);
+    const without = await memory.retrieve({ question: "What did Caroline paint?", namespace: "chat", now }, { finalK: 4, contextVotes: { ranking: 0, wordsReading: 0 } });
+    assert.ok(!without.results.slice(0, 3).some((result) => result.id === "mel-painted"), `without context votes it is not: ${without.results.map((r) => r.id).join(", ")}`);
   });
 });

@@ -25,6 +25,11 @@ describe("takeTurns", () => {
     assert.equal(merged[1], final[4]);
   });
 
+  it("gives the second ranking one place in every `every`", () => {
+    assert.deepEqual(keys(takeTurns(final, ["e", "d", "c"], 3)), ["a", "b", "e", "c", "d"]);
+    assert.deepEqual(keys(takeTurns(final, ["d", "a", "e", "b", "c"], 2)), ["a", "d", "b", "e", "c"]);
+  });
+
   it("is the first ranking when the second is empty or the same", () => {
     assert.deepEqual(keys(takeTurns(final, [])), keys(final));
     assert.deepEqual(keys(takeTurns(final, keys(final))), keys(final));
