@@ -4,7 +4,6 @@ import type { MemoryEntry } from "../memory/entry.js";
 import { bothFilters, matchesFilter } from "../stores/caller-filter.js";
 import { gapSearchFilter, meetsGapCondition } from "../retrieval/gap-conditions.js";
 import { entryTerms } from "../retrieval/mentions.js";
-import { lexicalDocument } from "../stores/lexical-document.js";
 import type { ScoredEntry, SearchOptions } from "../stores/port.js";
 import type { ViewName } from "../domain/views.js";
 import type { ViewTask } from "../graph/state.js";
@@ -38,7 +37,7 @@ export async function runView(view: ViewName, task: ViewTask, search: () => Prom
         if (task.filter) found.hits = found.hits.filter(({ entry }) => matchesFilter(entry, task.filter));
         const condition = gapConditionOf(task, found.query);
         if (condition === undefined) continue;
-        found.hits = found.hits.filter(({ entry }) => meetsGapCondition(entry, () => recentTermsOf(entry), condition));
+        found.hits = found.hits.filter(({ entry }) => meetsGapCondition(entry, () => entryTerms(entry), condition));
       }
       const viewHits: ViewHitList[] = [];
       const entries: Record<string, MemoryEntry> = {};
@@ -60,30 +59,6 @@ export async function runView(view: ViewName, task: ViewTask, search: () => Prom
       return { viewHits: [], entries: {}, degraded: [{ step: view, error: message }] };
     }
   });
-}
-
-/**
- * The index terms of entries checked against a gap query's condition lately, by the lexical document
- * they are made of (an edited entry is a new document, tokenized again). Gap queries share their
- * anchor names, a round's views find many of the same entries, and so do the questions asked one
- * after another (tokenizing them was about a tenth of the nodes' own time at 1k entries). Terms depend
- * on the text alone, so sharing them across namespaces shows no entry to another. At most
- * RECENT_TERMS_LIMIT documents are kept, the oldest dropped first.
- */
-const RECENT_TERMS_LIMIT = 4096;
-const recentTerms = new Map<string, ReadonlySet<string>>();
-
-function recentTermsOf(entry: MemoryEntry): ReadonlySet<string> {
-  const document = lexicalDocument(entry);
-  const known = recentTerms.get(document);
-  if (known) return known;
-  const terms: ReadonlySet<string> = entryTerms(entry);
-  if (recentTerms.size >= RECENT_TERMS_LIMIT) {
-    const oldest = recentTerms.keys().next();
-    if (!oldest.done) recentTerms.delete(oldest.value);
-  }
-  recentTerms.set(document, terms);
-  return terms;
 }
 
 /** The condition of one of the task's gap queries, if it has one. Own keys only: a gap query may be any word, "constructor" included. */
