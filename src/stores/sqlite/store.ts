@@ -49,7 +49,7 @@ import {
 } from "../validation.js";
 import { EntryChanges } from "./entry-changes.js";
 import { FilterMatches } from "./filter-matches.js";
-import { filterSql, filterSqlWithExpired, LIVE_ENTRY_SQL } from "./filter-sql.js";
+import { filterSql, filterSqlWithExpired, LIVE_ENTRY_SQL, type FilterSql } from "./filter-sql.js";
 import { jsonOrUndefined, ParsedEntries } from "./parsed-entries.js";
 import { ftsColumns, ftsMatchExpression, namespaceTerm, queryTerms } from "./fts-terms.js";
 import { DEFAULT_LEXICAL_CACHE_ENTRIES, LexicalIndex, LexicalIndexFields, type LexicalIndexCounters } from "./lexical-index.js";
@@ -560,8 +560,7 @@ export class SqliteMemoryStore implements MemoryStore {
     }
     const kept = this.keptMatches(namespace, filter, now);
     if (kept) return (rowid) => kept.has(rowid);
-    const { where, params } = filterSql(namespace, filter, now);
-    const matching = new Set(this.filterStatement<RowidRow>(`SELECT e.rowid AS rowid FROM entries AS e WHERE ${where}`).all(...params).map((row) => row.rowid));
+    const matching = new Set(this.matchingRowids(filterSql(namespace, filter, now)));
     return (rowid) => matching.has(rowid);
   }
 
@@ -574,11 +573,15 @@ export class SqliteMemoryStore implements MemoryStore {
     if (!this.changes || isEmptyFilter(filter)) return undefined;
     const expired = this.expiredRowids(namespace, now, EXPIRED_SKIP_MAX);
     if (!expired) return undefined;
-    const { where, params } = filterSqlWithExpired(namespace, filter);
-    const read = () => this.filterStatement<RowidRow>(`SELECT e.rowid AS rowid FROM entries AS e WHERE ${where}`).all(...params).map((row) => row.rowid);
-    const matches = this.filterMatches.get(JSON.stringify([namespace, where, params]), this.changes.generation(namespace), read);
+    const sql = filterSqlWithExpired(namespace, filter);
+    const matches = this.filterMatches.get(JSON.stringify([namespace, sql.where, sql.params]), this.changes.generation(namespace), () => this.matchingRowids(sql));
     if (expired.size === 0) return matches;
     return new Set([...matches].filter((rowid) => !expired.has(rowid)));
+  }
+
+  /** The rowids of the entries a filter's SQL selects. */
+  private matchingRowids({ where, params }: FilterSql): number[] {
+    return this.filterStatement<RowidRow>(`SELECT e.rowid AS rowid FROM entries AS e WHERE ${where}`).all(...params).map((row) => row.rowid);
   }
 
   /**
@@ -617,7 +620,7 @@ export class SqliteMemoryStore implements MemoryStore {
     // In memory, the matches themselves are scanned unless they are most of the namespace (then the
     // widened KNN below needs few extra rows), with the tie order of the path the store would take.
     if (oneByOne || matches <= namespaceSize * IN_MEMORY_SUBSET_MAX_SHARE) {
-      const matching = () => (kept ? [...kept] : this.filterStatement<RowidRow>(`SELECT e.rowid AS rowid FROM entries AS e WHERE ${where}`).all(...params).map((row) => row.rowid));
+      const matching = () => (kept ? [...kept] : this.matchingRowids({ where, params }));
       const inMemory = this.vectors?.nearestAmong(namespace, query, k, matching, oneByOne ? "rowid" : "vec0");
       if (inMemory) return inMemory;
     }
@@ -637,9 +640,8 @@ export class SqliteMemoryStore implements MemoryStore {
       }
       // vec0 looks no further than 4096 rows: the matches are far from the query, measure them all.
     }
-    const candidates = this.filterStatement<RowidRow>(`SELECT e.rowid AS rowid FROM entries AS e WHERE ${where}`).all(...params);
     const distances: DistanceRow[] = [];
-    for (const { rowid } of candidates) {
+    for (const rowid of this.matchingRowids({ where, params })) {
       const distance = this.statements.distanceTo.get(query, BigInt(rowid));
       if (distance !== undefined) distances.push({ rowid, distance });
     }
