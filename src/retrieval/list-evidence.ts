@@ -42,3 +42,23 @@ export function separationEvidence(scores: readonly number[], ramp: SeparationRa
   if (separation <= ramp.from) return 0;
   return (separation - ramp.from) / (ramp.to - ramp.from);
 }
+
+/** How many of a dense list's first hits are looked at for their length (the hits that decide its vote at a user's k). */
+export const LENGTH_DEPTH = 10;
+
+/**
+ * The share (0..1) of a dense list's first LENGTH_DEPTH hits whose text the embedder represents
+ * (at most `maxWords` words): a list whose best neighbours are all longer than that ranked averages,
+ * not texts, and earns no vote; a list of short texts keeps its full vote. Words are counted by
+ * whitespace: the embedders with a limit are English-only, and their lists hold no CJK text.
+ */
+export function lengthEvidence(texts: ReadonlyArray<string | undefined>, maxWords: number): number {
+  const first = texts.slice(0, LENGTH_DEPTH);
+  if (first.length === 0) return 1;
+  const within = first.filter((text) => text === undefined || wordCount(text) <= maxWords).length;
+  return within / first.length;
+}
+
+function wordCount(text: string): number {
+  return text.split(/\s+/).filter(Boolean).length;
+}

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { ViewHitList } from "../../src/domain/hits.js";
 import { fuseRankedLists } from "../../src/retrieval/fusion.js";
-import { SEPARATION_DEPTH, SeparationRampSchema, separationEvidence, topSeparation } from "../../src/retrieval/list-evidence.js";
+import { LENGTH_DEPTH, lengthEvidence, SEPARATION_DEPTH, SeparationRampSchema, separationEvidence, topSeparation } from "../../src/retrieval/list-evidence.js";
 
 const ramp = { from: 3, to: 5 };
 /** 25 scores falling evenly (the first like the rest), and the same list with a first score far above it. */
@@ -64,5 +64,22 @@ describe("fusion with list evidence", () => {
     assert.equal(fused[0]?.key, "d1");
     const unweighed = fuseRankedLists([lexical, list("semantic", keys, flat)], { method: "rrf", rrfK: 20, weights });
     assert.equal(unweighed[0]?.key, "d0", "without evidence the same flat list decides");
+  });
+});
+
+describe("list evidence: texts longer than the embedder represents", () => {
+  const words = (count: number) => Array.from({ length: count }, (_, i) => `w${i}`).join(" ");
+
+  it("is the share of the first LENGTH_DEPTH hits within the limit", () => {
+    assert.equal(lengthEvidence([words(12), words(30)], 100), 1, "short texts keep the full vote");
+    assert.equal(lengthEvidence([words(150), words(220)], 100), 0, "a list of abstracts earns none");
+    assert.equal(lengthEvidence([words(150), words(20), words(90), words(101)], 100), 0.5);
+    const deeper = [...Array.from({ length: LENGTH_DEPTH }, () => words(10)), ...Array.from({ length: 20 }, () => words(500))];
+    assert.equal(lengthEvidence(deeper, 100), 1, "only the first hits count");
+  });
+
+  it("counts a hit whose text is unknown, and an empty list, as no evidence against", () => {
+    assert.equal(lengthEvidence([undefined, words(300)], 100), 0.5);
+    assert.equal(lengthEvidence([], 100), 1);
   });
 });

@@ -17,6 +17,14 @@ export const EmbedderProfileSchema = z.strictObject({
     .max(10)
     .describe("RRF weight of the semantic view's vote, BM25's being 1: how far this embedder's nearest neighbours are evidence of relevance"),
   basis: z.string().min(1).describe("Where the number comes from: a measurement, or the published design it follows"),
+  representsWords: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe(
+      "The longest text, in words, whose vector still stands for it: beyond it the vector is an average over too much to rank by. Unset: no limit known",
+    ),
 });
 export type EmbedderProfile = z.infer<typeof EmbedderProfileSchema>;
 
@@ -28,6 +36,9 @@ export const EMBEDDER_PROFILES = {
     denseWeight: 0.3,
     basis:
       "measured: best semantic weight for full on LoCoMo (recall@10), and alone it is far behind BM25 on documents (SciFact nDCG@10 0.235 against 0.684)",
+    // A deep averaging network trained on sentences and short paragraphs: a 200-word abstract's vector
+    // is the mean of too many words (its best sentence ranks SciFact's abstracts better than it does).
+    representsWords: 100,
   },
   hash: {
     denseWeight: 0.1,
