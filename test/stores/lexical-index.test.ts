@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
+import Database from "better-sqlite3";
 import { normalizeEntry, type MemoryInput } from "../../src/memory/entry.js";
 import type { MemoryRecord, SearchOptions } from "../../src/stores/port.js";
 import { openSqliteStore, type SqliteMemoryStore } from "../../src/stores/sqlite/store.js";
@@ -157,5 +158,36 @@ describe("sqlite in-memory BM25", () => {
     const build = store.buildLexicalIndex("ns");
     await store.close();
     assert.equal(await build, false);
+  });
+
+  it("leaves a namespace with an unreadable entry to FTS5 until the namespace changes", async () => {
+    const path = join(tempDir, "unreadable.db");
+    const store = await openSqliteStore({ path, embedding: CONTRACT_EMBEDDING, clock: () => NOW });
+    const fts5 = await openSqliteStore({ path, embedding: CONTRACT_EMBEDDING, clock: () => NOW, lexicalCacheEntries: 0 });
+    try {
+      const written = records("ns", 50, 29);
+      await store.upsert("ns", written);
+      const db = new Database(path);
+      try {
+        db.prepare("UPDATE entry_bodies SET entry_json = '{' WHERE rowid = (SELECT rowid FROM entries WHERE id = 'm7')").run();
+      } finally {
+        db.close();
+      }
+      assert.equal(await store.buildLexicalIndex("ns"), false);
+      // Among another person's entries, so that the unreadable one is not a hit (loading it is an error on either path).
+      const other = PEOPLE.find((person) => !written.find((item) => item.entry.id === "m7")?.entry.persons.includes(person)) ?? "Ada";
+      const options = { k: 3, filter: { persons: [other] } };
+      const ours = await store.lexicalSearch("ns", "heron kayak river garden", options);
+      const theirs = await fts5.lexicalSearch("ns", "heron kayak river garden", options);
+      assert.ok(theirs.length > 0);
+      assert.deepEqual(ours.map((hit) => [hit.entry.id, hit.score]), theirs.map((hit) => [hit.entry.id, hit.score]));
+      assert.equal(store.lexicalIndexCounters().copied, 0);
+
+      await store.upsert("ns", written.filter((item) => item.entry.id === "m7"));
+      assert.equal(await store.buildLexicalIndex("ns"), true, "read again once the entry is rewritten");
+    } finally {
+      await fts5.close();
+      await store.close();
+    }
   });
 });

@@ -186,8 +186,11 @@ class NamespaceTerms {
 export class LexicalIndex {
   private readonly namespaces = new Map<string, NamespaceTerms>();
   private readonly builds = new Map<string, Promise<boolean>>();
-  /** Namespaces found beyond the budget, with the generation they were counted at: not counted again until it moves. */
-  private readonly beyondBudget = new Map<string, number>();
+  /**
+   * Namespaces left to FTS5 (beyond the budget, or holding an entry that cannot be read), with the
+   * generation they were found so at: not read again until it moves.
+   */
+  private readonly leftToFts5 = new Map<string, number>();
   private readonly changes: EntryChanges;
   private readonly statements: ReturnType<typeof prepare>;
   private closed = false;
@@ -256,7 +259,7 @@ export class LexicalIndex {
     const generation = this.changes.generation(namespace);
     if (!copy || (copy.generation !== generation && !this.catchUp(namespace, copy, generation))) {
       this.namespaces.delete(namespace);
-      if (this.beyondBudget.get(namespace) !== generation) void this.build(namespace);
+      if (this.leftToFts5.get(namespace) !== generation) void this.build(namespace);
       return undefined;
     }
     // Most recently searched last: eviction walks the Map from the front.
@@ -268,17 +271,18 @@ export class LexicalIndex {
   private async read(namespace: string): Promise<boolean> {
     try {
       const generation = this.changes.generation(namespace);
-      if ((this.statements.count.get(namespace) ?? 0) > this.maxRows) {
-        this.beyondBudget.set(namespace, generation);
+      const leaveToFts5 = () => {
+        this.leftToFts5.set(namespace, generation);
         return false;
-      }
-      this.beyondBudget.delete(namespace);
+      };
+      if ((this.statements.count.get(namespace) ?? 0) > this.maxRows) return leaveToFts5();
+      this.leftToFts5.delete(namespace);
       const copy = new NamespaceTerms(generation);
       for (let afterId = ""; ; ) {
         await nextTurn();
         if (this.closed) return false;
         const rows = this.statements.bodiesAfter.all(namespace, afterId, BUILD_SLICE_ROWS);
-        for (const row of rows) if (!this.add(copy, row)) return false;
+        for (const row of rows) if (!this.add(copy, row)) return leaveToFts5();
         const last = rows.at(-1);
         if (!last || rows.length < BUILD_SLICE_ROWS) break;
         afterId = last.id;
