@@ -432,11 +432,6 @@ export class SqliteMemoryStore implements MemoryStore {
   }
 
   /**
-   * With `vectorIndex: "hnsw"`: makes the namespace's HNSW index ready now (loads its saved file, or
-   * builds it, waiting for a build under way) instead of at its first search. "not-indexed" when the
-   * namespace is searched exactly (another kind, fewer than `hnswMinEntries` entries, no usearch).
-   */
-  /**
    * Reads the namespace's terms into memory now, for lexical search (lexical-index.ts), instead of in
    * the background after its first search; false when FTS5 keeps answering (beyond lexicalCacheEntries,
    * or an entry that cannot be read).
@@ -446,17 +441,22 @@ export class SqliteMemoryStore implements MemoryStore {
     return this.lexical ? this.lexical.build(ns) : false;
   }
 
+  /**
+   * With `vectorIndex: "hnsw"`: makes the namespace's HNSW index ready now (loads its saved file, or
+   * builds it, waiting for a build under way) instead of at its first search. "not-indexed" when the
+   * namespace is searched exactly (another kind, fewer than `hnswMinEntries` entries, no usearch).
+   */
   async buildVectorIndex(namespace: string): Promise<IndexBuildResult> {
     const ns = await this.run("buildVectorIndex", () => validateNamespace(namespace));
     return this.vectors ? this.vectors.buildIndex(ns) : "not-indexed";
   }
 
-  /** What the in-memory vector structures did so far (indexes loaded, built, saved; exact copies read; catch-ups). */
   /** What the in-memory lexical terms did so far (for tests and stats); zeros when FTS5 answers every search. */
   lexicalIndexCounters(): Readonly<LexicalIndexCounters> {
     return { ...(this.lexical?.counters ?? { copied: 0, caughtUp: 0 }) };
   }
 
+  /** What the in-memory vector structures did so far (indexes loaded, built, saved; exact copies read; catch-ups). */
   vectorSearchCounters(): Readonly<VectorSearchCounters> {
     return { ...(this.vectors?.counters ?? { loaded: 0, built: 0, saved: 0, copied: 0, caughtUp: 0 }) };
   }
