@@ -7,7 +7,7 @@ import { outputOf, type RetrievalOutput } from "../../src/library/retrieve.js";
 import type { RetrievalStateValue } from "../../src/graph/state.js";
 import { ingestFile } from "../../src/ingest/ingest-file.js";
 import { openRecallGraph, type RecallGraph } from "../../src/library/open-recallgraph.js";
-import { teamMemory } from "../support/graph-fixture.js";
+import { chatMemory, teamMemory } from "../support/graph-fixture.js";
 import { NOW } from "../support/team-memory.js";
 
 const QUESTION = "Who did Alice talk to about product XYZ-100 in Shanghai last week?";
@@ -192,10 +192,9 @@ describe("a question about one speaker of a conversation", () => {
   const now = "2026-03-20T00:00:00Z";
   let memory: RecallGraph;
   before(async () => {
-    memory = await openRecallGraph({ store: { kind: "sqlite", path: ":memory:" }, embedder: { provider: "hash", dimension: 256 }, model: null });
     const at = (minute: number) => `2026-03-14T10:0${minute}:00Z`;
     // Theo's questions repeat the words of the question; Mia's answer has few of them.
-    await memory.remember("chat", [
+    memory = await chatMemory([
       { id: "theo-asks", text: "Theo said: Mia, how did the pottery class go? Did you make anything?", speaker: "Theo", persons: ["Mia"], timestamp: at(1) },
       { id: "mia-answers", text: "Mia said: I made a little blue bowl, my very first one!", speaker: "Mia", keywords: ["pottery"], timestamp: at(2) },
       { id: "theo-replies", text: "Theo said: A bowl from the pottery class, Mia? I want to make one in that class too.", speaker: "Theo", persons: ["Mia"], timestamp: at(3) },

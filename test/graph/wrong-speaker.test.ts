@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { openRecallGraph, type RecallGraph } from "../../src/library/open-recallgraph.js";
+import type { RecallGraph } from "../../src/library/open-recallgraph.js";
+import { chatMemory } from "../support/graph-fixture.js";
 
 describe("a question that names the wrong speaker", () => {
   // Melanie painted; the question asks what Caroline painted (LoCoMo's adversarial questions are made so).
@@ -8,9 +9,8 @@ describe("a question that names the wrong speaker", () => {
   const now = "2026-03-20T00:00:00Z";
   let memory: RecallGraph;
   before(async () => {
-    memory = await openRecallGraph({ store: { kind: "sqlite", path: ":memory:" }, embedder: { provider: "hash", dimension: 256 }, model: null });
     const at = (minute: number) => `2026-03-14T10:0${minute}:00Z`;
-    await memory.remember("chat", [
+    memory = await chatMemory([
       { id: "mel-painted", text: "Melanie said: Caroline, I painted a sunset over the lake last weekend.", speaker: "Melanie", persons: ["Melanie", "Caroline"], timestamp: at(1) },
       { id: "caro-lovely", text: "Caroline said: Melanie, your painting is lovely! I wish I could paint.", speaker: "Caroline", persons: ["Caroline", "Melanie"], timestamp: at(2) },
       { id: "caro-someday", text: "Caroline said: Painting sounds relaxing, maybe I will paint someday.", speaker: "Caroline", persons: ["Caroline"], timestamp: at(3) },
@@ -43,9 +43,8 @@ describe("a question that names the wrong speaker, asked of one exchange", () =>
   const now = "2026-03-20T00:00:00Z";
   let memory: RecallGraph;
   before(async () => {
-    memory = await openRecallGraph({ store: { kind: "sqlite", path: ":memory:" }, embedder: { provider: "hash", dimension: 256 }, model: null });
     const at = (second: number) => `2026-03-14T10:00:0${second}Z`;
-    await memory.remember("chat", [
+    memory = await chatMemory([
       { id: "mel-painted", text: "Melanie said: Caroline, I painted a sunset over the lake last weekend.", speaker: "Melanie", persons: ["Melanie", "Caroline"], timestamp: at(1) },
       { id: "caro-lovely", text: "Caroline said: Melanie, your painting is lovely! I wish I could paint.", speaker: "Caroline", persons: ["Caroline", "Melanie"], timestamp: at(2) },
     ]);

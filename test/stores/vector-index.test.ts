@@ -53,6 +53,19 @@ async function open(path: string, options: Partial<SqliteStoreOptions> = {}): Pr
   return openSqliteStore({ path, embedding: SPEC, clock: () => NOW, ...options });
 }
 
+/** The top 10 of `queries` random queries (from `seed`) by the approximate store and by the exact one. */
+async function topTens(approximate: SqliteMemoryStore, exact: SqliteMemoryStore, seed: number, queries: number): Promise<{ found: string[][]; truth: string[][] }> {
+  const random = seededRandom(seed);
+  const found: string[][] = [];
+  const truth: string[][] = [];
+  for (let q = 0; q < queries; q += 1) {
+    const query = randomVector(random);
+    found.push(ids(await approximate.denseSearch("ns", query, { k: 10 })));
+    truth.push(ids(await exact.denseSearch("ns", query, { k: 10 })));
+  }
+  return { found, truth };
+}
+
 /** Recall@k of `found` against `truth`, over all queries. */
 function recall(found: readonly string[][], truth: readonly string[][]): number {
   let hits = 0;
@@ -191,14 +204,7 @@ describe("HNSW index", () => {
       await approximate.upsert("ns", records);
       await exact.upsert("ns", records);
       assert.equal(await approximate.buildVectorIndex("ns"), "built");
-      const random = seededRandom(7);
-      const found: string[][] = [];
-      const truth: string[][] = [];
-      for (let q = 0; q < 50; q += 1) {
-        const query = randomVector(random);
-        found.push(ids(await approximate.denseSearch("ns", query, { k: 10 })));
-        truth.push(ids(await exact.denseSearch("ns", query, { k: 10 })));
-      }
+      const { found, truth } = await topTens(approximate, exact, 7, 50);
       const measured = recall(found, truth);
       assert.ok(measured >= 0.9, `recall@10 ${measured}`);
       // Identical results would mean the index is not what answered.
@@ -439,14 +445,7 @@ describe("HNSW index after a crash", () => {
     const exact = await open(path);
     try {
       await store.buildVectorIndex("ns");
-      const random = seededRandom(23);
-      const found: string[][] = [];
-      const truth: string[][] = [];
-      for (let q = 0; q < 20; q += 1) {
-        const query = randomVector(random);
-        found.push(ids(await store.denseSearch("ns", query, { k: 10 })));
-        truth.push(ids(await exact.denseSearch("ns", query, { k: 10 })));
-      }
+      const { found, truth } = await topTens(store, exact, 23, 20);
       const live = new Set((await exact.list("ns", { limit: 1000 })).entries.map((entry) => entry.id));
       assert.ok(found.flat().every((id) => live.has(id)), "nothing deleted comes back");
       assert.ok(recall(found, truth) >= 0.9, `recall@10 ${recall(found, truth)}`);

@@ -4,6 +4,7 @@ import type { MemoryStore } from "../../src/stores/port.js";
 import type { Embedder } from "../../src/text/embedder.js";
 import { createEmbedder } from "../../src/text/embedders/create-embedder.js";
 import { openSqliteStore } from "../../src/stores/sqlite/store.js";
+import type { MemoryInput } from "../../src/memory/entry.js";
 import { RIVALS, TEAM } from "./team-memory.js";
 
 /** An in-memory sqlite store with the team and rival memories, the hashing embedder, and the given model. */
@@ -16,5 +17,12 @@ export async function teamMemory(
   const memory = await openRecallGraph({ store, embedder, model: options.model ?? null });
   await memory.remember("team", TEAM);
   await memory.remember("rivals", RIVALS);
+  return memory;
+}
+
+/** The lines of one conversation, remembered in the "chat" namespace of an in-memory store (hashing embedder, rules, no model). */
+export async function chatMemory(lines: ReadonlyArray<MemoryInput & { id: string }>): Promise<RecallGraph> {
+  const memory = await openRecallGraph({ store: { kind: "sqlite", path: ":memory:" }, embedder: { provider: "hash", dimension: 256 }, model: null });
+  await memory.remember("chat", [...lines]);
   return memory;
 }
