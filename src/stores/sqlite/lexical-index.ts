@@ -30,7 +30,7 @@ import { z } from "zod";
 import type { LexicalFields } from "../lexical-document.js";
 import { describeError, log } from "../../core/log.js";
 import { nextTurn } from "../../core/next-turn.js";
-import { EntryChanges } from "./entry-changes.js";
+import type { EntryChanges } from "./entry-changes.js";
 import { termMatchExpression } from "./fts-terms.js";
 import { BM25_TAGS_WEIGHT, BM25_TEXT_WEIGHT, type SqliteDatabase } from "./schema.js";
 
@@ -191,7 +191,6 @@ export class LexicalIndex {
    * generation they were found so at: not read again until it moves.
    */
   private readonly leftToFts5 = new Map<string, number>();
-  private readonly changes: EntryChanges;
   private readonly statements: ReturnType<typeof prepare>;
   private closed = false;
   readonly counters: LexicalIndexCounters = { copied: 0, caughtUp: 0 };
@@ -201,11 +200,12 @@ export class LexicalIndex {
 
   constructor(
     db: SqliteDatabase,
+    /** The store's change log, which says when held terms are behind the file. */
+    private readonly changes: EntryChanges,
     private readonly columnsOf: RowColumns,
     /** At most this many entries held, all namespaces together (least recently searched dropped first). */
     private readonly maxRows: number,
   ) {
-    this.changes = new EntryChanges(db);
     this.statements = prepare(db);
   }
 

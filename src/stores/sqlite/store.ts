@@ -170,10 +170,9 @@ export class SqliteMemoryStore implements MemoryStore {
     lexicalCacheEntries = DEFAULT_LEXICAL_CACHE_ENTRIES,
   ) {
     this.statements = prepareStatements(db);
-    // Without the change log (a read-only file an older version wrote), FTS5 answers every search.
-    const useLexicalIndex = lexicalCacheEntries > 0 && hasVectorBookkeeping(db);
-    this.lexical = useLexicalIndex ? new LexicalIndex(db, lexicalColumnsOf, lexicalCacheEntries) : undefined;
+    // Without the change log (a read-only file an older version wrote), nothing is kept in memory: FTS5 answers every search.
     this.changes = hasVectorBookkeeping(db) ? new EntryChanges(db) : undefined;
+    this.lexical = this.changes && lexicalCacheEntries > 0 ? new LexicalIndex(db, this.changes, lexicalColumnsOf, lexicalCacheEntries) : undefined;
   }
 
   async upsert(namespace: string, records: readonly MemoryRecord[]): Promise<void> {
