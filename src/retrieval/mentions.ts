@@ -1,3 +1,4 @@
+import { RecentMap } from "../core/recent-map.js";
 import type { MemoryEntry } from "../memory/entry.js";
 import { lexicalDocument } from "../stores/lexical-document.js";
 import { tokenize } from "../text/tokenizer.js";
@@ -9,23 +10,18 @@ import { tokenize } from "../text/tokenizer.js";
  * theirs against a condition, a round's views find many of the same entries, and so do the questions
  * asked one after another (tokenizing them was about a tenth of the nodes' own time at 1k entries).
  * Terms depend on the text alone, so sharing them across namespaces shows no entry to another. At most
- * RECENT_TERMS_LIMIT documents are kept, the oldest dropped first.
+ * 4096 documents are kept, the least recently used dropped first.
  */
 export function entryTerms(entry: MemoryEntry): ReadonlySet<string> {
   const document = lexicalDocument(entry);
   const known = recentTerms.get(document);
   if (known) return known;
   const terms: ReadonlySet<string> = new Set(tokenize(document));
-  if (recentTerms.size >= RECENT_TERMS_LIMIT) {
-    const oldest = recentTerms.keys().next();
-    if (!oldest.done) recentTerms.delete(oldest.value);
-  }
   recentTerms.set(document, terms);
   return terms;
 }
 
-const RECENT_TERMS_LIMIT = 4096;
-const recentTerms = new Map<string, ReadonlySet<string>>();
+const recentTerms = new RecentMap<string, ReadonlySet<string>>(4096);
 
 /** True when every term of `label` (by our tokenizer: stemmed, case-folded) is among `terms`. */
 export function coversAll(terms: ReadonlySet<string>, label: string): boolean {

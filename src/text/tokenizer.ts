@@ -10,6 +10,7 @@
  */
 import { stemmer } from "stemmer";
 import { eng as englishStopwordList } from "stopword";
+import { RecentMap } from "../core/recent-map.js";
 
 /** Every token matches this: letters, marks, digits and `_ . @ -`, nothing else. */
 export const TOKEN_PATTERN = /^[\p{L}\p{M}\p{N}_.@-]+$/u;
@@ -80,19 +81,14 @@ const GROUPED_NUMBER = /\b\d{1,3}(?:,\d{3})+\b/g;
 // ICU picks its word dictionary by script, not by locale, so "zh" segments Japanese just as well.
 const segmenter = new Intl.Segmenter("zh", { granularity: "word" });
 
-// Porter stems of recently seen words. Bounded (oldest evicted first) so a 100k-entry ingest of
-// open-vocabulary text cannot grow it without limit; a natural vocabulary mostly fits.
-const STEM_CACHE_LIMIT = 50_000;
-const stemCache = new Map<string, string>();
+// Porter stems of recently seen words. Bounded so a 100k-entry ingest of open-vocabulary text cannot
+// grow it without limit; a natural vocabulary mostly fits.
+const stemCache = new RecentMap<string, string>(50_000);
 
 function cachedStem(word: string): string {
   let stem = stemCache.get(word);
   if (stem === undefined) {
     stem = stemmer(word);
-    if (stemCache.size >= STEM_CACHE_LIMIT) {
-      const oldest = stemCache.keys().next().value;
-      if (oldest !== undefined) stemCache.delete(oldest);
-    }
     stemCache.set(word, stem);
   }
   return stem;

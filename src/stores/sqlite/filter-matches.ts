@@ -1,3 +1,5 @@
+import { RecentMap } from "../../core/recent-map.js";
+
 /**
  * The rowids a filter matches in a namespace (expired entries included: the caller leaves those out
  * with the current clock), kept while the namespace's generation stays where it was read. A question's
@@ -7,19 +9,17 @@
  * never stale; at most `limit` filters are kept, the least recently used dropped first.
  */
 export class FilterMatches {
-  private readonly byKey = new Map<string, { generation: number; rowids: ReadonlySet<number> }>();
+  private readonly byKey: RecentMap<string, { generation: number; rowids: ReadonlySet<number> }>;
 
-  constructor(private readonly limit: number) {}
+  constructor(limit: number) {
+    this.byKey = new RecentMap(limit);
+  }
 
   /** The matches of the filter (named by `key`: its namespace, SQL and parameters) at `generation`, read by `read` when not kept. */
   get(key: string, generation: number, read: () => readonly number[]): ReadonlySet<number> {
     const known = this.byKey.get(key);
-    this.byKey.delete(key);
-    const rowids = known && known.generation === generation ? known.rowids : new Set(read());
-    if (this.byKey.size >= this.limit) {
-      const oldest = this.byKey.keys().next();
-      if (!oldest.done) this.byKey.delete(oldest.value);
-    }
+    if (known && known.generation === generation) return known.rowids;
+    const rowids = new Set(read());
     this.byKey.set(key, { generation, rowids });
     return rowids;
   }

@@ -1,3 +1,4 @@
+import { RecentMap } from "../../core/recent-map.js";
 import { MemoryEntrySchema, type MemoryEntry } from "../../memory/entry.js";
 
 /**
@@ -13,9 +14,11 @@ import { MemoryEntrySchema, type MemoryEntry } from "../../memory/entry.js";
  * that wants to change one makes a copy. At most `limit` rows are kept, the least recently used dropped.
  */
 export class ParsedEntries {
-  private readonly byRowid = new Map<number, { json: string; entry: MemoryEntry; generation: number | undefined }>();
+  private readonly byRowid: RecentMap<number, { json: string; entry: MemoryEntry; generation: number | undefined }>;
 
-  constructor(private readonly limit: number) {}
+  constructor(limit: number) {
+    this.byRowid = new RecentMap(limit);
+  }
 
   /**
    * The entry of a row read at the namespace's `generation` (at most: read before the row), or undefined
@@ -23,10 +26,7 @@ export class ParsedEntries {
    */
   unchanged(rowid: number, generation: number): MemoryEntry | undefined {
     const known = this.byRowid.get(rowid);
-    if (known?.generation !== generation) return undefined;
-    this.byRowid.delete(rowid);
-    this.byRowid.set(rowid, known);
-    return known.entry;
+    return known?.generation === generation ? known.entry : undefined;
   }
 
   /**
@@ -36,29 +36,19 @@ export class ParsedEntries {
   parse(rowid: number, json: string, generation?: number): MemoryEntry | undefined {
     const known = this.byRowid.get(rowid);
     if (known && known.json === json) {
-      this.byRowid.delete(rowid);
       this.byRowid.set(rowid, { ...known, generation });
       return known.entry;
     }
     const parsed = MemoryEntrySchema.safeParse(jsonOrUndefined(json));
     if (!parsed.success) return undefined;
     const entry = frozen(parsed.data);
-    if (this.limit > 0) {
-      this.byRowid.delete(rowid);
-      if (this.byRowid.size >= this.limit) this.dropOldest();
-      this.byRowid.set(rowid, { json, entry, generation });
-    }
+    this.byRowid.set(rowid, { json, entry, generation });
     return entry;
   }
 
   /** Forgets every row (the store closed, or its file was cleared). */
   clear(): void {
     this.byRowid.clear();
-  }
-
-  private dropOldest(): void {
-    const oldest = this.byRowid.keys().next();
-    if (!oldest.done) this.byRowid.delete(oldest.value);
   }
 }
 
