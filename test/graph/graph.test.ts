@@ -52,6 +52,23 @@ describe("retrieval graph with the rule-based planner (no model)", () => {
     assert.ok(rankOf("err-2048") === -1 || rankOf("err-2048") > rankOf("err-1024"));
   });
 
+  it("gives a list filtered by entities alone no vote beside the lexical view, and a person's list its weight", async () => {
+    const scores = async (question: string, views?: ("semantic" | "lexical" | "symbolic")[]) => {
+      const output = await memory.retrieve({ question, namespace: "team", now: NOW }, { reflection: false, ...(views ? { views } : {}) });
+      return { output, fused: new Map(output.results.map((result) => [result.id, result.provenance.fusedScore])) };
+    };
+    const entityQuestion = "What happened with XYZ-100?";
+    const entityOnly = await scores(entityQuestion);
+    assert.deepEqual([entityOnly.output.plan?.entities, entityOnly.output.plan?.persons, entityOnly.output.plan?.locations], [["XYZ-100"], [], []]);
+    assert.ok(entityOnly.output.results.some((result) => result.provenance.views.includes("symbolic")));
+    assert.deepEqual(entityOnly.fused, (await scores(entityQuestion, ["semantic", "lexical"])).fused);
+
+    const personQuestion = "What did Alice say about XYZ-100?";
+    const withPerson = await scores(personQuestion);
+    assert.deepEqual(withPerson.output.plan?.persons, ["Alice"]);
+    assert.notDeepEqual(withPerson.fused, (await scores(personQuestion, ["semantic", "lexical"])).fused);
+  });
+
   it("answers a Chinese question from a Chinese memory", async () => {
     const output = await memory.retrieve({ question: "报销标准是多少？", namespace: "team", now: NOW });
     assert.equal(output.results[0]?.id, "expense-policy");
