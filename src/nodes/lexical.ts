@@ -1,7 +1,9 @@
 import type { GraphDependencies } from "../graph/dependencies.js";
 import type { ViewTask } from "../graph/state.js";
 import { englishMonthNumber } from "../time/calendar.js";
-import { acrossNamespaces, runView, searchOptionsFor } from "./run-view.js";
+import { nameWords } from "../planning/known-names.js";
+import { withoutWords } from "../text/without-words.js";
+import { acrossNamespaces, gapConditionOf, runView, searchOptionsFor } from "./run-view.js";
 
 /**
  * Lexical view: BM25 over the question and the plan's keywords on the first round, over each gap
@@ -14,7 +16,7 @@ export function lexicalNode(dependencies: () => Promise<GraphDependencies>) {
       const { store } = await dependencies();
       const queries = task.round === 0 ? [firstRoundQuery(task)] : task.queries;
       return acrossNamespaces(task, queries, async (namespace, query) => {
-        const hits = await store.lexicalSearch(namespace, query, searchOptionsFor(task, query, task.settings.lexicalTopK));
+        const hits = await store.lexicalSearch(namespace, searchedWords(task, query), searchOptionsFor(task, query, task.settings.lexicalTopK));
         const best = hits[0]?.score ?? 0;
         return hits.filter((hit) => hit.score >= best * task.settings.lexicalMinRelative);
       });
@@ -34,4 +36,13 @@ function firstRoundQuery(task: ViewTask): string {
   const spelledAsStored = expression !== undefined && (/\p{Nd}/u.test(expression) || expression.split(/[^\p{L}]+/u).some((word) => englishMonthNumber(word)));
   const question = expression && !spelledAsStored ? task.question.replace(expression, " ") : task.question;
   return [question, ...task.plan.keywords].join(" ");
+}
+
+/**
+ * A gap query asked among one speaker's own words is searched without the speaker's name: every entry
+ * searched is theirs and names them, so the name cannot order them, and would only put the shortest first.
+ */
+function searchedWords(task: ViewTask, query: string): string {
+  const speaker = gapConditionOf(task, query)?.spokenBy;
+  return speaker === undefined ? query : withoutWords(query, nameWords([speaker]));
 }

@@ -62,7 +62,7 @@ export async function runView(view: ViewName, task: ViewTask, search: () => Prom
 }
 
 /** The condition of one of the task's gap queries, if it has one. Own keys only: a gap query may be any word, "constructor" included. */
-function gapConditionOf(task: ViewTask, query: string): GapCondition | undefined {
+export function gapConditionOf(task: ViewTask, query: string): GapCondition | undefined {
   return Object.hasOwn(task.gapConditions, query) ? task.gapConditions[query] : undefined;
 }
 

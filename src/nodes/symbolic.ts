@@ -7,13 +7,17 @@ import type { ViewTask } from "../graph/state.js";
 import type { Plan } from "../domain/plan.js";
 import { bothFilters, matchesFilter } from "../stores/caller-filter.js";
 import { acrossNamespaces, runView } from "./run-view.js";
+import { nameWords } from "../planning/known-names.js";
+import { withoutWords } from "../text/without-words.js";
 import { deadlineOf, halfwayTo, withinDeadline, type RunDeadline } from "../graph/deadline.js";
 
 /**
  * Symbolic view: exact metadata and time conditions from the plan (persons, entities, location,
  * time window, ANDed). No conditions, no results. Matches are ranked by the question's words first
  * (BM25 within the conditions), then the matches that share no word with it, by similarity to the
- * question when the embedder can represent it, newest first otherwise. Ranking by words keeps this
+ * question when the embedder can represent it, newest first otherwise. The conditions' own names are
+ * not among those words: every match has them, so they cannot order the matches, and would only put
+ * the shortest first (a speaker's name begins each of their turns). Ranking by words keeps this
  * view's order independent of the semantic view's: ranked by the same vectors it would only repeat
  * the semantic vote, and a weak embedder's order would decide among the matches twice.
  */
@@ -27,10 +31,11 @@ export function symbolicNode(dependencies: () => Promise<GraphDependencies>) {
       const meetsPlan = (hit: ScoredEntry) => filter === conditions || matchesFilter(hit.entry, conditions);
       const { store, embedder } = await dependencies();
       const k = task.settings.symbolicTopK;
+      const words = withoutWords(task.question, nameWords([...task.plan.persons, ...task.plan.entities, ...task.plan.locations]));
       // Embedded once, and only when some namespace has fewer word matches than k.
       let vector: Promise<number[] | undefined> | undefined;
       return acrossNamespaces(task, [describeFilter(conditions)], async (namespace) => {
-        const byWords = (await store.lexicalSearch(namespace, task.question, { k, filter })).filter(meetsPlan);
+        const byWords = (await store.lexicalSearch(namespace, words, { k, filter })).filter(meetsPlan);
         if (byWords.length >= k) return byWords;
         // The vector only orders the matches: a hung embedder gets half the time left, then they go newest first.
         vector ??= questionVector(embedder, task.question, halfwayTo(deadlineOf(task.settings)));

@@ -52,6 +52,11 @@ export function nameParts(name: string): string[] {
     .filter((part) => part.length >= 3 && /^\p{L}+$/u.test(part) && !ENGLISH_STOPWORDS.has(part));
 }
 
+/** The words by which names are written: each name whole, and its parts (nameParts). */
+export function nameWords(names: readonly string[]): string[] {
+  return names.flatMap((name) => [name, ...nameParts(name)]);
+}
+
 /** True when `name` is not in the question whole and every part of it the question has is one of `parts`. */
 export function foundOnlyThrough(question: string, name: string, parts: ReadonlySet<string>): boolean {
   const text = question.toLowerCase();

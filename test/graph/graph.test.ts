@@ -5,6 +5,7 @@ import { MemorySaver } from "@langchain/langgraph";
 import { createRetrievalGraph } from "../../src/graph/graph.js";
 import { outputOf, type RetrievalOutput } from "../../src/library/retrieve.js";
 import type { RetrievalStateValue } from "../../src/graph/state.js";
+import type { MemoryFilter, MemoryStore, SearchOptions } from "../../src/stores/port.js";
 import { ingestFile } from "../../src/ingest/ingest-file.js";
 import { openRecallGraph, type RecallGraph } from "../../src/library/open-recallgraph.js";
 import { chatMemory, teamMemory } from "../support/graph-fixture.js";
@@ -67,6 +68,30 @@ describe("retrieval graph with the rule-based planner (no model)", () => {
     const withPerson = await scores(personQuestion);
     assert.deepEqual(withPerson.output.plan?.persons, ["Alice"]);
     assert.notDeepEqual(withPerson.fused, (await scores(personQuestion, ["semantic", "lexical"])).fused);
+  });
+
+  it("searches a filter's matches by the question's other words, not by the names every match has", async () => {
+    const asked: { query: string; filter?: MemoryFilter }[] = [];
+    const wrap = (store: MemoryStore): MemoryStore =>
+      Object.assign(Object.create(store) as MemoryStore, {
+        lexicalSearch: (namespace: string, query: string, options: SearchOptions) => {
+          asked.push({ query, ...(options.filter ? { filter: options.filter } : {}) });
+          return store.lexicalSearch(namespace, query, options);
+        },
+      });
+    const spied = await teamMemory({ wrapStore: wrap });
+    try {
+      await spied.retrieve({ question: QUESTION, namespace: "team", now: NOW }, { reflection: false });
+      const withinConditions = asked.filter(({ filter }) => filter?.persons?.includes("Alice"));
+      assert.ok(withinConditions.length > 0, "the symbolic view searched Alice's memories by words");
+      for (const { query } of withinConditions) {
+        assert.doesNotMatch(query, /alice|xyz-100|shanghai/i);
+        assert.match(query, /talk/);
+      }
+      assert.ok(asked.some(({ query, filter }) => !filter && query.includes("Alice")), "the lexical view's own search keeps the names");
+    } finally {
+      await spied.close();
+    }
   });
 
   it("answers a Chinese question from a Chinese memory", async () => {
