@@ -15,9 +15,10 @@ import { deadlineOf, halfwayTo, withinDeadline, type RunDeadline } from "../grap
  * Symbolic view: exact metadata and time conditions from the plan (persons, entities, location,
  * time window, ANDed). No conditions, no results. Matches are ranked by the question's words first
  * (BM25 within the conditions), then the matches that share no word with it, by similarity to the
- * question when the embedder can represent it, newest first otherwise. The conditions' own names are
- * not among those words: every match has them, so they cannot order the matches, and would only put
- * the shortest first (a speaker's name begins each of their turns). Ranking by words keeps this
+ * question when the embedder can represent it, newest first otherwise. The conditions' own words are
+ * not among those words (the names required, the time expression the window stands for): every match
+ * meets them, so they cannot order the matches; names would only put the shortest first (a speaker's
+ * name begins each of their turns), a date the few that mention one. Ranking by words keeps this
  * view's order independent of the semantic view's: ranked by the same vectors it would only repeat
  * the semantic vote, and a weak embedder's order would decide among the matches twice.
  */
@@ -31,7 +32,7 @@ export function symbolicNode(dependencies: () => Promise<GraphDependencies>) {
       const meetsPlan = (hit: ScoredEntry) => filter === conditions || matchesFilter(hit.entry, conditions);
       const { store, embedder } = await dependencies();
       const k = task.settings.symbolicTopK;
-      const words = withoutWords(task.question, nameWords([...task.plan.persons, ...task.plan.entities, ...task.plan.locations]));
+      const words = withoutConditionWords(task.question, conditions, task.plan.timeExpression);
       // Embedded once, and only when some namespace has fewer word matches than k.
       let vector: Promise<number[] | undefined> | undefined;
       return acrossNamespaces(task, [describeFilter(conditions)], async (namespace) => {
@@ -45,6 +46,13 @@ export function symbolicNode(dependencies: () => Promise<GraphDependencies>) {
         return [...byWords, ...rest.filter((hit) => !seen.has(hit.entry.id) && meetsPlan(hit))].slice(0, k);
       });
     });
+}
+
+/** The question without the words of the conditions: the names they require, and the time expression their window stands for. */
+function withoutConditionWords(question: string, conditions: MemoryFilter, timeExpression: string | undefined): string {
+  const untimed = conditions.timeRange && timeExpression ? question.replace(timeExpression, " ") : question;
+  const names = [...(conditions.persons ?? []), ...(conditions.entities ?? []), ...(conditions.location ? [conditions.location] : [])];
+  return withoutWords(untimed, nameWords(names));
 }
 
 /** The question's vector for ranking matches, or undefined (newest first) when the embedder cannot give one. */
