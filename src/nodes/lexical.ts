@@ -1,8 +1,8 @@
 import type { GraphDependencies } from "../graph/dependencies.js";
 import type { ViewTask } from "../graph/state.js";
-import { englishMonthNumber } from "../time/calendar.js";
 import { nameWords } from "../planning/known-names.js";
 import { withoutWords } from "../text/without-words.js";
+import { withoutRelativeTime } from "../retrieval/query-words.js";
 import { acrossNamespaces, gapConditionOf, runView, searchOptionsFor } from "./run-view.js";
 
 /**
@@ -26,16 +26,11 @@ export function lexicalNode(dependencies: () => Promise<GraphDependencies>) {
 /**
  * The first round's query: the question's own words plus the plan's keywords (a model planner may add
  * words the question lacks). Known names the plan matched are not added: a name matched by one of its
- * parts ("Pride" -> "Pride Month") would bring in words nobody asked for. A time expression memories
- * spell the same way stays ("May 2023", "in August": dates are stored restated with month names and
- * numbers); a relative one ("last week", 上周) is left to the symbolic view's time window, since its
- * words would only match the same words used in another sense ("for a week").
+ * parts ("Pride" -> "Pride Month") would bring in words nobody asked for. A relative time expression is
+ * left out (withoutRelativeTime).
  */
 function firstRoundQuery(task: ViewTask): string {
-  const expression = task.plan.timeExpression;
-  const spelledAsStored = expression !== undefined && (/\p{Nd}/u.test(expression) || expression.split(/[^\p{L}]+/u).some((word) => englishMonthNumber(word)));
-  const question = expression && !spelledAsStored ? task.question.replace(expression, " ") : task.question;
-  return [question, ...task.plan.keywords].join(" ");
+  return [withoutRelativeTime(task.question, task.plan.timeExpression), ...task.plan.keywords].join(" ");
 }
 
 /**

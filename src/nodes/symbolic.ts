@@ -9,16 +9,18 @@ import { bothFilters, matchesFilter } from "../stores/caller-filter.js";
 import { acrossNamespaces, runView } from "./run-view.js";
 import { nameWords } from "../planning/known-names.js";
 import { withoutWords } from "../text/without-words.js";
+import { withoutRelativeTime } from "../retrieval/query-words.js";
 import { deadlineOf, halfwayTo, withinDeadline, type RunDeadline } from "../graph/deadline.js";
 
 /**
  * Symbolic view: exact metadata and time conditions from the plan (persons, entities, location,
  * time window, ANDed). No conditions, no results. Matches are ranked by the question's words first
  * (BM25 within the conditions), then the matches that share no word with it, by similarity to the
- * question when the embedder can represent it, newest first otherwise. The conditions' own words are
- * not among those words (the names required, the time expression the window stands for): every match
- * meets them, so they cannot order the matches; names would only put the shortest first (a speaker's
- * name begins each of their turns), a date the few that mention one. Ranking by words keeps this
+ * question when the embedder can represent it, newest first otherwise. The conditions' names are not
+ * among those words: every match has them, so they cannot order the matches, and would only put the
+ * shortest first (a speaker's name begins each of their turns). Nor is a relative time expression, as
+ * in the lexical view (withoutRelativeTime); a date stays, since a memory that names it speaks of what
+ * happened then, which its time alone does not say. Ranking by words keeps this
  * view's order independent of the semantic view's: ranked by the same vectors it would only repeat
  * the semantic vote, and a weak embedder's order would decide among the matches twice.
  */
@@ -48,9 +50,9 @@ export function symbolicNode(dependencies: () => Promise<GraphDependencies>) {
     });
 }
 
-/** The question without the words of the conditions: the names they require, and the time expression their window stands for. */
+/** The question without the words of the conditions: the names they require, and a relative time expression their window stands for. */
 function withoutConditionWords(question: string, conditions: MemoryFilter, timeExpression: string | undefined): string {
-  const untimed = conditions.timeRange && timeExpression ? question.replace(timeExpression, " ") : question;
+  const untimed = conditions.timeRange ? withoutRelativeTime(question, timeExpression) : question;
   const names = [...(conditions.persons ?? []), ...(conditions.entities ?? []), ...(conditions.location ? [conditions.location] : [])];
   return withoutWords(untimed, nameWords(names));
 }
