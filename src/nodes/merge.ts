@@ -9,10 +9,10 @@ import { lengthEvidence, separationEvidence, type SeparationRamp } from "../retr
 
 /**
  * Fuses every view's ranked lists of every round so far into one de-duplicated ranking, each view
- * weighted for this question (viewWeightsFor). A dense list earns its weight by its own evidence (denseSeparation): the first of a weak
- * embedder's neighbours, when it scores like the rest, is no better a guess than the tenth; and by
- * the length of its hits (denseTextWords, from the embedder's profile): over documents longer than a
- * sentence encoder represents, its neighbours are averages.
+ * weighted for this question (viewWeightsFor). A dense list earns its weight by its own evidence
+ * (denseSeparation): the first of a weak embedder's neighbours, when it scores like the rest, is no
+ * better a guess than the tenth; and by the length of its hits (denseTextWords, from the embedder's
+ * profile): over documents longer than a sentence encoder represents, its neighbours are averages.
  */
 export function mergeNode() {
   return async (state: RetrievalStateValue) =>

@@ -1,11 +1,11 @@
 import { englishMonthNumber } from "../time/calendar.js";
 
 /**
- * The question without its time expression when memories would not spell it the same way: a relative
- * one ("last week", 上周) is left to the symbolic view's time window, since its words would only match
- * the same words used in another sense ("for a week"). One memories spell the same way stays ("May 2023",
- * "in August": dates are stored restated with month names and numbers), since a memory that names the
- * date speaks of what happened then.
+ * The question without its time expression when memories would not spell it the same way. A relative
+ * one ("last week", 上周) is left to the symbolic view's time window: its words would only match the
+ * same words used in another sense ("for a week"). A date or a month stays ("May 2023", "in August":
+ * memories are stored with their dates restated in month names and numbers), since a memory that
+ * names the date speaks of what happened then.
  */
 export function withoutRelativeTime(question: string, expression: string | undefined): string {
   if (expression === undefined) return question;
