@@ -70,7 +70,7 @@ describe("retrieval graph with the rule-based planner (no model)", () => {
     assert.notDeepEqual(withPerson.fused, (await scores(personQuestion, ["semantic", "lexical"])).fused);
   });
 
-  it("searches a filter's matches by the question's other words, not by the names and time every match meets", async () => {
+  it("searches a filter's matches by the question's other words, not by the names or the relative time every match meets", async () => {
     const asked: { query: string; filter?: MemoryFilter }[] = [];
     const wrap = (store: MemoryStore): MemoryStore =>
       Object.assign(Object.create(store) as MemoryStore, {
