@@ -20,9 +20,9 @@ import { deadlineOf, halfwayTo, withinDeadline, type RunDeadline } from "../grap
  * among those words: every match has them, so they cannot order the matches, and would only put the
  * shortest first (a speaker's name begins each of their turns). Nor is a relative time expression, as
  * in the lexical view (withoutRelativeTime); a date stays, since a memory that names it speaks of what
- * happened then, which its time alone does not say. Ranking by words keeps this
- * view's order independent of the semantic view's: ranked by the same vectors it would only repeat
- * the semantic vote, and a weak embedder's order would decide among the matches twice.
+ * happened then, which its time alone does not say. Ranking by words keeps this view's order
+ * independent of the semantic view's: ranked by the same vectors it would only repeat the semantic
+ * vote, and a weak embedder's order would decide among the matches twice.
  */
 export function symbolicNode(dependencies: () => Promise<GraphDependencies>) {
   return async (task: ViewTask) =>
