@@ -1,7 +1,6 @@
 import type { GraphDependencies } from "../graph/dependencies.js";
 import type { ViewTask } from "../graph/state.js";
-import { nameWords } from "../planning/known-names.js";
-import { withoutWords } from "../text/without-words.js";
+import { withoutNames } from "../planning/known-names.js";
 import { withoutRelativeTime } from "../retrieval/query-words.js";
 import { acrossNamespaces, gapConditionOf, runView, searchOptionsFor } from "./run-view.js";
 
@@ -39,5 +38,5 @@ function firstRoundQuery(task: ViewTask): string {
  */
 function searchedWords(task: ViewTask, query: string): string {
   const speaker = gapConditionOf(task, query)?.spokenBy;
-  return speaker === undefined ? query : withoutWords(query, nameWords([speaker]));
+  return speaker === undefined ? query : withoutNames(query, [speaker]);
 }

@@ -7,8 +7,7 @@ import type { ViewTask } from "../graph/state.js";
 import type { Plan } from "../domain/plan.js";
 import { bothFilters, matchesFilter } from "../stores/caller-filter.js";
 import { acrossNamespaces, runView } from "./run-view.js";
-import { nameWords } from "../planning/known-names.js";
-import { withoutWords } from "../text/without-words.js";
+import { withoutNames } from "../planning/known-names.js";
 import { withoutRelativeTime } from "../retrieval/query-words.js";
 import { deadlineOf, halfwayTo, withinDeadline, type RunDeadline } from "../graph/deadline.js";
 
@@ -54,7 +53,7 @@ export function symbolicNode(dependencies: () => Promise<GraphDependencies>) {
 function withoutConditionWords(question: string, conditions: MemoryFilter, timeExpression: string | undefined): string {
   const untimed = conditions.timeRange ? withoutRelativeTime(question, timeExpression) : question;
   const names = [...(conditions.persons ?? []), ...(conditions.entities ?? []), ...(conditions.location ? [conditions.location] : [])];
-  return withoutWords(untimed, nameWords(names));
+  return withoutNames(untimed, names);
 }
 
 /** The question's vector for ranking matches, or undefined (newest first) when the embedder cannot give one. */

@@ -1,4 +1,5 @@
 import { ENGLISH_STOPWORDS } from "../text/tokenizer.js";
+import { withoutWords } from "../text/without-words.js";
 
 /**
  * Known names the question mentions: a whole-word, case-insensitive match of the name, or of one of
@@ -52,9 +53,9 @@ export function nameParts(name: string): string[] {
     .filter((part) => part.length >= 3 && /^\p{L}+$/u.test(part) && !ENGLISH_STOPWORDS.has(part));
 }
 
-/** The words by which names are written: each name whole, and its parts (nameParts). */
-export function nameWords(names: readonly string[]): string[] {
-  return names.flatMap((name) => [name, ...nameParts(name)]);
+/** `text` without the names, each whole and by its parts (nameParts): "Alice Chen", then "Alice" and "Chen" alone. */
+export function withoutNames(text: string, names: readonly string[]): string {
+  return withoutWords(text, names.flatMap((name) => [name, ...nameParts(name)]));
 }
 
 /** True when `name` is not in the question whole and every part of it the question has is one of `parts`. */
