@@ -11,6 +11,8 @@ describe("withoutWords", () => {
 
   it("takes a name whole before its parts, and characters that mean something in a pattern as themselves", () => {
     assert.deepEqual(tokenize(withoutWords("Did Alice Chen-Wu fix C++ builds for Chen?", ["Alice Chen-Wu", "alice", "chen", "C++"])), tokenize("Did fix builds for?"));
+    // The compiled pattern is kept and shared: a second text gets the same treatment from the start.
+    assert.deepEqual(tokenize(withoutWords("Chen met Alice Chen-Wu.", ["chen", "Alice Chen-Wu", "alice", "C++"])), tokenize("met."));
   });
 
   it("keeps words written without spaces, and the text when there is nothing to take out", () => {
