@@ -5,9 +5,12 @@
  * - "the weekend before X" (the latest Saturday-Sunday ending before X), "the Friday before X", and "after";
  * - "the second week of November" (days 8-14), "the last week of August" (its last 7 days),
  *   "the first weekend of August 2023" (the month's first Saturday and the Sunday after it);
+ * - "the last two weeks of August 2023" (its last 14 days), "the first three days of June" (its first 3):
+ *   counted days or weeks at either end of any period (the whole period when they do not fit in it);
  * - Chinese: X前一周, X后一周, X那周, X那个周末.
  */
-import { addDays, daysInMonth, ENGLISH_WEEKDAYS, englishWeekdayNumber, daySpan, daysSpan, instantOf, isoWeekday, wallTimeAt, weekSpan, type CivilDate, type WallSpan } from "./calendar.js";
+import { ENGLISH_COUNT, parseEnglishCount } from "./numbers.js";
+import { addDays, compareDates, daysInMonth, ENGLISH_WEEKDAYS, englishWeekdayNumber, daySpan, daysSpan, instantOf, isoWeekday, wallTimeAt, weekSpan, type CivilDate, type WallSpan } from "./calendar.js";
 import type { Found } from "./chrono-results.js";
 import { weekendOfWeek } from "./periods.js";
 import { textAfter, textBefore, type Reference } from "./rule-result.js";
@@ -17,6 +20,7 @@ const EN_ANCHOR = new RegExp(
   String.raw`(?:^|[^\p{L}])((?:the\s+)?(?:(first|1st|second|2nd|third|3rd|fourth|4th|fifth|5th|last)\s+)?(week|weekend|${ENGLISH_WEEKDAYS.join("|")})\s+(of|before|after|prior\s+to|following)\s+)$`,
   "iu",
 );
+const EN_COUNTED_END = new RegExp(String.raw`(?:^|[^\p{L}])((?:the\s+)?(first|last)\s+(${ENGLISH_COUNT})\s+(days?|weeks?)\s+of\s+)$`, "iu");
 const ZH_ANCHOR_SHIFT = /^(?:的|之)?(前|后)(?:的)?一个?(?:周|星期|礼拜)/u;
 const ZH_ANCHOR_WEEK = /^(?:的|所在的)?那一?个?(周末|周|星期|礼拜)/u;
 
@@ -44,6 +48,12 @@ function ordinalSpan(first: CivilDate, ordinal: number, unit: string): WallSpan 
   if (unit !== "weekend") return undefined;
   const saturday = ordinal === -1 ? nearestWeekday({ ...monthStart, day: length }, 6, -1) : addDays(nearestWeekday(monthStart, 6, 1), 7 * (ordinal - 1));
   return saturday.month === first.month ? daysSpan(saturday, 2) : undefined;
+}
+
+/** "the last two weeks of X": `days` days at X's start or end, when X (first to last day) holds that many. */
+function countedEndSpan(first: CivilDate, last: CivilDate, end: "first" | "last", days: number): WallSpan | undefined {
+  if (days < 1 || compareDates(addDays(first, days - 1), last) > 0) return undefined;
+  return end === "first" ? daysSpan(first, days) : daysSpan(addDays(last, 1 - days), days);
 }
 
 function relativeSpan(unit: string, relation: Relation, first: CivilDate, last: CivilDate): WallSpan {
@@ -78,7 +88,16 @@ function anchor(text: string, item: Found, reference: Reference): Found | undefi
   if (item.startMs === undefined || item.endMs === undefined) return undefined;
   const first = dateAt(item.startMs, reference);
   const last = dateAt(item.endMs - 1, reference);
-  const english = EN_ANCHOR.exec(textBefore(text, item.index));
+  const before = textBefore(text, item.index);
+  const counted = EN_COUNTED_END.exec(before);
+  if (counted) {
+    const [, prefix = "", end = "", countWord = "", unitWord = ""] = counted;
+    const count = parseEnglishCount(countWord) ?? 0;
+    const span = countedEndSpan(first, last, end.toLowerCase() === "first" ? "first" : "last", unitWord.toLowerCase().startsWith("week") ? count * 7 : count);
+    // More than the period holds: the period itself, which still owns the words (they are not counted from now).
+    return span ? located(item, prefix.length, 0, span, "range", reference) : { ...item, index: item.index - prefix.length, length: item.length + prefix.length, anchored: true };
+  }
+  const english = EN_ANCHOR.exec(before);
   if (english) {
     const [, prefix = "", ordinalWord, unitWord = "", relationWord = ""] = english;
     const unit = unitWord.toLowerCase();

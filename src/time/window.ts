@@ -59,7 +59,33 @@ export function findTimeExpressions(text: string, context: TimeContext): Located
   return windowsFor(text, referenceOf(context));
 }
 
-/** The first time expression of `text` (a question rarely has two), or undefined when there is none. */
+/** Far enough that every day read from `now` moves ("June 9" to another year, "last Friday" to another week). */
+const OTHER_REFERENCE_MS = 400 * 86_400_000;
+
+/**
+ * The question's time window, or undefined when it has none: its first time expression, unless a later
+ * one is a whole date, written with its year. "What did Joanna finish last Friday, on 23 January 2022?"
+ * and "her writing issue last week, as mentioned on 6 November 2023" say when the words were said:
+ * the memories of that day, not a Friday or a week counted from the request's time. A year or a
+ * month ("last week, about the 2024 budget") more often describes a thing than dates the question,
+ * and gives way to the first expression.
+ */
 export function findTimeWindow(text: string, context: TimeContext): TimeWindow | undefined {
-  return findTimeExpressions(text, context)[0];
+  const reference = referenceOf(context);
+  const found = windowsFor(text, reference);
+  if (found.length < 2) return found[0];
+  // A date written with its year gives the same window against another reference time.
+  const elsewhen = windowsFor(text, shiftedReference(reference, OTHER_REFERENCE_MS));
+  const dated = found.find(
+    (window) =>
+      (window.granularity === "day" || window.granularity === "instant") &&
+      elsewhen.some((other) => other.index === window.index && other.startMs === window.startMs && other.endMs === window.endMs),
+  );
+  return dated ?? found[0];
+}
+
+function shiftedReference(reference: Reference, byMs: number): Reference {
+  const nowMs = reference.nowMs + (reference.nowMs + byMs <= MAX_MS ? byMs : -byMs);
+  const now = wallTimeAt(nowMs, reference.timeZone);
+  return { ...reference, nowMs, now, today: { year: now.year, month: now.month, day: now.day } };
 }

@@ -87,6 +87,12 @@ const cases: WindowCase[] = [
   { text: "Which country was Tim visiting in the second week of November?", start: "2022-11-08T00:00:00.000Z", end: "2022-11-15T00:00:00.000Z", granularity: "range", expression: "the second week of November" },
   { text: "the first weekend of August 2022", start: "2022-08-06T00:00:00.000Z", end: "2022-08-08T00:00:00.000Z", granularity: "range" },
   { text: "during the last week of August 2022", start: "2022-08-25T00:00:00.000Z", end: "2022-09-01T00:00:00.000Z", granularity: "range", expression: "the last week of August 2022" },
+  { text: "Where was Dave in the last two weeks of August 2022?", start: "2022-08-18T00:00:00.000Z", end: "2022-09-01T00:00:00.000Z", granularity: "range", expression: "the last two weeks of August 2022" },
+  { text: "in the first three days of June 2022", start: "2022-06-01T00:00:00.000Z", end: "2022-06-04T00:00:00.000Z", granularity: "range", expression: "the first three days of June 2022" },
+  { text: "the first 2 weeks of 2022", start: "2022-01-01T00:00:00.000Z", end: "2022-01-15T00:00:00.000Z", granularity: "range" },
+  // more than the month holds: the month, not weeks counted back from now
+  { text: "in the last five weeks of February 2022", start: "2022-02-01T00:00:00.000Z", end: "2022-03-01T00:00:00.000Z", granularity: "month", expression: "the last five weeks of February 2022" },
+  { text: "What changed in the last two weeks?", start: "2023-04-26T15:00:00.000Z", end: NOW, granularity: "range", expression: "the last two weeks" },
   { text: "How long has Tim played the piano, as of December 2022?", start: null, end: "2023-01-01T00:00:00.000Z", granularity: "open", expression: "as of December 2022" },
   { text: "Where did Caroline move from 4 years ago?", start: "2019-01-01T00:00:00.000Z", end: "2020-01-01T00:00:00.000Z", granularity: "year", expression: "4 years ago" },
   { text: "from March on", start: "2023-03-01T00:00:00.000Z", end: NOW, granularity: "open" },
@@ -151,5 +157,15 @@ describe("findTimeExpressions", () => {
 
   it("returns the first expression from findTimeWindow", () => {
     assert.equal(findTimeWindow("yesterday, or last week?", context)?.expression, "yesterday");
+    // A year or a month that may describe a thing does not move the window either.
+    assert.equal(findTimeWindow("What did we decide last week about the 2024 budget?", context)?.expression, "last week");
+    assert.equal(findTimeWindow("We met last week and again yesterday, not in May 2021.", context)?.expression, "last week");
+  });
+
+  it("takes a whole date written with its year over relative words, which the date then says when were said", () => {
+    assertWindow(context, { text: "What did Joanna just finish last Friday on 23 January, 2022?", start: "2022-01-23T00:00:00.000Z", end: "2022-01-24T00:00:00.000Z", granularity: "day", expression: "on 23 January, 2022" });
+    assertWindow(context, { text: "What was Tim's writing issue last week, as mentioned on November 6, 2022?", start: "2022-11-06T00:00:00.000Z", end: "2022-11-07T00:00:00.000Z", granularity: "day", expression: "November 6, 2022" });
+    // A date without its year is read from now, as the relative words are: the first expression stays.
+    assert.equal(findTimeWindow("What did Tim say last week about the trip on June 9?", context)?.expression, "last week");
   });
 });
