@@ -67,13 +67,20 @@ async function questionVector(embedder: Embedder, question: string, deadline: Ru
   }
 }
 
+/**
+ * How long after a time window a memory is still taken as one of its own: what happens is often told the
+ * next day ("yesterday I came back from San Francisco"), and a memory's time is when it was said.
+ */
+export const REPORTED_AFTER_MS = 86_400_000;
+
 export function filterOf(plan: Plan): MemoryFilter {
   const filter: MemoryFilter = {};
   if (plan.persons.length) filter.persons = plan.persons;
   if (plan.entities.length) filter.entities = plan.entities;
   if (plan.locations[0]) filter.location = plan.locations[0];
-  if (plan.timeWindow && (plan.timeWindow.startMs !== undefined || plan.timeWindow.endMs !== undefined)) {
-    filter.timeRange = { ...plan.timeWindow };
+  const window = plan.timeWindow;
+  if (window && (window.startMs !== undefined || window.endMs !== undefined)) {
+    filter.timeRange = { ...window, ...(window.endMs === undefined ? {} : { endMs: window.endMs + REPORTED_AFTER_MS }) };
   }
   return filter;
 }

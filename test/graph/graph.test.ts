@@ -261,3 +261,22 @@ describe("a question about one speaker of a conversation", () => {
     assert.ok(rankOf(firstRoundOnly) > 0, `without reflection Theo's words rank first: ${firstRoundOnly.results.map((r) => r.id).join(", ")}`);
   });
 });
+
+describe("a question about a day of a conversation", () => {
+  it("counts what was said the next day among that day's memories, and nothing later", async () => {
+    const memory = await chatMemory([
+      { id: "that-day", text: "Nate said: Bye Joanna, see you soon!", speaker: "Nate", timestamp: "2022-11-09T20:00:00Z" },
+      { id: "next-day", text: "Nate said: Yesterday I made coconut ice cream for the party.", speaker: "Nate", timestamp: "2022-11-10T09:00:00Z" },
+      { id: "days-later", text: "Nate said: I made pasta with my friends.", speaker: "Nate", timestamp: "2022-11-12T09:00:00Z" },
+    ]);
+    try {
+      const output = await memory.retrieve({ question: "What did Nate make on 9 November 2022?", namespace: "chat", now: "2022-11-20T00:00:00Z" }, { reflection: false });
+      // The plan's window is the day as asked; only the symbolic view's filter reaches into the next day.
+      assert.deepEqual(output.plan?.timeWindow, { startMs: Date.parse("2022-11-09T00:00:00Z"), endMs: Date.parse("2022-11-10T00:00:00Z") });
+      const bySymbolic = output.results.filter((result) => result.provenance.views.includes("symbolic")).map((result) => result.id);
+      assert.deepEqual(bySymbolic.sort(), ["next-day", "that-day"]);
+    } finally {
+      await memory.close();
+    }
+  });
+});
