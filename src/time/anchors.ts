@@ -5,22 +5,23 @@
  * - "the weekend before X" (the latest Saturday-Sunday ending before X), "the Friday before X", and "after";
  * - "the second week of November" (days 8-14), "the last week of August" (its last 7 days),
  *   "the first weekend of August 2023" (the month's first Saturday and the Sunday after it);
- * - "the last two weeks of August 2023" (its last 14 days), "the first three days of June" (its first 3):
- *   counted days or weeks at either end of any period (the whole period when they do not fit in it);
+ * - "the last two weeks of August 2023" (its last 14 days), "the first three days of June" (its first 3),
+ *   "the last three months of 2022" (October to December), "the last month of 2022" (December):
+ *   counted days, weeks or months at either end of any period (the whole period when they do not fit in it);
  * - Chinese: X前一周, X后一周, X那周, X那个周末.
  */
 import { ENGLISH_COUNT, parseEnglishCount } from "./numbers.js";
-import { addDays, compareDates, daysInMonth, ENGLISH_WEEKDAYS, englishWeekdayNumber, daySpan, daysSpan, instantOf, isoWeekday, wallTimeAt, weekSpan, type CivilDate, type WallSpan } from "./calendar.js";
+import { addDays, addMonthsToWall, compareDates, daysInMonth, ENGLISH_WEEKDAYS, englishWeekdayNumber, daySpan, daysSpan, instantOf, isoWeekday, midnight, wallTimeAt, weekSpan, type CivilDate, type WallSpan } from "./calendar.js";
 import type { Found } from "./chrono-results.js";
 import { weekendOfWeek } from "./periods.js";
 import { textAfter, textBefore, type Reference } from "./rule-result.js";
 
-const ORDINALS: Record<string, number> = { first: 1, "1st": 1, second: 2, "2nd": 2, third: 3, "3rd": 3, fourth: 4, "4th": 4, fifth: 5, "5th": 5, last: -1 };
+const ORDINALS: Record<string, number> = { first: 1, "1st": 1, second: 2, "2nd": 2, third: 3, "3rd": 3, fourth: 4, "4th": 4, fifth: 5, "5th": 5, last: -1, final: -1 };
 const EN_ANCHOR = new RegExp(
-  String.raw`(?:^|[^\p{L}])((?:the\s+)?(?:(first|1st|second|2nd|third|3rd|fourth|4th|fifth|5th|last)\s+)?(week|weekend|${ENGLISH_WEEKDAYS.join("|")})\s+(of|before|after|prior\s+to|following)\s+)$`,
+  String.raw`(?:^|[^\p{L}])((?:the\s+)?(?:(first|1st|second|2nd|third|3rd|fourth|4th|fifth|5th|last|final)\s+)?(week|weekend|${ENGLISH_WEEKDAYS.join("|")})\s+(of|before|after|prior\s+to|following)\s+)$`,
   "iu",
 );
-const EN_COUNTED_END = new RegExp(String.raw`(?:^|[^\p{L}])((?:the\s+)?(first|last)\s+(${ENGLISH_COUNT})\s+(days?|weeks?)\s+of\s+)$`, "iu");
+const EN_COUNTED_END = new RegExp(String.raw`(?:^|[^\p{L}])((?:the\s+)?(first|last|final)\s+(?:(${ENGLISH_COUNT})\s+)?(days?|weeks?|months?)\s+of\s+)$`, "iu");
 const ZH_ANCHOR_SHIFT = /^(?:的|之)?(前|后)(?:的)?一个?(?:周|星期|礼拜)/u;
 const ZH_ANCHOR_WEEK = /^(?:的|所在的)?那一?个?(周末|周|星期|礼拜)/u;
 
@@ -50,9 +51,23 @@ function ordinalSpan(first: CivilDate, ordinal: number, unit: string): WallSpan 
   return saturday.month === first.month ? daysSpan(saturday, 2) : undefined;
 }
 
-/** "the last two weeks of X": `days` days at X's start or end, when X (first to last day) holds that many. */
-function countedEndSpan(first: CivilDate, last: CivilDate, end: "first" | "last", days: number): WallSpan | undefined {
-  if (days < 1 || compareDates(addDays(first, days - 1), last) > 0) return undefined;
+/**
+ * "the last two weeks of X", "the first three months of 2023": that many days (a week is 7) or calendar
+ * months at X's start or end (X from its first to its last day), when X holds them.
+ */
+function countedEndSpan(first: CivilDate, last: CivilDate, end: "first" | "last", count: number, unit: string): WallSpan | undefined {
+  if (count < 1) return undefined;
+  const after = addDays(last, 1);
+  if (unit.startsWith("month")) {
+    // Whole months only: X must start (or, counting back, end) on a month's first day.
+    const edge = end === "first" ? first : after;
+    if (edge.day !== 1) return undefined;
+    const other = addMonthsToWall(midnight(edge), end === "first" ? count : -count);
+    const span = end === "first" ? { start: midnight(first), end: other } : { start: other, end: midnight(after) };
+    return compareDates(span.start, first) < 0 || compareDates(span.end, after) > 0 ? undefined : span;
+  }
+  const days = unit.startsWith("week") ? count * 7 : count;
+  if (compareDates(addDays(first, days - 1), last) > 0) return undefined;
   return end === "first" ? daysSpan(first, days) : daysSpan(addDays(last, 1 - days), days);
 }
 
@@ -91,9 +106,10 @@ function anchor(text: string, item: Found, reference: Reference): Found | undefi
   const before = textBefore(text, item.index);
   const counted = EN_COUNTED_END.exec(before);
   if (counted) {
-    const [, prefix = "", end = "", countWord = "", unitWord = ""] = counted;
-    const count = parseEnglishCount(countWord) ?? 0;
-    const span = countedEndSpan(first, last, end.toLowerCase() === "first" ? "first" : "last", unitWord.toLowerCase().startsWith("week") ? count * 7 : count);
+    const [, prefix = "", end = "", countWord, unitWord = ""] = counted;
+    // "the last month of 2022" is one; "the first weeks of 2022" gives no number, and is the whole year.
+    const count = countWord === undefined ? (unitWord.endsWith("s") ? 0 : 1) : (parseEnglishCount(countWord) ?? 0);
+    const span = countedEndSpan(first, last, end.toLowerCase() === "first" ? "first" : "last", count, unitWord.toLowerCase());
     // More than the period holds: the period itself, which still owns the words (they are not counted from now).
     return span ? located(item, prefix.length, 0, span, "range", reference) : { ...item, index: item.index - prefix.length, length: item.length + prefix.length, anchored: true };
   }

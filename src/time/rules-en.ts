@@ -3,7 +3,7 @@
  * not at all). Each is a chrono Parser; they are put before chrono's own, so on an equal match they win.
  */
 import type { Parser, ParsingContext, ParsingResult } from "chrono-node";
-import { addDays, ENGLISH_MONTHS, ENGLISH_WEEKDAYS, englishMonthNumber, englishWeekdayNumber, monthSpan, seasonSpan, type Season } from "./calendar.js";
+import { addDays, ENGLISH_MONTHS, ENGLISH_WEEKDAYS, englishMonthNumber, englishWeekdayNumber, monthSpan, seasonSpan, wallTimeAt, type Season } from "./calendar.js";
 import { ENGLISH_COUNT, parseEnglishCount } from "./numbers.js";
 import {
   latestWeekday,
@@ -19,6 +19,7 @@ import { ruleResult, textBefore, type Reference } from "./rule-result.js";
 
 const START = String.raw`(?<![\p{L}\p{N}_])`;
 const END = String.raw`(?![\p{L}\p{N}_])`;
+const HOUR_MS = 3_600_000;
 const SEASONS: Record<string, Season> = { spring: "spring", summer: "summer", autumn: "autumn", fall: "autumn", winter: "winter" };
 
 function unitOf(word: string): Unit {
@@ -59,13 +60,18 @@ function calendarPeriods(reference: Reference): Parser {
   });
 }
 
-/** "the past 7 days", "the last couple of weeks", "past few days": rolling ranges ending now. */
-const ROLLING_RANGES = compile(String.raw`(?:the\s+)?(?:past|last|previous)\s+(${ENGLISH_COUNT})\s+(days?|weeks?|months?|years?)`);
+/** "the past 7 days", "the last couple of weeks", "past few days", "the past 48 hours": rolling ranges ending now. */
+const ROLLING_RANGES = compile(String.raw`(?:the\s+)?(?:past|last|previous)\s+(${ENGLISH_COUNT})\s+(hours?|days?|weeks?|months?|years?)`);
 function rollingRanges(reference: Reference): Parser {
   return rule(ROLLING_RANGES, (context, match) => {
     const count = parseEnglishCount(match[1] ?? "");
     if (count === undefined || count < 1 || count > 1000) return null;
-    return ruleResult(context, match.index ?? 0, match[0], rollingSpan(reference.now, unitOf(match[2] ?? "day"), count), "range");
+    const unit = (match[2] ?? "day").toLowerCase();
+    // Hours are counted in real time (a DST night keeps its 24 hours), back from the reference instant.
+    const span = unit.startsWith("hour")
+      ? { start: wallTimeAt(reference.nowMs - count * HOUR_MS, reference.timeZone), end: reference.now }
+      : rollingSpan(reference.now, unitOf(unit), count);
+    return ruleResult(context, match.index ?? 0, match[0], span, "range");
   });
 }
 

@@ -93,6 +93,13 @@ const cases: WindowCase[] = [
   // more than the month holds: the month, not weeks counted back from now
   { text: "in the last five weeks of February 2022", start: "2022-02-01T00:00:00.000Z", end: "2022-03-01T00:00:00.000Z", granularity: "month", expression: "the last five weeks of February 2022" },
   { text: "What changed in the last two weeks?", start: "2023-04-26T15:00:00.000Z", end: NOW, granularity: "range", expression: "the last two weeks" },
+  { text: "in the last three months of 2022", start: "2022-10-01T00:00:00.000Z", end: "2023-01-01T00:00:00.000Z", granularity: "range", expression: "the last three months of 2022" },
+  { text: "in the last month of 2022", start: "2022-12-01T00:00:00.000Z", end: "2023-01-01T00:00:00.000Z", granularity: "range", expression: "the last month of 2022" },
+  { text: "the first 13 months of 2022", start: "2022-01-01T00:00:00.000Z", end: "2023-01-01T00:00:00.000Z", granularity: "year" },
+  { text: "during the final week of April 2023", start: "2023-04-24T00:00:00.000Z", end: "2023-05-01T00:00:00.000Z", granularity: "range", expression: "the final week of April 2023" },
+  // hours count back in real time from now
+  { text: "What happened in the past 48 hours?", start: "2023-05-08T15:00:00.000Z", end: NOW, granularity: "range", expression: "the past 48 hours" },
+  { text: "the last 3 hours", start: "2023-05-10T12:00:00.000Z", end: NOW, granularity: "range" },
   { text: "How long has Tim played the piano, as of December 2022?", start: null, end: "2023-01-01T00:00:00.000Z", granularity: "open", expression: "as of December 2022" },
   { text: "Where did Caroline move from 4 years ago?", start: "2019-01-01T00:00:00.000Z", end: "2020-01-01T00:00:00.000Z", granularity: "year", expression: "4 years ago" },
   { text: "from March on", start: "2023-03-01T00:00:00.000Z", end: NOW, granularity: "open" },

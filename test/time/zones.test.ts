@@ -18,6 +18,8 @@ describe("America/New_York across the March 2023 DST change (clocks jump at 02:0
   it("昨天", () => assertWindow(context, { text: "昨天", start: "2023-03-13T04:00:00.000Z", end: "2023-03-14T04:00:00.000Z", granularity: "day" }));
   it("the past week keeps the wall-clock time, so it is 167 hours long", () =>
     assertWindow(context, { text: "the past week", start: "2023-03-07T16:00:00.000Z", end: NOW, granularity: "range" }));
+  it("the past 72 hours are real hours, across the change", () =>
+    assertWindow(context, { text: "the past 72 hours", start: "2023-03-11T15:00:00.000Z", end: NOW, granularity: "range" }));
   it("最近一周 likewise", () => assertWindow(context, { text: "最近一周", start: "2023-03-07T16:00:00.000Z", end: NOW, granularity: "range" }));
   it("last month is all EST", () =>
     assertWindow(context, { text: "last month", start: "2023-02-01T05:00:00.000Z", end: "2023-03-01T05:00:00.000Z", granularity: "month" }));
