@@ -4,7 +4,8 @@
  * - "last Friday" is the latest Friday strictly before today; a bare "Friday"/周五 the latest on or before today
  *   (questions about memories look back); "this/next Friday" and 这周五/下周五 are in the current/next ISO week;
  * - a weekend is Saturday and Sunday of an ISO week;
- * - rolling ranges ("the past 7 days", 最近一周) run from the same wall-clock time N units ago to now.
+ * - rolling ranges ("the past 7 days", 最近一周) run from the same wall-clock time N units ago to now; hours
+ *   ("the past 48 hours", 过去24小时) are real hours, so a DST night keeps its 24.
  */
 import {
   addDays,
@@ -17,6 +18,7 @@ import {
   monthSpan,
   seasonOf,
   seasonSpan,
+  wallTimeAt,
   weekSpan,
   weekStart,
   yearSpan,
@@ -45,6 +47,13 @@ export function periodAround(today: CivilDate, unit: Unit, count: number): WallS
 }
 
 /** From the same wall-clock time `count` units before now, up to now. */
+const HOUR_MS = 3_600_000;
+
+/** The `count` hours up to the reference instant `nowMs`, as wall times of `timeZone`. */
+export function rollingHours(nowMs: number, timeZone: string, count: number): WallSpan {
+  return { start: wallTimeAt(nowMs - count * HOUR_MS, timeZone), end: wallTimeAt(nowMs, timeZone) };
+}
+
 export function rollingSpan(now: WallTime, unit: Unit, count: number): WallSpan {
   const start =
     unit === "day"

@@ -3,12 +3,13 @@
  * not at all). Each is a chrono Parser; they are put before chrono's own, so on an equal match they win.
  */
 import type { Parser, ParsingContext, ParsingResult } from "chrono-node";
-import { addDays, ENGLISH_MONTHS, ENGLISH_WEEKDAYS, englishMonthNumber, englishWeekdayNumber, monthSpan, seasonSpan, wallTimeAt, type Season } from "./calendar.js";
+import { addDays, ENGLISH_MONTHS, ENGLISH_WEEKDAYS, englishMonthNumber, englishWeekdayNumber, monthSpan, seasonSpan, type Season } from "./calendar.js";
 import { ENGLISH_COUNT, parseEnglishCount } from "./numbers.js";
 import {
   latestWeekday,
   latestWeekend,
   periodAround,
+  rollingHours,
   rollingSpan,
   seasonRelative,
   weekdayInWeek,
@@ -19,7 +20,6 @@ import { ruleResult, textBefore, type Reference } from "./rule-result.js";
 
 const START = String.raw`(?<![\p{L}\p{N}_])`;
 const END = String.raw`(?![\p{L}\p{N}_])`;
-const HOUR_MS = 3_600_000;
 const SEASONS: Record<string, Season> = { spring: "spring", summer: "summer", autumn: "autumn", fall: "autumn", winter: "winter" };
 
 function unitOf(word: string): Unit {
@@ -67,10 +67,7 @@ function rollingRanges(reference: Reference): Parser {
     const count = parseEnglishCount(match[1] ?? "");
     if (count === undefined || count < 1 || count > 1000) return null;
     const unit = (match[2] ?? "day").toLowerCase();
-    // Hours are counted in real time (a DST night keeps its 24 hours), back from the reference instant.
-    const span = unit.startsWith("hour")
-      ? { start: wallTimeAt(reference.nowMs - count * HOUR_MS, reference.timeZone), end: reference.now }
-      : rollingSpan(reference.now, unitOf(unit), count);
+    const span = unit.startsWith("hour") ? rollingHours(reference.nowMs, reference.timeZone, count) : rollingSpan(reference.now, unitOf(unit), count);
     return ruleResult(context, match.index ?? 0, match[0], span, "range");
   });
 }

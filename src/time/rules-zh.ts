@@ -10,6 +10,7 @@ import {
   latestWeekday,
   latestWeekend,
   periodAround,
+  rollingHours,
   rollingSpan,
   seasonRelative,
   weekdayInWeek,
@@ -153,15 +154,16 @@ function unitsAgo(reference: Reference): Parser {
   });
 }
 
-/** 最近一周, 过去三天, 近一个月, 最近几天, 这两天, 这几天: rolling ranges ending now. */
-const ROLLING_RANGES = compile(`(最近|过去|近|这)(?:的)?(${CHINESE_COUNT})(个)?(天|日|${WEEK_WORD}|月|年)(?:里|内|中|来|以来|之内|当中)?`);
+/** 最近一周, 过去三天, 近一个月, 最近几天, 这两天, 这几天, 过去24小时: rolling ranges ending now. */
+const ROLLING_RANGES = compile(`(最近|过去|近|这)(?:的)?(${CHINESE_COUNT})(个)?(小时|天|日|${WEEK_WORD}|月|年)(?:里|内|中|来|以来|之内|当中)?`);
 function rollingRanges(reference: Reference): Parser {
   return rule(ROLLING_RANGES, (context, match) => {
     const [text, prefix, countText, , unitWord] = match;
     if (prefix === "这" && countText !== "几" && countText !== "两") return null; // 这三年 reads as a period, skip it
     const count = parseChineseCount(countText ?? "");
     if (count === undefined || count < 1 || count > 999) return null;
-    return ruleResult(context, match.index ?? 0, text ?? "", rollingSpan(reference.now, unitOf(unitWord ?? "天"), count), "range");
+    const span = unitWord === "小时" ? rollingHours(reference.nowMs, reference.timeZone, count) : rollingSpan(reference.now, unitOf(unitWord ?? "天"), count);
+    return ruleResult(context, match.index ?? 0, text ?? "", span, "range");
   });
 }
 

@@ -58,6 +58,9 @@ const cases: WindowCase[] = [
   // rolling ranges
   { text: "最近一周她读了什么？", start: "2023-05-03T15:00:00.000Z", end: NOW, granularity: "range", expression: "最近一周" },
   { text: "过去三天", start: "2023-05-07T15:00:00.000Z", end: NOW, granularity: "range" },
+  // hours: real hours back from now (chrono alone read 24小时内 as an hour a day ahead)
+  { text: "过去24小时内发生了什么？", start: "2023-05-09T15:00:00.000Z", end: NOW, granularity: "range", expression: "过去24小时内" },
+  { text: "最近48小时", start: "2023-05-08T15:00:00.000Z", end: NOW, granularity: "range" },
   { text: "近一个月", start: "2023-04-10T15:00:00.000Z", end: NOW, granularity: "range" },
   { text: "这几天", start: "2023-05-07T15:00:00.000Z", end: NOW, granularity: "range" },
   // open ranges
