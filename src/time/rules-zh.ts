@@ -1,5 +1,5 @@
 /**
- * Chinese rules chrono lacks: 上周, 上个月, 去年, 今年5月, 去年夏天, 3天前, 最近一周, 过去三天, 周末, and weekdays
+ * Chinese rules chrono lacks: 上周, 上个月, 去年, 今年5月, 去年夏天, 3天前, 最近一周, 过去三天, 过去24小时, 周末, and weekdays
  * with our week semantics (上周五 = Friday of the previous ISO week). Chinese has no word boundaries, so each
  * prefix that doubles as the tail of a common word (晚上, 以下, 日本) is guarded by a look-behind.
  */
