@@ -16,7 +16,7 @@ const EN_RANGE_GAP = /^\s*(?:-|–|—|to|until|till|through|thru|and)\s*$/iu;
 const ZH_RANGE_GAP = /^\s*(?:到|至|~|～|-|–|—)\s*$/u;
 const ZH_BETWEEN_GAP = /^\s*(?:和|与|跟)\s*$/u;
 const EN_OPEN_PREFIX =
-  /(?:^|[^\p{L}])((ever\s+since|since|after|later\s+than|before|prior\s+to|earlier\s+than|until|till|up\s+to|by|starting\s+(?:from|in|on)|as\s+of)\s+)$/iu;
+  /(?:^|[^\p{L}])((ever\s+since|since|after|later\s+than|before|prior\s+to|earlier\s+than|until|till|up\s+to|by|starting\s+(?:from|in|on)|as\s+of)\s+(?:the\s+)?)$/iu;
 // "from X" alone is too often a place or a source ("moved from 4 years ago"); "from X on(wards)" is a start.
 const EN_FROM_PREFIX = /(?:^|[^\p{L}])(from\s+)$/iu;
 const EN_ONWARDS_SUFFIX = /^\s+(?:on|onwards?)(?![\p{L}])/iu;
@@ -30,12 +30,15 @@ function dateAt(ms: number, reference: Reference): CivilDate {
   return { year: wall.year, month: wall.month, day: wall.day };
 }
 
-/** A year later, for the end of "between December 20 and January 5" whose end year was only implied. */
-function yearLater(item: Found, reference: Reference): Found {
+/**
+ * The same dates `years` years away: a year later for the end of "between December 20 and January 5",
+ * whose end year was only implied; earlier for the start of "between April and June 2022".
+ */
+function yearsAway(item: Found, years: number, reference: Reference): Found {
   const shift = (ms: number | undefined): number | undefined => {
     if (ms === undefined) return undefined;
     const wall = wallTimeAt(ms, reference.timeZone);
-    const day = daySpan({ year: wall.year + 1, month: wall.month, day: wall.day }).start;
+    const day = daySpan({ year: wall.year + years, month: wall.month, day: wall.day }).start;
     return instantOf({ ...day, hour: wall.hour, minute: wall.minute, second: wall.second, millisecond: wall.millisecond }, reference.timeZone);
   };
   return { ...item, startMs: shift(item.startMs), endMs: shift(item.endMs) };
@@ -65,9 +68,16 @@ function rangeBetween(text: string, first: Found, second: Found, reference: Refe
     return undefined;
   }
   let last = second;
-  if ((last.endMs ?? 0) <= first.startMs && last.yearImplied) last = yearLater(last, reference);
-  if (last.endMs === undefined || last.endMs <= first.startMs) return undefined;
-  return { index: start, length: end - start, startMs: first.startMs, endMs: last.endMs, granularity: "range" };
+  if ((last.endMs ?? 0) <= first.startMs && last.yearImplied) last = yearsAway(last, 1, reference);
+  // A start without its year is in the written end's year (or the one before, for "between December and March 2023").
+  let opening = first;
+  if (first.yearImplied && !second.yearImplied && second.endMs !== undefined && second.endMs <= first.startMs) {
+    const years = dateAt(first.startMs, reference).year - dateAt(second.endMs - 1, reference).year;
+    opening = yearsAway(first, -years, reference);
+    if ((opening.startMs ?? 0) >= second.endMs) opening = yearsAway(first, -years - 1, reference);
+  }
+  if (opening.startMs === undefined || last.endMs === undefined || last.endMs <= opening.startMs) return undefined;
+  return { index: start, length: end - start, startMs: opening.startMs, endMs: last.endMs, granularity: "range" };
 }
 
 /** A range chrono already joined ("2023-05-01 to 2023-05-10") takes in its "from"/"between"/从. */

@@ -103,6 +103,10 @@ const cases: WindowCase[] = [
   { text: "How long has Tim played the piano, as of December 2022?", start: null, end: "2023-01-01T00:00:00.000Z", granularity: "open", expression: "as of December 2022" },
   { text: "Where did Caroline move from 4 years ago?", start: "2019-01-01T00:00:00.000Z", end: "2020-01-01T00:00:00.000Z", granularity: "year", expression: "4 years ago" },
   { text: "from March on", start: "2023-03-01T00:00:00.000Z", end: NOW, granularity: "open" },
+  { text: "What happened after the 3rd of May?", start: "2023-05-04T00:00:00.000Z", end: null, granularity: "open", expression: "after the 3rd of May" },
+  // a start written without its year is in the end's year
+  { text: "between April and June 2022", start: "2022-04-01T00:00:00.000Z", end: "2022-07-01T00:00:00.000Z", granularity: "range", expression: "between April and June 2022" },
+  { text: "from October to February 2023", start: "2022-10-01T00:00:00.000Z", end: "2023-03-01T00:00:00.000Z", granularity: "range" },
   // clock times
   { text: "1:56 pm on 8 May, 2023", start: "2023-05-08T13:56:00.000Z", end: "2023-05-08T14:56:00.000Z", granularity: "instant" },
 ];
