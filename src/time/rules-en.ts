@@ -112,8 +112,13 @@ const YEARS: Parser = rule(YEAR_AFTER_PREPOSITION, (context, match) => {
   return ruleResult(context, match.index ?? 0, match[0], periodAround({ year: Number(year), month: 1, day: 1 }, "year", 0), "year", lead);
 });
 
-/** "since May", "until May": chrono drops a lone "May" unless "in" precedes it (it is usually the verb). */
-const MAY_AFTER_PREPOSITION = compile(String.raw`(?:since|until|till|before|after|during|from|through|by|early|late|mid)[\s-]+(may)(?!\s*\d)`);
+/**
+ * "since May", "until May", "between April and May": chrono drops a lone "May" unless "in" precedes it
+ * (it is usually the verb).
+ */
+const MAY_AFTER_PREPOSITION = compile(
+  String.raw`(?:since|until|till|before|after|during|from|through|by|early|late|mid|(?<=between\s+(?:${ENGLISH_MONTHS.join("|")})\s+)and)[\s-]+(may)(?!\s*\d)`,
+);
 function mayAfterPreposition(reference: Reference): Parser {
   return rule(MAY_AFTER_PREPOSITION, (context, match) => {
     const lead = match[0].length - (match[1] ?? "").length;

@@ -107,6 +107,7 @@ const cases: WindowCase[] = [
   // a start written without its year is in the end's year
   { text: "between April and June 2022", start: "2022-04-01T00:00:00.000Z", end: "2022-07-01T00:00:00.000Z", granularity: "range", expression: "between April and June 2022" },
   { text: "from October to February 2023", start: "2022-10-01T00:00:00.000Z", end: "2023-03-01T00:00:00.000Z", granularity: "range" },
+  { text: "What did we try between March and May?", start: "2023-03-01T00:00:00.000Z", end: "2023-06-01T00:00:00.000Z", granularity: "range", expression: "between March and May" },
   // clock times
   { text: "1:56 pm on 8 May, 2023", start: "2023-05-08T13:56:00.000Z", end: "2023-05-08T14:56:00.000Z", granularity: "instant" },
 ];
