@@ -46,7 +46,6 @@ export function periodAround(today: CivilDate, unit: Unit, count: number): WallS
   }
 }
 
-/** From the same wall-clock time `count` units before now, up to now. */
 const HOUR_MS = 3_600_000;
 
 /** The `count` hours up to the reference instant `nowMs`, as wall times of `timeZone`. */
@@ -54,6 +53,7 @@ export function rollingHours(nowMs: number, timeZone: string, count: number): Wa
   return { start: wallTimeAt(nowMs - count * HOUR_MS, timeZone), end: wallTimeAt(nowMs, timeZone) };
 }
 
+/** From the same wall-clock time `count` units before now, up to now. */
 export function rollingSpan(now: WallTime, unit: Unit, count: number): WallSpan {
   const start =
     unit === "day"

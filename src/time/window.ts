@@ -85,7 +85,5 @@ export function findTimeWindow(text: string, context: TimeContext): TimeWindow |
 }
 
 function shiftedReference(reference: Reference, byMs: number): Reference {
-  const nowMs = reference.nowMs + (reference.nowMs + byMs <= MAX_MS ? byMs : -byMs);
-  const now = wallTimeAt(nowMs, reference.timeZone);
-  return { ...reference, nowMs, now, today: { year: now.year, month: now.month, day: now.day } };
+  return referenceOf({ now: reference.nowMs + (reference.nowMs + byMs <= MAX_MS ? byMs : -byMs), timeZone: reference.timeZone });
 }
