@@ -9,6 +9,8 @@ import {
   addDays,
   compareDates,
   daySpan,
+  ENGLISH_MONTHS,
+  ENGLISH_WEEKDAYS,
   instantOf,
   monthSpan,
   offsetMinutesAt,
@@ -112,6 +114,11 @@ function bounds(
   return { startMs: instantOf(span.start, reference.timeZone), endMs: instantOf(span.end, reference.timeZone), precision, date };
 }
 
+/** Text ending in a code's letters or digits ("Smc", "ERR_"), or in a hyphen after a word with a digit or an inner capital ("miR-"); not "mid-". */
+const GLUED_TO_CODE = /(?:[A-Za-z0-9_]|(?:[A-Za-z]*\d[A-Za-z0-9]*|[a-z]+[A-Z][A-Za-z]*)-)$/u;
+/** What may follow "two weeks before" to make it a date: a number, a month, a weekday or a relative day. */
+const DATE_AHEAD = new RegExp(String.raw`^\s*(?:the\s+)?(?:\d|${[...ENGLISH_MONTHS, ...ENGLISH_WEEKDAYS, "today", "yesterday", "tomorrow", "last", "next", "this"].join("|")})`, "iu");
+
 function isNoise(result: ParsedResult, text: string): boolean {
   const matched = result.text.trim().replace(/[,.;:!?]+$/u, "");
   if (result.tags().has("casualReference/now")) return true; // "now" is the reference itself, not a window to search
@@ -121,6 +128,11 @@ function isNoise(result: ParsedResult, text: string): boolean {
   if (/^after\s+(?:an?|\d+|few|couple|several|one|two|three)\b/i.test(matched)) return true; // "after 3 years of marriage"
   if (/^this\s+day$/i.test(matched)) return true; // "to this day" means "still"
   if (!/^[\p{L}\p{N}]/u.test(matched)) return true; // "- 25 minutes"
+  if (GLUED_TO_CODE.test(textBefore(text, result.index))) return true; // "Smc5/6", "miR-142-5P", "ERR_2023": part of a name or code
+  if (/^[A-Za-z]{3,4}\d|\d[DdHhWwYy]$/u.test(matched)) return true; // "OCT4" (a gene), "in 2D" (gels): letters and digits glued
+  if (/^in\s+\S+\s+\w+$/i.test(matched) && /^\s+of\s/i.test(text.slice(result.index + result.text.length))) return true; // "in six months of training": a duration
+  // "3 hours before AMI": an offset from something that is not a date ("two weeks before August 11" is merged later).
+  if (/^(?:an?|\d+|few|couple|several|one|two|three)\s+\w+\s+(?:before|after|earlier|later)$/i.test(matched) && !DATE_AHEAD.test(text.slice(result.index + result.text.length))) return true;
   // "opening night", "a morning jog": a time of day with no date is only today's when it says so.
   const components = ["year", "month", "day", "weekday", "hour"] as const;
   if (!components.some((component) => result.start.isCertain(component)) && !/^(?:this|tonight|today)/i.test(matched)) return true;

@@ -103,6 +103,9 @@ const cases: WindowCase[] = [
   { text: "How long has Tim played the piano, as of December 2022?", start: null, end: "2023-01-01T00:00:00.000Z", granularity: "open", expression: "as of December 2022" },
   { text: "Where did Caroline move from 4 years ago?", start: "2019-01-01T00:00:00.000Z", end: "2020-01-01T00:00:00.000Z", granularity: "year", expression: "4 years ago" },
   { text: "from March on", start: "2023-03-01T00:00:00.000Z", end: NOW, granularity: "open" },
+  // a hyphen after an ordinal word is not a code's ("mid-"), and an offset before a date stays one date
+  { text: "Which classes did Evan join in mid-August 2022?", start: "2022-08-01T00:00:00.000Z", end: "2022-09-01T00:00:00.000Z", granularity: "month" },
+  { text: "the puppy she got two weeks before August 11, 2022", start: "2022-07-28T00:00:00.000Z", end: "2022-07-29T00:00:00.000Z", granularity: "day" },
   { text: "What happened after the 3rd of May?", start: "2023-05-04T00:00:00.000Z", end: null, granularity: "open", expression: "after the 3rd of May" },
   // a start written without its year is in the end's year
   { text: "between April and June 2022", start: "2022-04-01T00:00:00.000Z", end: "2022-07-01T00:00:00.000Z", granularity: "range", expression: "between April and June 2022" },
@@ -139,6 +142,11 @@ describe("English text with no time expression", () => {
     "After 3 years of marriage they moved.",
     "I started doing this a while back.",
     "It costs 2023 dollars",
+    "miR-142-5P is a temperature-sensitive microRNA.",
+    "Replacement of OCT4 and SOX2 genes with GATA3.",
+    "Stronger spots for OmpF in 2D BN-PAGE gels.",
+    "People who take part in six months of physical activity think faster.",
+    "Dosage may not be diagnostic if symptoms start less than 3 hours before AMI.",
     "version 2.0.1",
     "",
   ];
