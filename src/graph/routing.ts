@@ -19,6 +19,7 @@ function viewSends(state: RetrievalStateValue, queries: string[], gapConditions:
         settings,
         gapConditions,
         filter: state.callerFilter,
+        referenceMs: state.referenceTime === undefined ? undefined : Date.parse(state.referenceTime),
       };
       return new Send(view, task);
     });

@@ -29,6 +29,8 @@ export interface ViewTask {
   gapConditions: Record<string, GapCondition>;
   /** The caller's conditions: every hit of every view must meet them. */
   filter?: MemoryFilter | undefined;
+  /** The reference time the plan's window was read from (epoch ms), when the run resolved one. */
+  referenceMs?: number | undefined;
 }
 
 const EntriesByKeySchema = z.record(z.string(), MemoryEntrySchema);

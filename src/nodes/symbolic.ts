@@ -26,7 +26,7 @@ import { deadlineOf, halfwayTo, withinDeadline, type RunDeadline } from "../grap
 export function symbolicNode(dependencies: () => Promise<GraphDependencies>) {
   return async (task: ViewTask) =>
     runView("symbolic", task, async () => {
-      const conditions = filterOf(task.plan);
+      const conditions = filterOf(task.plan, task.referenceMs);
       if (isEmptyFilter(conditions)) return [];
       const filter = bothFilters(task.filter, conditions) ?? conditions;
       // Where the caller's filter names the same field as the plan, the store held the caller's: check the plan's here.
@@ -69,18 +69,24 @@ async function questionVector(embedder: Embedder, question: string, deadline: Ru
 
 /**
  * How long after a time window a memory is still taken as one of its own: what happens is often told the
- * next day ("yesterday I came back from San Francisco"), and a memory's time is when it was said.
+ * next day ("yesterday I came back from San Francisco"), and a memory's time is when it was said. Never
+ * past the reference time: nothing is told after it, and a window that reaches it ("since March") stays.
  */
 export const REPORTED_AFTER_MS = 86_400_000;
 
-export function filterOf(plan: Plan): MemoryFilter {
+function reportedUntil(endMs: number, referenceMs: number | undefined): number {
+  if (referenceMs === undefined) return endMs + REPORTED_AFTER_MS;
+  return endMs >= referenceMs ? endMs : Math.min(endMs + REPORTED_AFTER_MS, referenceMs);
+}
+
+export function filterOf(plan: Plan, referenceMs?: number): MemoryFilter {
   const filter: MemoryFilter = {};
   if (plan.persons.length) filter.persons = plan.persons;
   if (plan.entities.length) filter.entities = plan.entities;
   if (plan.locations[0]) filter.location = plan.locations[0];
   const window = plan.timeWindow;
   if (window && (window.startMs !== undefined || window.endMs !== undefined)) {
-    filter.timeRange = { ...window, ...(window.endMs === undefined ? {} : { endMs: window.endMs + REPORTED_AFTER_MS }) };
+    filter.timeRange = { ...window, ...(window.endMs === undefined ? {} : { endMs: reportedUntil(window.endMs, referenceMs) }) };
   }
   return filter;
 }

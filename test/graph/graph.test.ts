@@ -9,6 +9,8 @@ import type { MemoryFilter, MemoryStore, SearchOptions } from "../../src/stores/
 import { ingestFile } from "../../src/ingest/ingest-file.js";
 import { openRecallGraph, type RecallGraph } from "../../src/library/open-recallgraph.js";
 import { chatMemory, teamMemory } from "../support/graph-fixture.js";
+import { filterOf } from "../../src/nodes/symbolic.js";
+import { makePlan } from "../../src/planning/plan.js";
 import { NOW } from "../support/team-memory.js";
 
 const QUESTION = "Who did Alice talk to about product XYZ-100 in Shanghai last week?";
@@ -263,6 +265,16 @@ describe("a question about one speaker of a conversation", () => {
 });
 
 describe("a question about a day of a conversation", () => {
+  it("reaches a day past a window that has ended, never past the reference time", () => {
+    const day = 86_400_000;
+    const ref = Date.parse("2022-11-20T00:00:00Z");
+    const plan = (endMs: number) => makePlan({ requiredInfo: [], subQueries: ["q"], keywords: [], persons: [], entities: [], locations: [], planner: "rules" }, { expression: "that day", granularity: "day", startMs: endMs - day, endMs });
+    assert.equal(filterOf(plan(ref - 3 * day), ref).timeRange?.endMs, ref - 2 * day);
+    assert.equal(filterOf(plan(ref - day / 2), ref).timeRange?.endMs, ref);
+    // "since March" ends at the reference time: nothing is told after it.
+    assert.equal(filterOf(plan(ref), ref).timeRange?.endMs, ref);
+  });
+
   it("counts what was said the next day among that day's memories, and nothing later", async () => {
     const memory = await chatMemory([
       { id: "that-day", text: "Nate said: Bye Joanna, see you soon!", speaker: "Nate", timestamp: "2022-11-09T20:00:00Z" },
