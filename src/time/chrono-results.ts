@@ -128,7 +128,8 @@ function isNoise(result: ParsedResult, text: string): boolean {
   if (/^after\s+(?:an?|\d+|few|couple|several|one|two|three)\b/i.test(matched)) return true; // "after 3 years of marriage"
   if (/^this\s+day$/i.test(matched)) return true; // "to this day" means "still"
   if (!/^[\p{L}\p{N}]/u.test(matched)) return true; // "- 25 minutes"
-  if (GLUED_TO_CODE.test(textBefore(text, result.index))) return true; // "Smc5/6", "miR-142-5P", "ERR_2023": part of a name or code
+  // "Smc5/6", "miR-142-5P", "ERR_2023": part of a name or code. Only a Latin or digit start: "Alice昨天" is a name, then a date.
+  if (/^[A-Za-z0-9]/u.test(matched) && GLUED_TO_CODE.test(textBefore(text, result.index))) return true;
   if (/^[A-Za-z]{3,4}\d|\d[DdHhWwYy]$/u.test(matched)) return true; // "OCT4" (a gene), "in 2D" (gels): letters and digits glued
   if (/^in\s+\S+\s+\w+$/i.test(matched) && /^\s+of\s/i.test(text.slice(result.index + result.text.length))) return true; // "in six months of training": a duration
   // "3 hours before AMI": an offset from something that is not a date ("two weeks before August 11" is merged later).

@@ -61,6 +61,8 @@ const cases: WindowCase[] = [
   // hours: real hours back from now (chrono alone read 24小时内 as an hour a day ahead)
   { text: "过去24小时内发生了什么？", start: "2023-05-09T15:00:00.000Z", end: NOW, granularity: "range", expression: "过去24小时内" },
   { text: "最近48小时", start: "2023-05-08T15:00:00.000Z", end: NOW, granularity: "range" },
+  // a Latin name written against the date is not a code around it
+  { text: "Alice昨天去了哪里？", start: "2023-05-08T16:00:00.000Z", end: "2023-05-09T16:00:00.000Z", granularity: "day", expression: "昨天" },
   { text: "近一个月", start: "2023-04-10T15:00:00.000Z", end: NOW, granularity: "range" },
   { text: "这几天", start: "2023-05-07T15:00:00.000Z", end: NOW, granularity: "range" },
   // open ranges
