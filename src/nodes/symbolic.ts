@@ -72,7 +72,7 @@ async function questionVector(embedder: Embedder, question: string, deadline: Ru
  * next day ("yesterday I came back from San Francisco"), and a memory's time is when it was said. Never
  * past the reference time: nothing is told after it, and a window that reaches it ("since March") stays.
  */
-export const REPORTED_AFTER_MS = 86_400_000;
+const REPORTED_AFTER_MS = 86_400_000;
 
 function reportedUntil(endMs: number, referenceMs: number | undefined): number {
   if (referenceMs === undefined) return endMs + REPORTED_AFTER_MS;

@@ -27,6 +27,7 @@ import {
   type WallSpan,
   type WallTime,
 } from "./calendar.js";
+import type { Reference } from "./rule-result.js";
 
 export type Unit = "day" | "week" | "month" | "year";
 
@@ -48,13 +49,13 @@ export function periodAround(today: CivilDate, unit: Unit, count: number): WallS
 
 const HOUR_MS = 3_600_000;
 
-/** The `count` hours up to the reference instant `nowMs`, as wall times of `timeZone`. */
-export function rollingHours(nowMs: number, timeZone: string, count: number): WallSpan {
-  return { start: wallTimeAt(nowMs - count * HOUR_MS, timeZone), end: wallTimeAt(nowMs, timeZone) };
-}
-
-/** From the same wall-clock time `count` units before now, up to now. */
-export function rollingSpan(now: WallTime, unit: Unit, count: number): WallSpan {
+/**
+ * A rolling range up to now: `count` real hours back from the reference instant (a DST night keeps its
+ * 24), or from the same wall-clock time `count` days, weeks, months or years before now.
+ */
+export function rollingSpan(reference: Reference, unit: Unit | "hour", count: number): WallSpan {
+  const now = reference.now;
+  if (unit === "hour") return { start: wallTimeAt(reference.nowMs - count * HOUR_MS, reference.timeZone), end: now };
   const start =
     unit === "day"
       ? addDaysToWall(now, -count)

@@ -9,7 +9,6 @@ import {
   latestWeekday,
   latestWeekend,
   periodAround,
-  rollingHours,
   rollingSpan,
   seasonRelative,
   weekdayInWeek,
@@ -49,7 +48,7 @@ function calendarPeriods(reference: Reference): Parser {
     const which = (modifier ?? "").toLowerCase();
     // "the last week" / "the past month" / "past year": a rolling range ending now, not a calendar period.
     if (word !== "weekend" && (which === "past" || (the && which === "last"))) {
-      return ruleResult(context, index, text, rollingSpan(reference.now, unitOf(word), 1), "range");
+      return ruleResult(context, index, text, rollingSpan(reference, unitOf(word), 1), "range");
     }
     const offset = shift
       ? /^before/i.test(shift) ? -2 : 2
@@ -66,9 +65,9 @@ function rollingRanges(reference: Reference): Parser {
   return rule(ROLLING_RANGES, (context, match) => {
     const count = parseEnglishCount(match[1] ?? "");
     if (count === undefined || count < 1 || count > 1000) return null;
-    const unit = (match[2] ?? "day").toLowerCase();
-    const span = unit.startsWith("hour") ? rollingHours(reference.nowMs, reference.timeZone, count) : rollingSpan(reference.now, unitOf(unit), count);
-    return ruleResult(context, match.index ?? 0, match[0], span, "range");
+    const word = match[2] ?? "day";
+    const unit = /^hours?$/i.test(word) ? "hour" : unitOf(word);
+    return ruleResult(context, match.index ?? 0, match[0], rollingSpan(reference, unit, count), "range");
   });
 }
 

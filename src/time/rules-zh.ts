@@ -10,7 +10,6 @@ import {
   latestWeekday,
   latestWeekend,
   periodAround,
-  rollingHours,
   rollingSpan,
   seasonRelative,
   weekdayInWeek,
@@ -162,8 +161,8 @@ function rollingRanges(reference: Reference): Parser {
     if (prefix === "这" && countText !== "几" && countText !== "两") return null; // 这三年 reads as a period, skip it
     const count = parseChineseCount(countText ?? "");
     if (count === undefined || count < 1 || count > 999) return null;
-    const span = unitWord === "小时" ? rollingHours(reference.nowMs, reference.timeZone, count) : rollingSpan(reference.now, unitOf(unitWord ?? "天"), count);
-    return ruleResult(context, match.index ?? 0, text ?? "", span, "range");
+    const unit = unitWord === "小时" ? "hour" : unitOf(unitWord ?? "天");
+    return ruleResult(context, match.index ?? 0, text ?? "", rollingSpan(reference, unit, count), "range");
   });
 }
 
