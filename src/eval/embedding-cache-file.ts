@@ -11,9 +11,11 @@ import type { CachedEmbeddings } from "./cached-embeddings.js";
  * text (the texts themselves are not stored), as little-endian float64 in base64, so a vector comes
  * back bit for bit and every retriever sees exactly what a fresh run would have computed.
  */
+const CACHE_VERSION = 2;
+
 const CacheFileSchema = z.object({
   format: z.literal("recallgraph-embedding-cache").describe("what the file is"),
-  version: z.literal(1).describe("layout version"),
+  version: z.literal(CACHE_VERSION).describe("version: 2 since USE-lite embeds long texts by their sentences (a version 1 file's vectors of them are stale)"),
   model: z.string().min(1).describe("the embedder model that made the vectors"),
   dimension: z.number().int().min(1).describe("vector length"),
   vectors: z
@@ -49,7 +51,7 @@ export async function loadEmbeddingCache(path: string, spec: EmbeddingSpec, cach
 export async function saveEmbeddingCache(path: string, spec: EmbeddingSpec, cache: CachedEmbeddings): Promise<void> {
   const vectors: Record<string, string> = {};
   for (const [digest, vector] of cache.saved()) vectors[digest] = encodeVector(vector);
-  const body: z.input<typeof CacheFileSchema> = { format: "recallgraph-embedding-cache", version: 1, model: spec.model, dimension: spec.dimension, vectors };
+  const body: z.input<typeof CacheFileSchema> = { format: "recallgraph-embedding-cache", version: CACHE_VERSION, model: spec.model, dimension: spec.dimension, vectors };
   const temporary = `${path}.${process.pid}.tmp`;
   try {
     await writeFile(temporary, JSON.stringify(body));
@@ -65,6 +67,9 @@ function parseCacheFile(path: string, text: string): z.output<typeof CacheFileSc
     json = JSON.parse(text);
   } catch {
     throw new ValidationError("embeddingCache", `${path} is not an embedding cache (not JSON)`);
+  }
+  if (typeof json === "object" && json !== null && "version" in json && json.version === 1) {
+    throw new ValidationError("embeddingCache", `${path} was written before USE-lite embedded long texts by their sentences, and its vectors of them are stale: delete it, and the next run embeds again`);
   }
   const parsed = CacheFileSchema.safeParse(json);
   if (!parsed.success) {

@@ -227,6 +227,9 @@ describe("recallgraph eval DIR --format beir", () => {
         runBeirEval({ ...options, embedder: { provider: "hash", dimension: 64 } }),
         /embeddingCache: .*vectors\.json holds hash-v1 \(512-d\) vectors, not hash-v1 \(64-d\)/,
       );
+      const written = JSON.parse(await readFile(cache, "utf8"));
+      await writeFile(cache, JSON.stringify({ ...written, version: 1 }));
+      await assert.rejects(runBeirEval(options), /embeddingCache: .*vectors\.json was written before USE-lite embedded long texts by their sentences.*delete it/);
     } finally {
       await folder.remove();
     }

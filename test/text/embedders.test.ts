@@ -8,7 +8,8 @@ import { ValidationError } from "../../src/core/errors.js";
 import { checkedEmbedder, EmbeddingOutputError } from "../../src/text/embedders/checked.js";
 import { HASH_DEFAULT_DIMENSION, hashEmbed } from "../../src/text/embedders/hashing.js";
 import { createEmbedder, EmbedderConfigSchema, embedderConfigFromEnv } from "../../src/text/embedders/create-embedder.js";
-import { loadUseLiteModel, USE_LITE_SPEC, useLiteTrustworthyFor } from "../../src/text/embedders/use-lite.js";
+import { loadUseLiteModel, USE_LITE_SPEC, USE_LITE_TEXT_WORDS, useLiteTrustworthyFor } from "../../src/text/embedders/use-lite.js";
+import { wordCount } from "../../src/text/sentences.js";
 
 function cosine(a: readonly number[], b: readonly number[]): number {
   let dot = 0;
@@ -272,5 +273,29 @@ describe("USE-lite embedder", () => {
     // Length-sorted batching must give vectors back in input order.
     const single = await embedder.embeddings.embedQuery("tax return");
     assert.ok(cosine(single, tax) > 0.9999);
+  });
+
+  it("embeds a text longer than it represents as the mean of its sentences, a shorter one whole", async () => {
+    const embedder = createEmbedder({ provider: "use-lite", workers: 1 });
+    const sentences = [
+      "Microglia prune synapses during the development of the mouse visual system.",
+      "Complement proteins tag the weaker synapses for removal.",
+      "Mice lacking the complement receptor keep more synapses into adulthood.",
+    ];
+    // Each sentence 35 words: the three together are over USE_LITE_TEXT_WORDS, any one of them is not.
+    const padded = sentences.map((sentence) => `${sentence} ${Array.from({ length: 35 - wordCount(sentence) }, () => "indeed").join(" ")}.`);
+    const long = padded.join(" ");
+    assert.ok(wordCount(long) > USE_LITE_TEXT_WORDS && padded.every((sentence) => wordCount(sentence) <= USE_LITE_TEXT_WORDS));
+    const [whole, ...parts] = await embedder.embeddings.embedDocuments([long, ...padded]);
+    assert.ok(whole && parts.length === 3);
+    const sum = whole.map((_, i) => parts.reduce((total, part) => total + (part[i] ?? 0), 0));
+    const norm = Math.hypot(...sum);
+    assert.ok(cosine(whole, sum.map((value) => value / norm)) > 0.9999, "the long text's vector is along the sum of its sentences'");
+    assert.ok(Math.abs(Math.hypot(...whole) - 1) < 1e-6, "unit length");
+    const asQuery = await embedder.embeddings.embedQuery(long);
+    assert.ok(cosine(asQuery, whole) > 0.9999, "a long query is embedded the same way");
+    const [short] = await embedder.embeddings.embedDocuments([sentences.join(" ")]);
+    const model = await loadUseLiteModel();
+    assert.ok(short && cosine(short, await model.embed(sentences.join(" "))) > 0.9999, "a text within the limit is embedded whole");
   });
 });

@@ -18,10 +18,19 @@ import { Embeddings } from "@langchain/core/embeddings";
 import { RecallGraphError } from "../../core/errors.js";
 import type { EmbeddingSpec } from "../embedder.js";
 import type { Embedder } from "../embedder.js";
+import { sentencesOf, wordCount } from "../sentences.js";
 import { checkedEmbedder } from "./checked.js";
 import { acquireUseLitePool, releaseUseLitePool, sharedUseLitePool, UseLiteWorkerPool, type SpawnWorker } from "./use-lite-pool.js";
 
 export const USE_LITE_SPEC: EmbeddingSpec = { model: "use-lite", dimension: 512 };
+
+/**
+ * The longest text, in words, that USE-lite embeds as one: a deep averaging network trained on
+ * sentences and short paragraphs, whose vector of a 200-word abstract is the mean of too many words to
+ * say what the abstract is about. A longer text is embedded sentence by sentence and its vector is the
+ * mean of theirs (unit length): on SciFact's abstracts, nDCG@10 of dense search alone 0.235 -> 0.284.
+ */
+export const USE_LITE_TEXT_WORDS = 100;
 
 /**
  * Texts per model call. Batching buys little here (the encoder's cost is per word piece, not per
@@ -149,7 +158,23 @@ export class UseLiteEmbeddings extends Embeddings {
     return pool?.running ?? false;
   }
 
+  /** Texts up to USE_LITE_TEXT_WORDS words embedded whole, longer ones as the mean of their sentences. */
   override async embedDocuments(documents: string[]): Promise<number[][]> {
+    const parts = documents.map(partsToEmbed);
+    const vectors = await this.embedWhole(parts.flat());
+    let next = 0;
+    return parts.map((ofText) => meanDirection(vectors.slice(next, (next += ofText.length))));
+  }
+
+  override async embedQuery(document: string): Promise<number[]> {
+    const parts = partsToEmbed(document);
+    // Always in this thread: a query is one short text, and a worker would only add its round trip
+    // (and queue it behind an ingest's batches).
+    const model = await loadUseLiteModel();
+    return parts.length === 1 ? model.embed(document) : meanDirection(await model.embed(parts));
+  }
+
+  private async embedWhole(documents: string[]): Promise<number[][]> {
     // The model rejects an empty batch (a zero-size sparse tensor), so never send one.
     if (documents.length === 0) return [];
     const batches = useLiteBatches(documents, this.batchSize);
@@ -169,13 +194,6 @@ export class UseLiteEmbeddings extends Embeddings {
     return vectors;
   }
 
-  override async embedQuery(document: string): Promise<number[]> {
-    // Always in this thread: a query is one short text, and a worker would only add its round trip
-    // (and queue it behind an ingest's batches).
-    const model = await loadUseLiteModel();
-    return model.embed(document);
-  }
-
   /** Lets go of the worker pool (its workers end when no other embedder shares it). Idempotent; later calls start it again. */
   async close(): Promise<void> {
     const pool = this.pool;
@@ -191,6 +209,24 @@ export class UseLiteEmbeddings extends Embeddings {
       : acquireUseLitePool(this, this.workers, USE_LITE_SPEC.dimension);
     return this.pool;
   }
+}
+
+/** What is embedded of a text: itself, or its sentences when it is longer than USE-lite represents. */
+function partsToEmbed(text: string): string[] {
+  if (wordCount(text) <= USE_LITE_TEXT_WORDS) return [text];
+  const sentences = sentencesOf(text);
+  return sentences.length > 1 ? sentences : [text];
+}
+
+/** The unit vector along the sum of `vectors` (one vector is returned as it is). */
+function meanDirection(vectors: readonly number[][]): number[] {
+  const [first, ...rest] = vectors;
+  if (first === undefined) return [];
+  if (rest.length === 0) return first;
+  const sum = [...first];
+  for (const vector of rest) vector.forEach((value, i) => (sum[i] = (sum[i] ?? 0) + value));
+  const norm = Math.hypot(...sum);
+  return norm > 0 ? sum.map((value) => value / norm) : sum;
 }
 
 /** Each batch in one model call, in this thread, one after the other. */
