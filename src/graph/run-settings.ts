@@ -14,12 +14,12 @@ export const RunSettingsSchema = RetrievalConfigSchema.extend({
   viewWeights: z
     .strictObject({ semantic: z.number(), lexical: z.number(), symbolic: z.number() } satisfies Record<ViewName, z.ZodNumber>)
     .describe("Every view's RRF weight for this run, the semantic one resolved from the embedder's profile when not configured"),
-  denseTextWords: z
+  longTextWords: z
     .number()
     .int()
     .min(1)
     .optional()
-    .describe("From the embedder's profile: the longest text, in words, its vectors represent (dense lists over longer texts vote less); unset, no limit"),
+    .describe("From the embedder's profile: the longest text, in words, it represents as one (ranked lists over longer texts vote by their scores); unset, no limit"),
 });
 export type RunSettings = z.output<typeof RunSettingsSchema>;
 
@@ -39,7 +39,7 @@ export function widestSettings(
   return {
     ...config,
     viewWeights: { ...config.viewWeights, semantic: config.viewWeights.semantic ?? embedder.denseWeight },
-    ...(embedder.representsWords === undefined ? {} : { denseTextWords: embedder.representsWords }),
+    ...(embedder.representsWords === undefined ? {} : { longTextWords: embedder.representsWords }),
     semanticTopK: largest("semanticTopK", config.semanticTopK),
     lexicalTopK: largest("lexicalTopK", config.lexicalTopK),
     symbolicTopK: largest("symbolicTopK", config.symbolicTopK),

@@ -5,14 +5,14 @@ import type { ViewName } from "../domain/views.js";
 import { timed } from "../graph/timing.js";
 import type { ViewHitList } from "../domain/hits.js";
 import { fuseRankedLists } from "../retrieval/fusion.js";
-import { lengthEvidence, separationEvidence, type SeparationRamp } from "../retrieval/list-evidence.js";
+import { overLongTexts, separationEvidence, type SeparationRamp } from "../retrieval/list-evidence.js";
 
 /**
  * Fuses every view's ranked lists of every round so far into one de-duplicated ranking, each view
  * weighted for this question (viewWeightsFor). A dense list earns its weight by its own evidence
  * (denseSeparation): the first of a weak embedder's neighbours, when it scores like the rest, is no
- * better a guess than the tenth; and by the length of its hits (denseTextWords, from the embedder's
- * profile): over documents longer than a sentence encoder represents, its neighbours are averages.
+ * better a guess than the tenth. Ranked lists over texts longer than the embedder represents as one
+ * (longTextWords, from its profile) vote by their scores (votesByScore).
  */
 export function mergeNode() {
   return async (state: RetrievalStateValue) =>
@@ -24,7 +24,8 @@ export function mergeNode() {
           rrfK: settings.rrfK,
           weights: viewWeightsFor(plan, settings),
           roundWeight: settings.reflectionRoundWeight,
-          evidence: denseEvidence(settings.denseSeparation, settings.denseTextWords, (key) => state.entries[key]?.text),
+          evidence: denseEvidence(settings.denseSeparation),
+          votesByScore: votesByScore(settings.longTextWords, (key) => state.entries[key]?.text),
         }),
       };
     });
@@ -45,14 +46,16 @@ export function viewWeightsFor(plan: Plan, settings: RunSettings): Record<ViewNa
   return wordsOnly ? { ...settings.viewWeights, symbolic: 0 } : settings.viewWeights;
 }
 
+/** Dense lists are weighed by how far their first score stands out; BM25 and filter lists keep their weight. */
+function denseEvidence(ramp: SeparationRamp): (list: ViewHitList) => number {
+  return (list) => (list.view === "semantic" ? separationEvidence(list.hits.map((hit) => hit.score), ramp) : 1);
+}
+
 /**
- * Dense lists are weighed by how far their first score stands out, and by how many of their first
- * hits are texts short enough for the embedder to represent; BM25 and filter lists keep their weight.
+ * The semantic and lexical lists whose first hits are mostly longer than `maxWords` vote by their
+ * scores (list-evidence.ts, overLongTexts); a symbolic list's scores come from two orderings (words,
+ * then similarity) and are not comparable along it. No limit known: every list votes by position.
  */
-function denseEvidence(ramp: SeparationRamp, maxWords: number | undefined, textOf: (key: string) => string | undefined): (list: ViewHitList) => number {
-  return (list) => {
-    if (list.view !== "semantic") return 1;
-    const separation = separationEvidence(list.hits.map((hit) => hit.score), ramp);
-    return maxWords === undefined ? separation : separation * lengthEvidence(list.hits.map((hit) => textOf(hit.key)), maxWords);
-  };
+export function votesByScore(maxWords: number | undefined, textOf: (key: string) => string | undefined): (list: ViewHitList) => boolean {
+  return (list) => maxWords !== undefined && list.view !== "symbolic" && overLongTexts(list.hits.map((hit) => textOf(hit.key)), maxWords);
 }

@@ -1,5 +1,6 @@
 import { VIEW_NAMES, type ViewName } from "../domain/views.js";
 import type { FusedHit, Provenance, ViewHitList } from "../domain/hits.js";
+import { SEPARATION_DEPTH } from "./list-evidence.js";
 
 export interface FusionOptions {
   method: "rrf" | "union";
@@ -10,6 +11,8 @@ export interface FusionOptions {
   roundWeight?: number;
   /** Share (0..1) of its view's weight one list earns from its own scores (see list-evidence.ts); default 1. */
   evidence?: (list: ViewHitList) => number;
+  /** Whether a list votes by its scores' ranks (ranksByScore) instead of its positions; default never. */
+  votesByScore?: (list: ViewHitList) => boolean;
 }
 
 /**
@@ -37,6 +40,7 @@ export function fuseRankedLists(lists: readonly ViewHitList[], options: FusionOp
   const roundWeight = options.roundWeight ?? 1;
   for (const list of ordered) {
     const listWeight = (options.evidence?.(list) ?? 1) * roundWeight ** list.round;
+    const voteRanks = options.votesByScore?.(list) ? ranksByScore(list.hits.map((hit) => hit.score)) : undefined;
     list.hits.forEach((hit, index) => {
       const rank = index + 1;
       let fused = byKey.get(hit.key);
@@ -44,7 +48,7 @@ export function fuseRankedLists(lists: readonly ViewHitList[], options: FusionOp
         fused = { firstSeen: byKey.size, bestVote: new Map(), provenance: { views: [], subQueries: [], ranks: [], fusedScore: 0 } };
         byKey.set(hit.key, fused);
       }
-      const vote = listWeight / (options.rrfK + rank);
+      const vote = listWeight / (options.rrfK + (voteRanks?.[index] ?? rank));
       const voter = `${list.view} ${list.round}`;
       fused.bestVote.set(voter, { view: list.view, vote: Math.max(vote, fused.bestVote.get(voter)?.vote ?? 0) });
       const provenance = fused.provenance;
@@ -62,4 +66,19 @@ export function fuseRankedLists(lists: readonly ViewHitList[], options: FusionOp
   });
   fused.sort((a, b) => b.score - a.score || a.firstSeen - b.firstSeen);
   return fused.map(({ key, score, provenance }) => ({ key, score, provenance }));
+}
+
+/**
+ * Ranks read from scores (best first): the first SEPARATION_DEPTH hits placed between rank 1 and rank
+ * SEPARATION_DEPTH by where their score falls between the first score and the one at that depth, the
+ * hits after it at their own positions. Two hits scored nearly alike get nearly the same rank, however
+ * many hits lie between them; a first hit far ahead of the rest keeps its lead. A list too short to
+ * compare or without spread keeps its positions.
+ */
+export function ranksByScore(scores: readonly number[]): number[] {
+  const depth = Math.min(SEPARATION_DEPTH, scores.length);
+  const first = scores[0];
+  const last = scores[depth - 1];
+  if (first === undefined || last === undefined || depth < 2 || first <= last) return scores.map((_, index) => index + 1);
+  return scores.map((score, index) => (index < depth ? 1 + ((depth - 1) * (first - score)) / (first - last) : index + 1));
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { wordCount } from "../text/sentences.js";
 
 /**
  * How much one ranked list says for one query, from its own scores. A list whose first hit scores
@@ -43,22 +44,19 @@ export function separationEvidence(scores: readonly number[], ramp: SeparationRa
   return (separation - ramp.from) / (ramp.to - ramp.from);
 }
 
-/** How many of a dense list's first hits are looked at for their length (the hits that decide its vote at a user's k). */
+/** How many of a list's first hits are looked at for their length (the hits that decide its vote at a user's k). */
 export const LENGTH_DEPTH = 10;
 
 /**
- * The share (0..1) of a dense list's first LENGTH_DEPTH hits whose text the embedder represents
- * (at most `maxWords` words): a list whose best neighbours are all longer than that ranked averages,
- * not texts, and earns no vote; a list of short texts keeps its full vote. Words are counted by
- * whitespace: the embedders with a limit are English-only, and their lists hold no CJK text.
+ * Whether most of a list's first LENGTH_DEPTH hits are texts longer than `maxWords` words (the longest
+ * the embedder represents as one). Such a list votes by its scores (fusion's ranksByScore): over
+ * documents, BM25 and a sentence-averaged cosine score alike what is about the query alike, and the
+ * other view breaks the tie; over one-line memories a BM25 score gap is mostly the length of the line,
+ * and the list's own order is the better vote (LoCoMo recall@10 0.797 -> 0.791 when its lists voted by
+ * score). Hits without a text count as short.
  */
-export function lengthEvidence(texts: ReadonlyArray<string | undefined>, maxWords: number): number {
+export function overLongTexts(texts: ReadonlyArray<string | undefined>, maxWords: number): boolean {
   const first = texts.slice(0, LENGTH_DEPTH);
-  if (first.length === 0) return 1;
-  const within = first.filter((text) => text === undefined || wordCount(text) <= maxWords).length;
-  return within / first.length;
-}
-
-function wordCount(text: string): number {
-  return text.split(/\s+/).filter(Boolean).length;
+  const long = first.filter((text) => text !== undefined && wordCount(text) > maxWords).length;
+  return long * 2 > first.length;
 }

@@ -68,9 +68,9 @@ describe("configuration and per-namespace settings", () => {
 
   it("takes the longest text the embedder represents from its profile (USE-lite's only)", () => {
     const config = resolveConfiguration({ configurable: {} });
-    assert.equal(widestSettings(config, [], EMBEDDER_PROFILES["use-lite"]).denseTextWords, EMBEDDER_PROFILES["use-lite"].representsWords);
-    assert.equal(widestSettings(config, [], EMBEDDER_PROFILES.openai).denseTextWords, undefined);
-    assert.equal(widestSettings(config, [], EMBEDDER_PROFILES.unknown).denseTextWords, undefined);
+    assert.equal(widestSettings(config, [], EMBEDDER_PROFILES["use-lite"]).longTextWords, EMBEDDER_PROFILES["use-lite"].representsWords);
+    assert.equal(widestSettings(config, [], EMBEDDER_PROFILES.openai).longTextWords, undefined);
+    assert.equal(widestSettings(config, [], EMBEDDER_PROFILES.unknown).longTextWords, undefined);
   });
 
   it("applies a preset, then explicit fields over it", () => {

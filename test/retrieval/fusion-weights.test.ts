@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { ViewHitList } from "../../src/domain/hits.js";
 import { planWithRules } from "../../src/planning/rule-planner.js";
-import { fuseRankedLists } from "../../src/retrieval/fusion.js";
+import { fuseRankedLists, ranksByScore } from "../../src/retrieval/fusion.js";
+import { SEPARATION_DEPTH } from "../../src/retrieval/list-evidence.js";
 
 const list = (view: ViewHitList["view"], round: number, keys: string[], query = "q"): ViewHitList => ({
   view,
@@ -51,6 +52,42 @@ describe("weighted RRF", () => {
     const subQueries = [list("lexical", 0, ["a", "b"], "q1"), list("lexical", 0, ["b"], "q2")];
     const once = fuseRankedLists(subQueries, { method: "rrf", rrfK: 20, weights, roundWeight: 0.5 });
     assert.equal(once.find((hit) => hit.key === "b")?.score, 1 / 21);
+  });
+});
+
+describe("votes by score", () => {
+  const scored = (view: ViewHitList["view"], scores: number[]): ViewHitList => ({
+    view,
+    query: "q",
+    namespace: "ns",
+    round: 0,
+    hits: scores.map((score, i) => ({ key: String.fromCharCode(97 + i), score })),
+  });
+
+  it("places each hit between the first score and the one at the depth, and the hits after the depth at their positions", () => {
+    // First 100, second 99, then 2 less per position: the hit at the depth scores 100 - 2 x (depth - 1).
+    const scores = Array.from({ length: SEPARATION_DEPTH + 2 }, (_, i) => (i === 1 ? 99 : 100 - 2 * i));
+    const ranks = ranksByScore(scores);
+    assert.equal(ranks[0], 1);
+    assert.equal(ranks[1], 1.5, "a near tie with the first is nearly rank 1");
+    assert.equal(ranks[SEPARATION_DEPTH - 1], SEPARATION_DEPTH);
+    assert.deepEqual(ranks.slice(SEPARATION_DEPTH), [SEPARATION_DEPTH + 1, SEPARATION_DEPTH + 2]);
+    assert.deepEqual(ranksByScore([3, 3, 3]), [1, 2, 3], "no spread: the positions");
+    assert.deepEqual(ranksByScore([3]), [1]);
+  });
+
+  it("lets another view break what a list scores as a near tie, where by positions the list's order would stand", () => {
+    // The twelfth hit scores 9.89 against the first's 10, the list's 25th 1.
+    const closeCall = scored("lexical", [10, ...Array.from({ length: 23 }, (_, i) => 9.99 - i * (i < 11 ? 0.01 : 0.3)), 1]);
+    const twelfth = closeCall.hits[11]?.key ?? "";
+    const semantic = list("semantic", 0, [twelfth]);
+    const byPosition = fuseRankedLists([closeCall, semantic], { method: "rrf", rrfK: 20, weights });
+    assert.equal(byPosition[0]?.key, "a", "by positions the first stays first");
+    const byScore = fuseRankedLists([closeCall, semantic], { method: "rrf", rrfK: 20, weights, votesByScore: (l) => l.view === "lexical" });
+    assert.equal(byScore[0]?.key, twelfth, "scored alike, the semantic vote decides");
+    const farAhead = scored("lexical", [10, ...Array.from({ length: 24 }, (_, i) => 2 - i * 0.01)]);
+    const clear = fuseRankedLists([farAhead, list("semantic", 0, ["b"])], { method: "rrf", rrfK: 20, weights, votesByScore: () => true });
+    assert.equal(clear[0]?.key, "a", "a first hit far ahead keeps its lead");
   });
 });
 

@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { ViewHitList } from "../../src/domain/hits.js";
+import { votesByScore } from "../../src/nodes/merge.js";
 import { fuseRankedLists } from "../../src/retrieval/fusion.js";
-import { LENGTH_DEPTH, lengthEvidence, SEPARATION_DEPTH, SeparationRampSchema, separationEvidence, topSeparation } from "../../src/retrieval/list-evidence.js";
+import { LENGTH_DEPTH, overLongTexts, SEPARATION_DEPTH, SeparationRampSchema, separationEvidence, topSeparation } from "../../src/retrieval/list-evidence.js";
 
 const ramp = { from: 3, to: 5 };
 /** 25 scores falling evenly (the first like the rest), and the same list with a first score far above it. */
@@ -70,16 +71,30 @@ describe("fusion with list evidence", () => {
 describe("list evidence: texts longer than the embedder represents", () => {
   const words = (count: number) => Array.from({ length: count }, (_, i) => `w${i}`).join(" ");
 
-  it("is the share of the first LENGTH_DEPTH hits within the limit", () => {
-    assert.equal(lengthEvidence([words(12), words(30)], 100), 1, "short texts keep the full vote");
-    assert.equal(lengthEvidence([words(150), words(220)], 100), 0, "a list of abstracts earns none");
-    assert.equal(lengthEvidence([words(150), words(20), words(90), words(101)], 100), 0.5);
+  it("holds when most of the first LENGTH_DEPTH hits are longer than the limit", () => {
+    assert.equal(overLongTexts([words(12), words(30)], 100), false, "short texts");
+    assert.equal(overLongTexts([words(150), words(220)], 100), true, "a list of abstracts");
+    assert.equal(overLongTexts([words(150), words(20), words(101)], 100), true);
+    assert.equal(overLongTexts([words(150), words(20), words(90), words(101)], 100), false, "half is not most");
+    assert.equal(overLongTexts([words(100)], 100), false, "the limit itself is represented");
     const deeper = [...Array.from({ length: LENGTH_DEPTH }, () => words(10)), ...Array.from({ length: 20 }, () => words(500))];
-    assert.equal(lengthEvidence(deeper, 100), 1, "only the first hits count");
+    assert.equal(overLongTexts(deeper, 100), false, "only the first hits count");
   });
 
-  it("counts a hit whose text is unknown, and an empty list, as no evidence against", () => {
-    assert.equal(lengthEvidence([undefined, words(300)], 100), 0.5);
-    assert.equal(lengthEvidence([], 100), 1);
+  it("counts a hit whose text is unknown as short, and an empty list as short", () => {
+    assert.equal(overLongTexts([undefined, words(300), words(300)], 100), true);
+    assert.equal(overLongTexts([undefined, undefined, words(300)], 100), false);
+    assert.equal(overLongTexts([], 100), false);
+  });
+
+  it("makes the semantic and lexical lists over long texts vote by score, never a symbolic list, and none when no limit is known", () => {
+    const texts: Record<string, string> = { long1: words(200), long2: words(300), short1: words(12), short2: words(20) };
+    const of = (view: ViewHitList["view"], keys: string[]): ViewHitList => ({ view, query: "q", namespace: "ns", round: 0, hits: keys.map((key) => ({ key, score: 1 })) });
+    const byScore = votesByScore(100, (key) => texts[key]);
+    assert.equal(byScore(of("lexical", ["long1", "long2"])), true);
+    assert.equal(byScore(of("semantic", ["long1", "long2", "short1"])), true);
+    assert.equal(byScore(of("symbolic", ["long1", "long2"])), false);
+    assert.equal(byScore(of("lexical", ["short1", "short2", "long1"])), false);
+    assert.equal(votesByScore(undefined, (key) => texts[key])(of("lexical", ["long1", "long2"])), false);
   });
 });

@@ -8,7 +8,7 @@ import { z } from "zod";
 import type { EmbeddingSpec } from "../embedder.js";
 import { HASH_EMBEDDER_MODEL } from "./hashing.js";
 import { OPENAI_MODEL_PREFIX } from "./openai.js";
-import { USE_LITE_SPEC } from "./use-lite.js";
+import { USE_LITE_SPEC, USE_LITE_TEXT_WORDS } from "./use-lite.js";
 
 export const EmbedderProfileSchema = z.strictObject({
   denseWeight: z
@@ -23,7 +23,7 @@ export const EmbedderProfileSchema = z.strictObject({
     .min(1)
     .optional()
     .describe(
-      "The longest text, in words, whose vector still stands for it: beyond it the vector is an average over too much to rank by. Unset: no limit known",
+      "The longest text, in words, the embedder represents as one; it embeds longer texts by their sentences, and ranked lists over such texts vote by their scores. Unset: no limit known",
     ),
 });
 export type EmbedderProfile = z.infer<typeof EmbedderProfileSchema>;
@@ -36,9 +36,7 @@ export const EMBEDDER_PROFILES = {
     denseWeight: 0.3,
     basis:
       "measured: best semantic weight for full on LoCoMo (recall@10), and alone it is far behind BM25 on documents (SciFact nDCG@10 0.235 against 0.684)",
-    // A deep averaging network trained on sentences and short paragraphs: a 200-word abstract's vector
-    // is the mean of too many words (its best sentence ranks SciFact's abstracts better than it does).
-    representsWords: 100,
+    representsWords: USE_LITE_TEXT_WORDS,
   },
   hash: {
     denseWeight: 0.1,
