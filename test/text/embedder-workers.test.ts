@@ -280,6 +280,7 @@ describe("USE-lite worker pool: the real model", { timeout: 600_000 }, () => {
       const files = [
         ...readdirSync(join(ROOT, "src", "core")).map((name) => join("core", name)),
         "text/embedder.ts",
+        "text/sentences.ts",
         ...readdirSync(join(ROOT, "src", "text", "embedders")).map((name) => join("text", "embedders", name)),
       ].filter((file) => file.endsWith(".ts"));
       for (const file of files) {
