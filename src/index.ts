@@ -12,7 +12,7 @@ export type { Provenance } from "./domain/hits.js";
 export type { RetrievalResult } from "./domain/results.js";
 export type { GraphDependencies, NamespaceAccess, NamespaceGuard } from "./graph/dependencies.js";
 export { MemoryEntrySchema, MemoryInputSchema, type MemoryEntry, type MemoryInput } from "./memory/entry.js";
-export { writeMemories, type WriteOptions } from "./ingest/write-memories.js";
+export { reembedMemories, writeMemories, type ReembedOptions, type WriteOptions } from "./ingest/write-memories.js";
 export type { MemoryStore, MemoryFilter, NamespaceSettings } from "./stores/port.js";
 export { RecallFilterSchema, type RecallFilter } from "./stores/caller-filter.js";
 export { ListRequestSchema, type ListRequest } from "./stores/memory-operations.js";

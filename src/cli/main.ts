@@ -12,6 +12,7 @@ const commands: CommandModule[] = await Promise.all([
   import("./commands/list.js"),
   import("./commands/delete.js"),
   import("./commands/prune.js"),
+  import("./commands/reembed.js"),
   import("./commands/stats.js"),
   import("./commands/demo.js"),
   import("./commands/eval.js"),

@@ -43,9 +43,12 @@ export async function openForWriting(globals: GlobalOptions): Promise<OpenedDepe
   return openAt(storeLocation(globals), globals);
 }
 
-/** Like openForWriting, but a sqlite file that does not exist is an error rather than a new empty store. */
-export async function openForReading(globals: GlobalOptions): Promise<OpenedDependencies> {
-  const location = storeLocation(globals, "read");
+/**
+ * Like openForWriting, but a sqlite file that does not exist is an error rather than a new empty store;
+ * `access` "read" (the default) opens a file this process cannot write read-only.
+ */
+export async function openExisting(globals: GlobalOptions, access: StoreAccess = "read"): Promise<OpenedDependencies> {
+  const location = storeLocation(globals, access);
   requireExistingStore(location);
   return openAt(location, globals);
 }

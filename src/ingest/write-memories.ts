@@ -1,6 +1,6 @@
 import { parseOrThrow, ValidationError } from "../core/errors.js";
 import type { Embedder } from "../text/embedder.js";
-import type { MemoryRecord, MemoryStore } from "../stores/port.js";
+import { MAX_LIST_LIMIT, type MemoryRecord, type MemoryStore } from "../stores/port.js";
 import { MAX_IDS_PER_CALL, validateRecords } from "../stores/validation.js";
 import { NamespaceSchema, normalizeEntry, type MemoryEntry } from "../memory/entry.js";
 
@@ -91,6 +91,54 @@ export async function prepareMemories(
 /** Writes a prepared call: one upsert, which the port promises is all or nothing. */
 export async function commitMemories(store: MemoryStore, prepared: PreparedWrite): Promise<void> {
   if (prepared.records.length > 0) await store.upsert(prepared.namespace, prepared.records);
+}
+
+export interface ReembedOptions {
+  /** Only this namespace (default: every namespace of the store). */
+  namespace?: string;
+  /** Texts embedded per embedder call (default 64). */
+  batchSize?: number;
+  /** Called after each page is written, with the memories of the namespace done so far and its total. */
+  onProgress?: (namespace: string, done: number, total: number) => void;
+}
+
+/**
+ * Embeds every stored memory's text again with `embedder` and writes the new vectors; nothing else of
+ * a memory changes (its ids, times and fields are the store's). For a store whose embedder is the
+ * same model but now embeds some texts differently (USE-lite embeds texts of over 100 words by their
+ * sentences): until then such entries keep the vectors they were written with. A page at a time
+ * (MAX_LIST_LIMIT memories, one upsert each), so memory stays bounded and an interrupted run can simply
+ * be run again. A memory rewritten by someone else meanwhile (its text no longer the one embedded) is
+ * left as that write left it, with the vector of its own text. Expired memories, never returned, keep
+ * theirs until pruned. Returns how many memories each namespace had re-embedded.
+ */
+export async function reembedMemories(store: MemoryStore, embedder: Embedder, options: ReembedOptions = {}): Promise<Record<string, number>> {
+  const namespaces = options.namespace === undefined ? Object.keys((await store.stats()).namespaces) : [parseOrThrow(NamespaceSchema, options.namespace, "namespace")];
+  const counts: Record<string, number> = {};
+  for (const namespace of namespaces) counts[namespace] = await reembedNamespace(store, embedder, namespace, options);
+  return counts;
+}
+
+async function reembedNamespace(store: MemoryStore, embedder: Embedder, namespace: string, options: ReembedOptions): Promise<number> {
+  const total = (await store.stats()).namespaces[namespace] ?? 0;
+  let done = 0;
+  let cursor: string | undefined;
+  do {
+    const page = await store.list(namespace, cursor === undefined ? { limit: MAX_LIST_LIMIT } : { limit: MAX_LIST_LIMIT, cursor });
+    const vectors = await embedAll(embedder, page.entries, { batchSize: options.batchSize ?? 64 });
+    const embedded = new Map(page.entries.map((entry, i) => [entry.id, { text: entry.text, vector: vectors[i] ?? [] }]));
+    const current = await store.get(namespace, page.entries.map((entry) => entry.id));
+    const records = current.flatMap((entry) => {
+      const fresh = embedded.get(entry.id);
+      return fresh && fresh.text === entry.text ? [{ entry, vector: fresh.vector }] : [];
+    });
+    checkLikeTheStore(namespace, records, store.embedding.dimension, entriesField);
+    await commitMemories(store, { namespace, records });
+    done += records.length;
+    options.onProgress?.(namespace, done, Math.max(total, done));
+    cursor = page.nextCursor;
+  } while (cursor !== undefined);
+  return done;
 }
 
 function normalizeAll(ns: string, inputs: readonly unknown[], now: number, itemField: ItemField): MemoryEntry[] {

@@ -1,6 +1,6 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { chatModelFromEnv } from "../llm/chat-model.js";
-import { writeMemories, type WriteOptions } from "../ingest/write-memories.js";
+import { reembedMemories, writeMemories, type ReembedOptions, type WriteOptions } from "../ingest/write-memories.js";
 import type { MemoryEntry } from "../memory/entry.js";
 import type { RetrievalConfigInput } from "../graph/configuration.js";
 import type { GraphDependencies } from "../graph/dependencies.js";
@@ -16,7 +16,7 @@ export interface OpenOptions {
   /**
    * A store configuration or an open store; default from the environment (embedded sqlite file).
    * With `readOnly: true` (or RECALLGRAPH_READ_ONLY=1) the store is never written: retrieve, list and
-   * get work, remember, forget and prune throw ReadOnlyStoreError.
+   * get work, remember, forget, prune and reembed throw ReadOnlyStoreError.
    */
   store?: StoreConfig | MemoryStore;
   /** An embedder configuration or an embedder; default from the environment (offline USE-lite). */
@@ -48,6 +48,8 @@ export interface RecallGraph extends GraphDependencies {
   forget(namespace: string, ids: readonly string[]): Promise<number>;
   /** Deletes expired memories of one namespace, or of every namespace. Returns how many. */
   prune(namespace?: string): Promise<number>;
+  /** Embeds every memory's text again (of one namespace, or of all) and writes the new vectors. Returns how many per namespace. */
+  reembed(options?: ReembedOptions): Promise<Record<string, number>>;
   /**
    * Closes the store and, when it was opened from a configuration (not given as an Embedder), the
    * embedder (USE-lite's worker threads). A caller-given embedder is the caller's to close.
@@ -69,6 +71,7 @@ export async function openRecallGraph(options: OpenOptions = {}): Promise<Recall
     get: (namespace, ids) => getMemories(dependencies.store, namespace, ids),
     forget: (namespace, ids) => forgetMemories(dependencies.store, namespace, ids),
     prune: (namespace) => pruneExpired(dependencies.store, namespace),
+    reembed: (reembedOptions) => reembedMemories(dependencies.store, dependencies.embedder, reembedOptions),
     close: () => closeEach([() => store.close(), ownsEmbedder ? () => embedder.close?.() : undefined]),
   };
 }

@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
+import { z } from "zod";
 import { oneLineError, runCli, runJson, temporaryFolder } from "./helpers.js";
 import { DeleteJsonSchema, IngestJsonSchema, QueryJsonSchema, StatsJsonSchema } from "./schemas.js";
 
@@ -69,6 +70,23 @@ describe("stats, delete and the default store location", () => {
     assert.equal(run.code, 0, run.stderr);
     assert.equal(run.stdout, 'Deleted 2 entries from namespace "team".\n');
     assert.deepEqual((await stats()).namespaces, { default: { entries: 2 } });
+  });
+
+  it("reembed writes every memory's vector again with the store's embedder, and refuses another", async () => {
+    const reembedded = z.strictObject({ namespaces: z.record(z.string(), z.number()), entries: z.number() });
+    assert.deepEqual(reembedded.parse(await runJson(["--embedder", "hash", "reembed"], folder.path)), { namespaces: { default: 2 }, entries: 2 });
+    assert.deepEqual((await stats()).namespaces, { default: { entries: 2 } }, "nothing added or removed");
+    const output = QueryJsonSchema.parse(await runJson(["--embedder", "hash", "query", "Who adopted a cat?", "-n", "default"], folder.path));
+    assert.equal(output.results[0]?.text, "Priya Nair adopted a grey cat named Pixel.");
+
+    const text = await runCli(["--embedder", "hash", "reembed", "-n", "default"], folder.path);
+    assert.equal(text.code, 0, text.stderr);
+    assert.match(text.stdout, /^Re-embedded 2 memories in \.\/\.recallgraph\/memory\.db \(embedder hash-v1\)$/m);
+    assert.match(text.stdout, /^ {2}default +2$/m);
+
+    const other = await runCli(["reembed"], folder.path);
+    assert.equal(other.code, 1, "another model's vectors would not fit the store's: refused, nothing written");
+    assert.match(oneLineError(other), /^error: store was built with embedder "hash-v1" \(512-d\) but opened with "use-lite".*\(for this store: --embedder hash\)$/);
   });
 
   it("a store built by another embedder is a user error naming the flag that opens it", async () => {

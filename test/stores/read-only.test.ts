@@ -267,7 +267,7 @@ describe("store configuration", () => {
 });
 
 describe("openRecallGraph with a read-only store configuration", () => {
-  it("retrieves, lists and gets; remember, forget and prune are refused and write nothing", async () => {
+  it("retrieves, lists and gets; remember, forget, prune and reembed are refused and write nothing", async () => {
     const path = freshPath("library");
     const writer = await openRecallGraph({ store: { kind: "sqlite", path }, embedder: { provider: "hash" }, model: null });
     await writer.remember(NS, [{ id: "m1", text: "Alice Chen fixed ERR_1024 in the Berlin office", timestamp: "2026-03-02T10:00:00Z" }]);
@@ -283,6 +283,7 @@ describe("openRecallGraph with a read-only store configuration", () => {
       await assert.rejects(reader.remember(NS, [{ text: "Bob joined" }]), assertRefusedAs("upsert", /read-only/));
       await assert.rejects(reader.forget(NS, ["m1"]), assertRefusedAs("delete", /read-only/));
       await assert.rejects(reader.prune(), assertRefusedAs("deleteExpired", /read-only/));
+      await assert.rejects(reader.reembed(), assertRefusedAs("upsert", /read-only/));
     } finally {
       await reader.close();
     }

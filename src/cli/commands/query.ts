@@ -62,13 +62,13 @@ async function runQuery(argument: string, rawOptions: unknown, globals: GlobalOp
   const options = parseOptionValues(QueryOptionsSchema, rawOptions);
   const filter = filterFromOptions(rawOptions);
   const question = await questionOf(argument);
-  const [{ openForReading }, { retrieve }, { createRetrievalGraph }, render] = await Promise.all([
+  const [{ openExisting }, { retrieve }, { createRetrievalGraph }, render] = await Promise.all([
     import("../open-dependencies.js"),
     import("../../library/retrieve.js"),
     import("../../graph/graph.js"),
     import("../render-results.js"),
   ]);
-  const dependencies = await openForReading(globals);
+  const dependencies = await openExisting(globals);
   const output = await (async () => {
     await noteEmptyNamespaces(dependencies.store, options.namespace);
     const request = { question, namespace: options.namespace, ...(options.now ? { now: options.now } : {}), ...(filter ? { filter } : {}) };
