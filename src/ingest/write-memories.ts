@@ -113,14 +113,17 @@ export interface ReembedOptions {
  * theirs until pruned. Returns how many memories each namespace had re-embedded.
  */
 export async function reembedMemories(store: MemoryStore, embedder: Embedder, options: ReembedOptions = {}): Promise<Record<string, number>> {
-  const namespaces = options.namespace === undefined ? Object.keys((await store.stats()).namespaces) : [parseOrThrow(NamespaceSchema, options.namespace, "namespace")];
+  const asked = options.namespace === undefined ? undefined : parseOrThrow(NamespaceSchema, options.namespace, "namespace");
+  const held = (await store.stats()).namespaces;
   const counts: Record<string, number> = {};
-  for (const namespace of namespaces) counts[namespace] = await reembedNamespace(store, embedder, namespace, options);
+  for (const namespace of asked === undefined ? Object.keys(held) : [asked]) {
+    counts[namespace] = await reembedNamespace(store, embedder, namespace, held[namespace] ?? 0, options);
+  }
   return counts;
 }
 
-async function reembedNamespace(store: MemoryStore, embedder: Embedder, namespace: string, options: ReembedOptions): Promise<number> {
-  const total = (await store.stats()).namespaces[namespace] ?? 0;
+/** One namespace, page by page; `total` (the store's count, expired memories included) only sizes the progress. */
+async function reembedNamespace(store: MemoryStore, embedder: Embedder, namespace: string, total: number, options: ReembedOptions): Promise<number> {
   let done = 0;
   let cursor: string | undefined;
   do {
