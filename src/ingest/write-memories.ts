@@ -96,7 +96,7 @@ export async function commitMemories(store: MemoryStore, prepared: PreparedWrite
 export interface ReembedOptions {
   /** Only this namespace (default: every namespace of the store). */
   namespace?: string;
-  /** Texts embedded per embedder call (default 64). */
+  /** Texts embedded per embedder call (default: as for writeMemories). */
   batchSize?: number;
   /** Called after each page is written, with the memories of the namespace done so far and its total. */
   onProgress?: (namespace: string, done: number, total: number) => void;
@@ -128,7 +128,7 @@ async function reembedNamespace(store: MemoryStore, embedder: Embedder, namespac
   let cursor: string | undefined;
   do {
     const page = await store.list(namespace, cursor === undefined ? { limit: MAX_LIST_LIMIT } : { limit: MAX_LIST_LIMIT, cursor });
-    const vectors = await embedAll(embedder, page.entries, { batchSize: options.batchSize ?? 64 });
+    const vectors = await embedAll(embedder, page.entries, options.batchSize === undefined ? {} : { batchSize: options.batchSize });
     const embedded = new Map(page.entries.map((entry, i) => [entry.id, { text: entry.text, vector: vectors[i] ?? [] }]));
     const current = await store.get(namespace, page.entries.map((entry) => entry.id));
     const records = current.flatMap((entry) => {
