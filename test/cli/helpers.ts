@@ -1,20 +1,19 @@
 /**
- * Running the `recallgraph` command the way a user does: a child process, in a folder of its own.
- * It runs the CLI's sources through tsx, not bin/recallgraph.js (which runs the build in dist/), so
- * these tests need no build step in a fresh clone; test/package/ checks the built command.
+ * Running the `recallgraph` command the way a user does: a child process, in a folder of its own,
+ * started from bin/recallgraph.js, the command the package installs. It runs the build in dist/,
+ * which `npm test` makes first: through tsx every start cost about 0.8 s more (its loader hooks see
+ * each of the CLI's few hundred modules), and the CLI tests start the command a few hundred times.
  */
 import { spawn } from "node:child_process";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-export const CLI_SOURCE = path.join(ROOT, "src/cli/main.ts");
-/** tsx's loader by URL: `--import tsx` would be resolved from the child's folder, which has no node_modules. */
-const TSX_LOADER = import.meta.resolve("tsx");
-/** The package's own tsconfig, not whatever tsconfig.json the folder the CLI runs in happens to hold. */
-const TSCONFIG = path.join(ROOT, "tsconfig.json");
+/** The installed command's script; it runs dist/cli/main.js. */
+export const CLI_COMMAND = path.join(ROOT, "bin/recallgraph.js");
 export const LOCOMO_PATH = path.resolve(ROOT, "../shared/data/locomo/locomo10.json");
 
 export interface CliRun {
@@ -32,13 +31,37 @@ function offlineEnvironment(): NodeJS.ProcessEnv {
   for (const [name, value] of Object.entries(process.env)) {
     if (!/^(RECALLGRAPH_|OPENAI_|QDRANT_)/.test(name)) env[name] = value;
   }
-  env.TSX_TSCONFIG_PATH = TSCONFIG;
   return env;
+}
+
+/** The modification times of the files under `folder` whose names end with `suffix`. */
+function modificationTimes(folder: string, suffix: string): number[] {
+  if (!existsSync(folder)) return [];
+  return readdirSync(folder, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith(suffix))
+    .map((entry) => statSync(path.join(entry.parentPath, entry.name)).mtimeMs);
+}
+
+let buildChecked = false;
+
+/**
+ * Fails, saying what to run, when dist/ is missing or older than a source file: the tests would
+ * otherwise run a build that is not the code under test. `npm test` builds first; a test file run
+ * on its own after an edit needs `npm run build`.
+ */
+export function assertBuildIsCurrent(): void {
+  if (buildChecked) return;
+  const built = modificationTimes(path.join(ROOT, "dist"), ".js");
+  if (built.length === 0) throw new Error("dist/ holds no build: run `npm run build` (npm test does) before these tests");
+  const edited = Math.max(...modificationTimes(path.join(ROOT, "src"), ".ts"));
+  if (edited > Math.min(...built)) throw new Error("dist/ is older than src/: run `npm run build` (npm test does) before these tests");
+  buildChecked = true;
 }
 
 /** Runs `recallgraph ...args` in `cwd` (with `input` on its standard input, if given) and collects its exit code and output. */
 export function runCli(args: readonly string[], cwd: string, input?: string): Promise<CliRun> {
-  return runProcess(process.execPath, ["--import", TSX_LOADER, CLI_SOURCE, ...args], { cwd, env: offlineEnvironment() }, input);
+  assertBuildIsCurrent();
+  return runProcess(process.execPath, [CLI_COMMAND, ...args], { cwd, env: offlineEnvironment() }, input);
 }
 
 /** Runs `command ...args` (with `input` on its standard input, else an empty one) and collects its exit code and output. */

@@ -1,19 +1,17 @@
 /**
- * Running `recallgraph mcp` the way an MCP client does: a child process from the CLI's sources (through
- * tsx, as test/cli does), driven by the SDK's own client. The hash embedder keeps every run offline
- * and model-free.
+ * Running `recallgraph mcp` the way an MCP client does: a child process of the installed command's
+ * script (the build in dist/, as test/cli runs it), driven by the SDK's own client. The hash embedder
+ * keeps every run offline and model-free.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { CLI_SOURCE, ROOT } from "../cli/helpers.js";
+import { assertBuildIsCurrent, CLI_COMMAND } from "../cli/helpers.js";
 
-/** tsx's loader by URL, so the child resolves it whatever folder it runs in. */
-const TSX_LOADER = import.meta.resolve("tsx");
-
-/** `node <loader> main.ts --db <db> --embedder hash mcp ...args`, as a command and its arguments. */
+/** `node bin/recallgraph.js --db <db> --embedder hash mcp ...args`, as a command and its arguments. */
 export function mcpCommand(db: string, args: readonly string[]): { command: string; args: string[] } {
-  return { command: process.execPath, args: ["--import", TSX_LOADER, CLI_SOURCE, "--db", db, "--embedder", "hash", "mcp", ...args] };
+  assertBuildIsCurrent();
+  return { command: process.execPath, args: [CLI_COMMAND, "--db", db, "--embedder", "hash", "mcp", ...args] };
 }
 
 /** The environment without recallgraph's, OpenAI's or Qdrant's variables (the tests decide with flags), plus `extra`. */
@@ -22,7 +20,7 @@ export function testEnvironment(extra: Record<string, string> = {}): Record<stri
   for (const [name, value] of Object.entries(process.env)) {
     if (value !== undefined && !/^(RECALLGRAPH_|OPENAI_|QDRANT_)/.test(name)) env[name] = value;
   }
-  return { ...env, TSX_TSCONFIG_PATH: `${ROOT}/tsconfig.json`, ...extra };
+  return { ...env, ...extra };
 }
 
 type ToolAnswer = Awaited<ReturnType<Client["callTool"]>>;

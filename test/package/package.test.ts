@@ -10,7 +10,7 @@ import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promi
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { ROOT, runProcess, type CliRun } from "../cli/helpers.js";
+import { assertBuildIsCurrent, ROOT, runProcess, type CliRun } from "../cli/helpers.js";
 
 /** What `npm pack --json` reports of one tarball (the fields used here). */
 interface PackReport {
@@ -49,10 +49,14 @@ function describeRun(what: string, run: CliRun): string {
   return `${what} exited ${run.code}\n--- stdout\n${run.stdout}\n--- stderr\n${run.stderr}`;
 }
 
-/** Packs the project (its prepack script builds dist/) into `destination`. */
+/**
+ * Packs the project into `destination`, with the dist/ that `npm test` built. Without
+ * --ignore-scripts the pack would build again (`prepare`), removing dist/ while the other test
+ * files run the command from it.
+ */
 async function pack(destination: string): Promise<PackReport> {
-  // With --json, npm prints the build's output on stderr and only the report on stdout.
-  const run = await runCommand("npm", ["pack", "--json", "--pack-destination", destination], ROOT);
+  assertBuildIsCurrent();
+  const run = await runCommand("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", destination], ROOT);
   assert.equal(run.code, 0, describeRun("npm pack", run));
   const reports = JSON.parse(run.stdout) as PackReport[];
   const report = reports[0];
