@@ -3,7 +3,9 @@
  * parsers, and turns every result into a located window: our rules' windows as they encoded them, chrono's own
  * dates widened to the calendar period they name (a date -> that day, "May 2023" -> that month).
  */
-import * as chrono from "chrono-node";
+// The two locales we parse, not the package's index, which loads all sixteen (266 modules at start-up).
+import * as chronoEn from "chrono-node/en";
+import * as chronoZh from "chrono-node/zh";
 import type { ParsedComponents, ParsedResult } from "chrono-node";
 import {
   addDays,
@@ -211,19 +213,19 @@ function withoutOverlaps(found: Found[]): Found[] {
 }
 
 /** Drops chrono's false friends ("sat", "at 3 hotels", 这周天 of 这周天气) before its own refiners see them. */
-const noiseFilter: chrono.Refiner = {
+const noiseFilter: chronoEn.Refiner = {
   refine: (context, results) => results.filter((result) => !isNoise(result, context.text)),
 };
 
 /** chrono's casual parsers with the noise filter in front of its refiners; built once, as the filter reads only the parsed text. */
-function withNoiseFilter(casual: chrono.Chrono): chrono.Chrono {
+function withNoiseFilter(casual: chronoEn.Chrono): chronoEn.Chrono {
   const configured = casual.clone();
   configured.refiners.unshift(noiseFilter);
   return configured;
 }
 
-const ENGLISH = withNoiseFilter(chrono.en.casual);
-const CHINESE = withNoiseFilter(chrono.zh.casual);
+const ENGLISH = withNoiseFilter(chronoEn.casual);
+const CHINESE = withNoiseFilter(chronoZh.casual);
 
 /**
  * Every time expression chrono and our rules find in `text`, located, without overlaps, in text order.
@@ -235,7 +237,7 @@ export function findBaseWindows(text: string, reference: Reference): Found[] {
   // One reference for every pass: the zone's offset at `now` is worked out once per text.
   const chronoReference = { instant: new Date(reference.nowMs), timezone: offsetMinutesAt(reference.nowMs, reference.timeZone) };
   const ruleParsers = [...englishRules(reference), ...(hasHan ? chineseRules(reference) : [])];
-  const ruled = new chrono.Chrono({ parsers: ruleParsers, refiners: [] }).parse(text, chronoReference);
+  const ruled = new chronoEn.Chrono({ parsers: ruleParsers, refiners: [] }).parse(text, chronoReference);
   const native = ENGLISH.parse(text, chronoReference);
   if (hasHan) native.push(...CHINESE.parse(text, chronoReference));
   const found = [...ruled, ...native].map((result) => toFound(result, reference)).filter((item): item is Found => item !== undefined);
