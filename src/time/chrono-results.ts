@@ -6,7 +6,7 @@
 // The two locales we parse, not the package's index, which loads all sixteen (266 modules at start-up).
 import * as chronoEn from "chrono-node/en";
 import * as chronoZh from "chrono-node/zh";
-import type { ParsedComponents, ParsedResult } from "chrono-node";
+import type { Chrono, ParsedComponents, ParsedResult, Refiner } from "chrono-node";
 import {
   addDays,
   compareDates,
@@ -213,12 +213,12 @@ function withoutOverlaps(found: Found[]): Found[] {
 }
 
 /** Drops chrono's false friends ("sat", "at 3 hotels", 这周天 of 这周天气) before its own refiners see them. */
-const noiseFilter: chronoEn.Refiner = {
+const noiseFilter: Refiner = {
   refine: (context, results) => results.filter((result) => !isNoise(result, context.text)),
 };
 
 /** chrono's casual parsers with the noise filter in front of its refiners; built once, as the filter reads only the parsed text. */
-function withNoiseFilter(casual: chronoEn.Chrono): chronoEn.Chrono {
+function withNoiseFilter(casual: Chrono): Chrono {
   const configured = casual.clone();
   configured.refiners.unshift(noiseFilter);
   return configured;
