@@ -440,7 +440,7 @@ describe("HNSW index after a crash", () => {
 
   it("answers correctly after a writer saving its index is killed at random moments", { timeout: 120_000 }, async () => {
     const path = freshFile("killed");
-    for (let kill = 0; kill < 3; kill += 1) await runAndKill(path, 150 + Math.floor(Math.random() * 400));
+    for (let kill = 0; kill < 3; kill += 1) await runAndKill(path, 30 + kill, 150 + Math.floor(Math.random() * 400));
     const store = await open(path, HNSW);
     const exact = await open(path);
     try {
@@ -460,14 +460,17 @@ describe("HNSW index after a crash", () => {
 /**
  * The killed writer: opens the store with an HNSW index, then forever replaces a batch of entries,
  * deletes a few and closes (which saves the index) and opens again, printing "cycle" after each.
+ * Its vectors come from the seed it is given (the same generator as the tests'), so only the moment
+ * of the kill is left to chance.
  */
 const WRITER = `
   const { openSqliteStore } = await import(${JSON.stringify(new URL("../../src/stores/sqlite/store.ts", import.meta.url).pathname)});
   const { normalizeEntry } = await import(${JSON.stringify(new URL("../../src/memory/entry.ts", import.meta.url).pathname)});
+  const { seededRandom } = await import(${JSON.stringify(new URL("../../bench/synthetic.ts", import.meta.url).pathname)});
   const path = process.argv[1];
   const options = { path, embedding: ${JSON.stringify(SPEC)}, vectorIndex: "hnsw", hnswMinEntries: 200 };
-  let seed = Number(process.argv[2]);
-  const random = () => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed / 2147483648 * 2 - 1; };
+  const uniform = seededRandom(Number(process.argv[2]));
+  const random = () => uniform() * 2 - 1;
   for (let cycle = 0; ; cycle += 1) {
     const store = await openSqliteStore(options);
     const records = Array.from({ length: 300 }, (_, i) => ({
@@ -482,9 +485,9 @@ const WRITER = `
   }
 `;
 
-function runAndKill(path: string, afterMs: number): Promise<void> {
+function runAndKill(path: string, seed: number, afterMs: number): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", WRITER, path, String(Math.floor(Math.random() * 1e6))], {
+    const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", WRITER, path, String(seed)], {
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stderr = "";

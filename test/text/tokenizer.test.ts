@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { seededRandom } from "../../bench/synthetic.js";
 import { keywords, MAX_TOKEN_CHARS, TOKEN_PATTERN, tokenize } from "../../src/text/tokenizer.js";
 
 function shared(a: string, b: string): string[] {
@@ -110,11 +111,7 @@ describe("tokenize: hostile input", () => {
   });
 
   it("gives only plain, non-empty tokens for random text in many scripts (seeded fuzz)", () => {
-    let seed = 12345;
-    const random = (): number => {
-      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
-      return seed / 2 ** 32;
-    };
+    const random = seededRandom(12345);
     // ASCII with all punctuation, Latin-1, combining marks, Cyrillic, Thai, CJK punctuation and
     // ideographs, kana, Hangul, full-width forms, emoji.
     const ranges: Array<[number, number]> = [

@@ -1,17 +1,15 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { seededRandom } from "../../bench/synthetic.js";
 import { ValidationError } from "../../src/core/errors.js";
 import { findTimeExpressions, findTimeWindow, resolveRelativeDates, TimeWindowSchema, type TimeContext } from "../../src/time/index.js";
 
 const context = { now: Date.parse("2023-05-10T15:00:00Z"), timeZone: "Europe/Berlin" };
 
 function pseudoRandomText(length: number, seed: number): string {
-  let state = seed;
+  const random = seededRandom(seed);
   let text = "";
-  for (let position = 0; position < length; position++) {
-    state = (state * 1103515245 + 12345) % 2 ** 31;
-    text += String.fromCharCode(state % 0xffff);
-  }
+  for (let position = 0; position < length; position++) text += String.fromCharCode(Math.floor(random() * 0xffff));
   return text;
 }
 
