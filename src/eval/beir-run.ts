@@ -1,7 +1,8 @@
 import { basename, resolve } from "node:path";
 import { z } from "zod";
 import { parseOrThrow, ValidationError } from "../core/errors.js";
-import { PRESET_NAMES, RetrievalConfigSchema, type PresetName } from "../graph/configuration.js";
+import { RetrievalConfigSchema } from "../graph/configuration.js";
+import { PRESET_NAMES, type PresetName } from "../graph/preset-names.js";
 import { fillMissingFields } from "../ingest/jsonl.js";
 import { writeMemories } from "../ingest/write-memories.js";
 import type { MemoryInput } from "../memory/entry.js";

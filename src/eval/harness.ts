@@ -1,5 +1,6 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
-import type { PresetName, RetrievalConfigInput } from "../graph/configuration.js";
+import type { RetrievalConfigInput } from "../graph/configuration.js";
+import type { PresetName } from "../graph/preset-names.js";
 import { createRetrievalGraph } from "../graph/graph.js";
 import { closeEach } from "../library/open-recallgraph.js";
 import type { MemoryStore } from "../stores/port.js";

@@ -3,7 +3,8 @@ import { InMemoryStore, type PutOperation } from "@langchain/langgraph";
 import MiniSearch from "minisearch";
 import { z } from "zod";
 import type { RetrievalResult } from "../domain/results.js";
-import { RetrievalConfigSchema, type PresetName, type RetrievalConfigInput } from "../graph/configuration.js";
+import { RetrievalConfigSchema, type RetrievalConfigInput } from "../graph/configuration.js";
+import type { PresetName } from "../graph/preset-names.js";
 import type { RetrievalGraph } from "../graph/graph.js";
 import { retrieve } from "../library/retrieve.js";
 

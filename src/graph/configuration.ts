@@ -4,11 +4,9 @@ import { parseOrThrow } from "../core/errors.js";
 import { VIEW_NAMES, ViewNameSchema } from "../domain/views.js";
 import { SeparationRampSchema } from "../retrieval/list-evidence.js";
 import { described } from "./channels.js";
+import { PRESET_NAMES } from "./preset-names.js";
 import { RETRIEVAL_PRESETS } from "./presets.js";
 
-/** Named recipes (their settings live in presets.ts). */
-export const PRESET_NAMES = ["full", "dense", "lexical", "symbolic", "union", "no-plan", "no-reflect", "knowledge-base"] as const;
-export type PresetName = (typeof PRESET_NAMES)[number];
 
 /**
  * Everything a run can tune, read from `config.configurable` (so LangGraph Studio shows and edits it).

@@ -1,4 +1,5 @@
-import type { PresetName, RetrievalConfigInput } from "./configuration.js";
+import type { RetrievalConfigInput } from "./configuration.js";
+import type { PresetName } from "./preset-names.js";
 
 /** The view's or merge's own order, as measured alone: no hit lends its neighbours a vote. */
 const NO_CONTEXT_VOTES = { ranking: 0, wordsReading: 0 };

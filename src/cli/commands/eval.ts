@@ -3,7 +3,7 @@ import { Option, type Command } from "commander";
 import { z } from "zod";
 import { ValidationError } from "../../core/errors.js";
 import type { EvalContext, EvalProgress } from "../../eval/harness.js";
-import type { PresetName } from "../../graph/configuration.js";
+import type { PresetName } from "../../graph/preset-names.js";
 import type { EmbedderConfig } from "../../text/embedders/create-embedder.js";
 import { readGlobalOptions, environmentWith } from "../global-options.js";
 import { parseOptionValues, positiveIntegerText } from "../option-values.js";

@@ -1,7 +1,8 @@
 import { Option, type Command } from "commander";
 import { z } from "zod";
 import { ValidationError } from "../../core/errors.js";
-import { PRESET_NAMES, type RetrievalConfigInput } from "../../graph/configuration.js";
+import type { RetrievalConfigInput } from "../../graph/configuration.js";
+import { PRESET_NAMES } from "../../graph/preset-names.js";
 import type { RetrievalOutput } from "../../library/retrieve.js";
 import { NamespaceSchema, parseIsoTimestamp } from "../../memory/entry.js";
 import type { MemoryStore } from "../../stores/port.js";
