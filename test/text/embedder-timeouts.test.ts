@@ -5,7 +5,7 @@ import { after, before, describe, it } from "node:test";
 import { ValidationError } from "../../src/core/errors.js";
 import { CheckedEmbeddings } from "../../src/text/embedders/checked.js";
 import { createEmbedder, embedderConfigFromEnv } from "../../src/text/embedders/create-embedder.js";
-import { OPENAI_DEFAULT_MAX_RETRIES, OPENAI_DEFAULT_TIMEOUT_MS } from "../../src/text/embedders/openai.js";
+import { LazyOpenAIEmbeddings, OPENAI_DEFAULT_MAX_RETRIES, OPENAI_DEFAULT_TIMEOUT_MS } from "../../src/text/embedders/openai.js";
 
 const OPENAI_ENV = { RECALLGRAPH_EMBEDDER: "openai", OPENAI_BASE_URL: "http://127.0.0.1:9/v1", RECALLGRAPH_EMBEDDING_DIMENSIONS: "8" };
 
@@ -19,9 +19,10 @@ function hungServer(): { server: Server; requests: () => number; url: () => stri
 }
 
 /** The LangChain embeddings under the dimension check, where the timeout and retries live. */
-function innerOf(embeddings: unknown): { timeout?: number; caller: { maxRetries: number } } {
+async function innerOf(embeddings: unknown): Promise<{ timeout?: number; caller: { maxRetries: number } }> {
   assert.ok(embeddings instanceof CheckedEmbeddings);
-  return embeddings.inner as unknown as { timeout?: number; caller: { maxRetries: number } };
+  assert.ok(embeddings.inner instanceof LazyOpenAIEmbeddings);
+  return (await embeddings.inner.client()) as unknown as { timeout?: number; caller: { maxRetries: number } };
 }
 
 describe("openai embedder timeouts and retries", () => {
@@ -32,21 +33,21 @@ describe("openai embedder timeouts and retries", () => {
     hung.server.close();
   });
 
-  it("defaults to a question's path: 10 s and one retry", () => {
+  it("defaults to a question's path: 10 s and one retry", async () => {
     const embedder = createEmbedder({ provider: "openai", model: "m", dimensions: 8, baseURL: "http://127.0.0.1:9/v1" });
-    const inner = innerOf(embedder.embeddings);
+    const inner = await innerOf(embedder.embeddings);
     assert.equal(inner.timeout, OPENAI_DEFAULT_TIMEOUT_MS);
     assert.equal(inner.caller.maxRetries, OPENAI_DEFAULT_MAX_RETRIES);
     assert.deepEqual([OPENAI_DEFAULT_TIMEOUT_MS, OPENAI_DEFAULT_MAX_RETRIES], [10_000, 1]);
   });
 
-  it("reads the timeout and retries from the environment", () => {
+  it("reads the timeout and retries from the environment", async () => {
     const config = embedderConfigFromEnv({ ...OPENAI_ENV, RECALLGRAPH_EMBEDDING_TIMEOUT_MS: "250", RECALLGRAPH_EMBEDDING_RETRIES: "0" });
     assert.equal(config.provider, "openai");
     assert.ok(config.provider === "openai");
     assert.equal(config.timeoutMs, 250);
     assert.equal(config.maxRetries, 0);
-    const inner = innerOf(createEmbedder(config).embeddings);
+    const inner = await innerOf(createEmbedder(config).embeddings);
     assert.equal(inner.timeout, 250);
     assert.equal(inner.caller.maxRetries, 0);
   });

@@ -4,7 +4,8 @@
  * discovered: the store must know it before the first vector exists, and every returned vector is
  * checked against it.
  */
-import { OpenAIEmbeddings } from "@langchain/openai";
+import type { EmbeddingsInterface } from "@langchain/core/embeddings";
+import type { OpenAIEmbeddings } from "@langchain/openai";
 import { ValidationError } from "../../core/errors.js";
 import type { EmbeddingSpec } from "../embedder.js";
 import type { Embedder } from "../embedder.js";
@@ -50,7 +51,7 @@ export function createOpenAIEmbedder(options: OpenAIEmbedderOptions): Embedder {
   if (!options.apiKey && !options.baseURL) {
     throw new ValidationError("apiKey", "an API key is required for api.openai.com (set OPENAI_API_KEY), or give a baseURL");
   }
-  const embeddings = new OpenAIEmbeddings({
+  const embeddings = new LazyOpenAIEmbeddings({
     model: options.model,
     dimensions: options.dimensions,
     encodingFormat: "float",
@@ -64,4 +65,30 @@ export function createOpenAIEmbedder(options: OpenAIEmbedderOptions): Embedder {
   });
   // Trusted for every script: we cannot know a remote model's coverage, and the common ones are multilingual.
   return checkedEmbedder(embeddings, openAIEmbeddingSpec(options.model, options.dimensions), () => true);
+}
+
+type OpenAIEmbeddingsFields = NonNullable<ConstructorParameters<typeof OpenAIEmbeddings>[0]>;
+
+/**
+ * LangChain's OpenAIEmbeddings, created on the first call: its client is some 230 modules that a
+ * process using another embedder (or only counting its memories) never needs to load.
+ */
+export class LazyOpenAIEmbeddings implements EmbeddingsInterface {
+  private loading: Promise<OpenAIEmbeddings> | undefined;
+
+  constructor(private readonly fields: OpenAIEmbeddingsFields) {}
+
+  /** The client itself, loaded once. */
+  client(): Promise<OpenAIEmbeddings> {
+    this.loading ??= import("@langchain/openai").then(({ OpenAIEmbeddings }) => new OpenAIEmbeddings(this.fields));
+    return this.loading;
+  }
+
+  async embedDocuments(documents: string[]): Promise<number[][]> {
+    return (await this.client()).embedDocuments(documents);
+  }
+
+  async embedQuery(document: string): Promise<number[]> {
+    return (await this.client()).embedQuery(document);
+  }
 }
