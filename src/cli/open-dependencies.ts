@@ -1,36 +1,16 @@
 /**
  * Opening the store, embedder and model the global options (or the environment) name.
- * Loaded lazily by the commands that need it: it pulls in the whole library.
+ * Loaded lazily by the commands that need it: it pulls in the whole library (open-store.ts opens
+ * only the store, for the commands that never embed or ask).
  */
-import { existsSync } from "node:fs";
-import { EmbedderMismatchError, parseOrThrow, RecallGraphError, ValidationError } from "../core/errors.js";
+import { EmbedderMismatchError, RecallGraphError } from "../core/errors.js";
 import type { GraphDependencies } from "../graph/dependencies.js";
 import { closeEach, openDependencies } from "../library/open-recallgraph.js";
-import { DEFAULT_QDRANT_COLLECTION, openStore, readingConfig, storeConfigFromEnv, type StoreConfig } from "../stores/open-store.js";
-import type { MemoryStore } from "../stores/port.js";
 import { EmbeddingSpecSchema, type EmbeddingSpec } from "../text/embedder.js";
 import { HASH_DEFAULT_DIMENSION } from "../text/embedders/hashing.js";
-import { createEmbedder, embedderConfigFromEnv, HASH_EMBEDDER_MODEL, USE_LITE_SPEC } from "../text/embedders/create-embedder.js";
+import { embedderConfigFromEnv, HASH_EMBEDDER_MODEL, USE_LITE_SPEC } from "../text/embedders/create-embedder.js";
 import { environmentWith, type GlobalOptions } from "./global-options.js";
-
-export interface StoreLocation {
-  config: StoreConfig;
-  /** Where the memories live, for people: the sqlite path or the Qdrant URL and collection. */
-  label: string;
-}
-
-/**
- * What a command does with the store. A reading command (query, list, stats) opens a sqlite file this
- * process cannot write read-only rather than failing on it; a writing one opens it as configured.
- */
-export type StoreAccess = "read" | "write";
-
-export function storeLocation(globals: GlobalOptions, access: StoreAccess = "write"): StoreLocation {
-  const configured = storeConfigFromEnv(environmentWith(globals));
-  const config = access === "read" ? readingConfig(configured) : configured;
-  const label = config.kind === "sqlite" ? config.path : `${config.url} (collection ${config.collection ?? DEFAULT_QDRANT_COLLECTION})`;
-  return { config, label };
-}
+import { requireExistingStore, storeLocation, type StoreAccess, type StoreLocation } from "./open-store.js";
 
 export type OpenedDependencies = GraphDependencies & {
   location: StoreLocation;
@@ -61,30 +41,6 @@ async function openAt(location: StoreLocation, globals: GlobalOptions): Promise<
     return { ...dependencies, location, close: () => closeEach([() => store.close(), () => embedder.close?.()]) };
   } catch (error) {
     throw withEmbedderHint(error);
-  }
-}
-
-/**
- * Opens an existing store with the embedder that built it, whatever the options say: counting and
- * deleting entries never embeds anything, so a mismatch would only get in the way.
- */
-export async function openStoreAsBuilt(globals: GlobalOptions, access: StoreAccess = "write"): Promise<{ store: MemoryStore; location: StoreLocation }> {
-  const location = storeLocation(globals, access);
-  requireExistingStore(location);
-  const configured = createEmbedder(embedderConfigFromEnv(environmentWith(globals))).spec;
-  try {
-    return { store: await openStore(location.config, configured), location };
-  } catch (error) {
-    if (!(error instanceof EmbedderMismatchError)) throw error;
-    const stored = parseOrThrow(EmbeddingSpecSchema, error.context.stored, "store.embedding");
-    return { store: await openStore(location.config, stored), location };
-  }
-}
-
-function requireExistingStore(location: StoreLocation): void {
-  const { config } = location;
-  if (config.kind === "sqlite" && config.path !== ":memory:" && !existsSync(config.path)) {
-    throw new ValidationError("", `no memory store at ${config.path} (write memories with \`recallgraph ingest <file>\`, or point --db at a store)`);
   }
 }
 

@@ -56,8 +56,9 @@ Examples:
       const options = parseOptionValues(IngestOptionsSchema, rawOptions);
       // Read before the store is opened, so a slow or abandoned pipe holds no store open.
       const input = file === STANDARD_INPUT ? { text: await readStandardInput(), name: "standard input" } : file;
-      const [{ openForWriting, storeLocation }, { ingestFile }, { jobProgressBar }] = await Promise.all([
+      const [{ openForWriting }, { storeLocation }, { ingestFile }, { jobProgressBar }] = await Promise.all([
         import("../open-dependencies.js"),
+        import("../open-store.js"),
         import("../../ingest/ingest-file.js"),
         import("../progress.js"),
       ]);

@@ -1,0 +1,54 @@
+/**
+ * What a command loads before it does anything: help and the commands that only count, list or
+ * delete memories never load the graph's libraries or a model's client, and a question without a
+ * configured model never loads OpenAI's client. Counted with a module hook in the command's own
+ * process (the package each file under node_modules belongs to), so it says which import pulled a
+ * package in again, not how long it took.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { assertBuildIsCurrent, CLI_COMMAND, runCli, runProcess, temporaryFolder } from "./helpers.js";
+
+/** Prints the URL of every module loaded from node_modules to stderr, one per line. */
+const HOOKS = `export async function load(url, context, next) {
+  if (url.includes("/node_modules/")) process.stderr.write("loaded-module " + url + "\\n");
+  return next(url, context);
+}`;
+const REGISTER = `import { register } from "node:module"; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(HOOKS)}`)});`;
+
+/** The packages (`@scope/name` or `name`) whose modules `recallgraph ...args` loaded. */
+async function loadedPackages(args: readonly string[], cwd: string): Promise<Set<string>> {
+  assertBuildIsCurrent();
+  const run = await runProcess(process.execPath, ["--import", `data:text/javascript,${encodeURIComponent(REGISTER)}`, CLI_COMMAND, ...args], { cwd, env: { PATH: process.env.PATH ?? "" } });
+  assert.equal(run.code, 0, run.stderr);
+  const packages = new Set<string>();
+  for (const match of run.stderr.matchAll(/^loaded-module .*\/node_modules\/((?:@[^/]+\/)?[^/]+)\//gm)) packages.add(match[1] ?? "");
+  // The hook saw the command's own dependencies: an empty set would mean it saw nothing.
+  assert.ok(packages.has("commander"), `the hook saw: ${[...packages].join(", ")}`);
+  return packages;
+}
+
+const GRAPH_PACKAGES = ["@langchain/langgraph", "langsmith", "@langchain/openai", "openai"];
+
+describe("what a command loads", () => {
+  let folder: Awaited<ReturnType<typeof temporaryFolder>>;
+  before(async () => {
+    folder = await temporaryFolder();
+    const ingest = await runCli(["--db", "memory.db", "--embedder", "hash", "ingest", "-", "-n", "demo"], folder.path, '{"text":"Alice met Bob in Shanghai"}\n');
+    assert.equal(ingest.code, 0, ingest.stderr);
+  });
+  after(() => folder.remove());
+
+  for (const args of [["--help"], ["query", "--help"], ["stats"], ["list", "-n", "demo"]]) {
+    it(`recallgraph ${args.join(" ")} loads neither the graph's libraries nor a model client`, async () => {
+      const packages = await loadedPackages(["--db", "memory.db", "--embedder", "hash", ...args], folder.path);
+      for (const name of GRAPH_PACKAGES) assert.ok(!packages.has(name), `${name} was loaded`);
+    });
+  }
+
+  it("a question without a configured model loads the graph but not OpenAI's client", async () => {
+    const packages = await loadedPackages(["--db", "memory.db", "--embedder", "hash", "query", "-n", "demo", "Who did Alice meet?"], folder.path);
+    assert.ok(packages.has("@langchain/langgraph"));
+    for (const name of ["@langchain/openai", "openai"]) assert.ok(!packages.has(name), `${name} was loaded`);
+  });
+});
