@@ -10,6 +10,7 @@ const commands: CommandModule[] = await Promise.all([
   import("./commands/ingest.js"),
   import("./commands/query.js"),
   import("./commands/list.js"),
+  import("./commands/export.js"),
   import("./commands/delete.js"),
   import("./commands/prune.js"),
   import("./commands/reembed.js"),

@@ -8,6 +8,25 @@ export function printLines(lines: readonly string[]): void {
   if (lines.length > 0) process.stdout.write(`${lines.join("\n")}\n`);
 }
 
+/**
+ * Writes to stdout and waits until it takes more, so a long output is held in memory a piece at a
+ * time. A reader that went away (`| head`) ends the wait too; `stdoutClosed` then says to stop.
+ */
+export async function writeOutput(text: string): Promise<void> {
+  if (process.stdout.write(text)) return;
+  await new Promise<void>((resolve) => {
+    const done = (): void => {
+      for (const event of ["drain", "close", "error"] as const) process.stdout.off(event, done);
+      resolve();
+    };
+    for (const event of ["drain", "close", "error"] as const) process.stdout.once(event, done);
+  });
+}
+
+export function stdoutClosed(): boolean {
+  return process.stdout.destroyed || process.stdout.writableEnded;
+}
+
 /** A remark that is not the command's result (kept off stdout so `--json` output stays parseable). */
 export function printNote(message: string): void {
   process.stderr.write(`${message}\n`);

@@ -222,6 +222,28 @@ export function normalizeEntry(
 }
 
 /**
+ * What writes `entry` again as it is: normalizeEntry of it gives the same entry, but for the times a
+ * store keeps of its own (createdAt and updatedAt are the new write's). How memories move between
+ * stores, or to another embedder: an export is these, one per line, and an ingest reads them back.
+ */
+export function entryInput(entry: MemoryEntry): MemoryInput {
+  const input: MemoryInput = {
+    id: entry.id,
+    text: entry.text,
+    keywords: entry.keywords,
+    timestamp: entry.timestamp,
+    persons: entry.persons,
+    entities: entry.entities,
+  };
+  if (entry.location !== undefined) input.location = entry.location;
+  if (entry.speaker !== undefined) input.speaker = entry.speaker;
+  if (entry.topic !== undefined) input.topic = entry.topic;
+  if (entry.source !== undefined) input.source = entry.source;
+  if (entry.expiresAt !== undefined) input.expiresAt = entry.expiresAt;
+  return input;
+}
+
+/**
  * Epoch ms of a timestamp input that can be stored, else a ValidationError naming `field`: beyond what
  * a Date holds (±8.64e15 ms) it is out of range; within it, the stored form is ISO 8601 without an
  * expanded year, so only the years 0001-9999 are kept.

@@ -39,7 +39,7 @@ describe("what a command loads", () => {
   });
   after(() => folder.remove());
 
-  for (const args of [["--help"], ["query", "--help"], ["stats"], ["list", "-n", "demo"]]) {
+  for (const args of [["--help"], ["query", "--help"], ["stats"], ["list", "-n", "demo"], ["export", "-n", "demo"]]) {
     it(`recallgraph ${args.join(" ")} loads neither the graph's libraries nor a model client`, async () => {
       const packages = await loadedPackages(["--db", "memory.db", "--embedder", "hash", ...args], folder.path);
       for (const name of GRAPH_PACKAGES) assert.ok(!packages.has(name), `${name} was loaded`);

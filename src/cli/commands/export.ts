@@ -1,0 +1,54 @@
+import type { Command } from "commander";
+import { z } from "zod";
+import { entryInput, NamespaceSchema } from "../../memory/entry.js";
+import { readGlobalOptions, type GlobalOptions } from "../global-options.js";
+import { addFilterOptions, filterFromOptions } from "../filter-options.js";
+import { parseOptionValues } from "../option-values.js";
+import { printNote, stdoutClosed, writeOutput } from "../terminal-output.js";
+
+const ExportOptionsSchema = z.object({ namespace: NamespaceSchema });
+
+export function register(program: Command): void {
+  const command = program
+    .command("export")
+    .description("print a namespace's memories as JSON Lines that `ingest` reads back: to move them to another store or embedder")
+    .requiredOption("-n, --namespace <ns>", "whose memories");
+  addFilterOptions(command)
+    .addHelpText(
+      "after",
+      `
+Each line is one memory as written: id, text, time, people, places, entities, keywords, source
+(its origin included) and expiry; not its vector, which the store it goes to computes. Standard
+input keeps each memory's own origin, so re-ingesting a source later still replaces what it wrote.
+
+Examples:
+  recallgraph export -n team > team.jsonl
+  recallgraph export -n team | recallgraph --store qdrant ingest - -n team
+  recallgraph export -n team | recallgraph --db openai.db --embedder openai ingest - -n team`,
+    )
+    .action(async (rawOptions: unknown, self: Command) => runExport(rawOptions, readGlobalOptions(self)));
+}
+
+async function runExport(rawOptions: unknown, globals: GlobalOptions): Promise<void> {
+  const { namespace } = parseOptionValues(ExportOptionsSchema, rawOptions);
+  const filter = filterFromOptions(rawOptions);
+  const [{ openStoreAsBuilt }, { listMemories }, { MAX_LIST_LIMIT }] = await Promise.all([
+    import("../open-store.js"),
+    import("../../stores/memory-operations.js"),
+    import("../../stores/port.js"),
+  ]);
+  const { store } = await openStoreAsBuilt(globals, "read");
+  let exported = 0;
+  try {
+    let cursor: string | undefined;
+    do {
+      const page = await listMemories(store, namespace, { limit: MAX_LIST_LIMIT, ...(cursor ? { cursor } : {}), ...(filter ? { filter } : {}) });
+      if (page.entries.length > 0) await writeOutput(page.entries.map((entry) => `${JSON.stringify(entryInput(entry))}\n`).join(""));
+      exported += page.entries.length;
+      cursor = page.nextCursor;
+    } while (cursor !== undefined && !stdoutClosed());
+  } finally {
+    await store.close();
+  }
+  if (!globals.json) printNote(`exported ${exported} ${exported === 1 ? "memory" : "memories"} of namespace "${namespace}"`);
+}

@@ -1,0 +1,104 @@
+/**
+ * `recallgraph export`: a namespace's memories as JSON Lines that `ingest` reads back, so they move
+ * to another store file (or store kind, or embedder) as they were: ids, times, metadata and origins.
+ */
+import assert from "node:assert/strict";
+import { writeFile } from "node:fs/promises";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { MemoryEntrySchema, type MemoryEntry } from "../../src/memory/entry.js";
+import { oneLineError, runCli, runJson, temporaryFolder } from "./helpers.js";
+import { IngestJsonSchema } from "./schemas.js";
+
+const NOTES = [
+  { id: "n1", text: "Alice met Bob in Shanghai about the XYZ-100 order.", timestamp: "2026-03-10T06:30:00Z", speaker: "Alice", location: "Shanghai" },
+  { id: "n2", text: "The launch review moved to Friday.", timestamp: "2026-03-11T09:00:00Z", topic: "launch", expiresAt: "2099-01-01T00:00:00Z" },
+  { id: "n3", text: "Priya adopted a grey cat named Pixel.", timestamp: "2026-03-12T18:00:00Z", persons: ["Priya"] },
+];
+/** More than one page of the store's list (1,000), so the export pages through. */
+const MANY = Array.from({ length: 1_050 }, (_, i) => ({ id: `m${i}`, text: `Reading ${i} of the meter`, timestamp: 1_770_000_000_000 + i * 60_000 }));
+
+const ListSchema = MemoryEntrySchema.array();
+
+/** Every entry of the namespace in a store file, by id, without the times a store keeps of its own. */
+async function storedEntries(db: string, namespace: string, cwd: string): Promise<Map<string, Omit<MemoryEntry, "createdAt" | "updatedAt">>> {
+  const entries = new Map<string, Omit<MemoryEntry, "createdAt" | "updatedAt">>();
+  let cursor: string | undefined;
+  do {
+    const page = (await runJson(["--db", db, "list", "-n", namespace, "--limit", "1000", ...(cursor ? ["--cursor", cursor] : [])], cwd)) as { entries: unknown; nextCursor?: string };
+    for (const { createdAt: _created, updatedAt: _updated, ...entry } of ListSchema.parse(page.entries)) entries.set(entry.id, entry);
+    cursor = page.nextCursor;
+  } while (cursor !== undefined);
+  return entries;
+}
+
+async function exportLines(args: readonly string[], cwd: string): Promise<{ lines: string[]; note: string }> {
+  const run = await runCli(["--db", "a.db", "export", ...args], cwd);
+  assert.equal(run.code, 0, run.stderr);
+  return { lines: run.stdout.split("\n").filter(Boolean), note: run.stderr.trim() };
+}
+
+describe("export", () => {
+  let folder = { path: "", remove: async () => {} };
+  before(async () => {
+    folder = await temporaryFolder();
+    await writeFile(path.join(folder.path, "notes.jsonl"), NOTES.map((note) => JSON.stringify(note)).join("\n"));
+    await writeFile(path.join(folder.path, "many.jsonl"), MANY.map((note) => JSON.stringify(note)).join("\n"));
+    for (const [file, namespace] of [["notes.jsonl", "team"], ["many.jsonl", "meter"]] as const) {
+      const ingest = IngestJsonSchema.parse(await runJson(["--db", "a.db", "--embedder", "hash", "ingest", file, "-n", namespace], folder.path));
+      assert.equal(ingest.entries, namespace === "team" ? NOTES.length : MANY.length);
+    }
+  });
+  after(() => folder.remove());
+
+  it("prints one JSON line per memory, which an ingest from standard input writes again as it was", async () => {
+    const { lines, note } = await exportLines(["-n", "team"], folder.path);
+    assert.equal(lines.length, NOTES.length);
+    assert.equal(note, 'exported 3 memories of namespace "team"');
+    const run = await runCli(["--db", "b.db", "--embedder", "hash", "ingest", "-", "-n", "team"], folder.path, `${lines.join("\n")}\n`);
+    assert.equal(run.code, 0, run.stderr);
+    assert.deepEqual(await storedEntries("b.db", "team", folder.path), await storedEntries("a.db", "team", folder.path));
+  });
+
+  it("keeps each memory's origin, so re-ingesting the source later replaces what it wrote in the new store", async () => {
+    const moved = await storedEntries("b.db", "team", folder.path);
+    assert.equal(moved.get("n1")?.source?.origin, path.join(await realFolder(folder.path), "notes.jsonl"));
+    // The source loses a line; ingesting it into the new store retires that memory there.
+    await writeFile(path.join(folder.path, "notes.jsonl"), NOTES.slice(0, 2).map((note) => JSON.stringify(note)).join("\n"));
+    const run = await runCli(["--db", "b.db", "--embedder", "hash", "ingest", "notes.jsonl", "-n", "team"], folder.path);
+    assert.equal(run.code, 0, run.stderr);
+    assert.deepEqual([...(await storedEntries("b.db", "team", folder.path)).keys()].sort(), ["n1", "n2"]);
+  });
+
+  it("pages through a namespace larger than one page of the store's list", async () => {
+    const { lines } = await exportLines(["-n", "meter"], folder.path);
+    const ids = lines.map((line) => (JSON.parse(line) as { id: string }).id);
+    assert.equal(new Set(ids).size, MANY.length);
+  });
+
+  it("takes the list's filters, and an empty namespace exports nothing", async () => {
+    const { lines } = await exportLines(["-n", "team", "--person", "Alice"], folder.path);
+    assert.deepEqual(
+      lines.map((line) => (JSON.parse(line) as { id: string }).id),
+      ["n1"],
+    );
+    const empty = await exportLines(["-n", "nobody"], folder.path);
+    assert.deepEqual(empty.lines, []);
+    assert.equal(empty.note, 'exported 0 memories of namespace "nobody"');
+  });
+
+  it("refuses a store that does not exist, in one line, and without a namespace", async () => {
+    const missing = await runCli(["--db", "missing.db", "export", "-n", "team"], folder.path);
+    assert.equal(missing.code, 1);
+    assert.match(oneLineError(missing), /no memory store at missing\.db/);
+    const unnamed = await runCli(["--db", "a.db", "export"], folder.path);
+    assert.equal(unnamed.code, 1);
+    assert.match(unnamed.stderr, /--namespace/);
+  });
+});
+
+/** The folder with symbolic links resolved, as an ingest records its origin. */
+async function realFolder(folder: string): Promise<string> {
+  const { realpath } = await import("node:fs/promises");
+  return realpath(folder);
+}
