@@ -11,7 +11,7 @@ export type { Plan } from "./domain/plan.js";
 export type { Provenance } from "./domain/hits.js";
 export type { RetrievalResult } from "./domain/results.js";
 export type { GraphDependencies, NamespaceAccess, NamespaceGuard } from "./graph/dependencies.js";
-export { MemoryEntrySchema, MemoryInputSchema, type MemoryEntry, type MemoryInput } from "./memory/entry.js";
+export { entryInput, MemoryEntrySchema, MemoryInputSchema, type MemoryEntry, type MemoryInput } from "./memory/entry.js";
 export { reembedMemories, writeMemories, type ReembedOptions, type WriteOptions } from "./ingest/write-memories.js";
 export type { MemoryStore, MemoryFilter, NamespaceSettings } from "./stores/port.js";
 export { RecallFilterSchema, type RecallFilter } from "./stores/caller-filter.js";

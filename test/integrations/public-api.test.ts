@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { openRecallGraph, ValidationError } from "../../src/index.js";
+import { entryInput, openRecallGraph, ValidationError } from "../../src/index.js";
 
 describe("the public API as the README shows it", () => {
   it("remembers, retrieves with a relative time, and refuses bad input without writing", async () => {
@@ -34,5 +34,22 @@ describe("the public API as the README shows it", () => {
     });
     assert.deepEqual((await memory.store.stats()).namespaces, { alice: 2 });
     await memory.close();
+  });
+
+  it("moves memories to a store with another embedder: each listed entry written again as it was", async () => {
+    const from = await openRecallGraph({ store: { kind: "sqlite", path: ":memory:" }, embedder: { provider: "hash", dimension: 64 }, model: null });
+    const to = await openRecallGraph({ store: { kind: "sqlite", path: ":memory:" }, embedder: { provider: "hash", dimension: 256 }, model: null });
+    await from.remember("alice", [
+      { id: "trip", text: "Alice met Bob in Shanghai.", speaker: "Alice", location: "Shanghai", timestamp: "2026-11-10T09:00:00Z" },
+      { id: "bike", text: "Alice bought a bicycle.", persons: ["Alice"], topic: "shopping", timestamp: "2026-10-02T09:00:00Z" },
+    ]);
+    const { entries } = await from.list("alice");
+    await to.remember("alice", entries.map(entryInput));
+    const moved = await to.list("alice");
+    const comparable = (list: typeof entries) => list.map(({ createdAt: _c, updatedAt: _u, ...entry }) => entry);
+    assert.deepEqual(comparable(moved.entries), comparable(entries));
+    assert.equal(to.store.embedding.dimension, 256);
+    await from.close();
+    await to.close();
   });
 });
