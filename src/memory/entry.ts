@@ -227,19 +227,8 @@ export function normalizeEntry(
  * stores, or to another embedder: an export is these, one per line, and an ingest reads them back.
  */
 export function entryInput(entry: MemoryEntry): MemoryInput {
-  const input: MemoryInput = {
-    id: entry.id,
-    text: entry.text,
-    keywords: entry.keywords,
-    timestamp: entry.timestamp,
-    persons: entry.persons,
-    entities: entry.entities,
-  };
-  if (entry.location !== undefined) input.location = entry.location;
-  if (entry.speaker !== undefined) input.speaker = entry.speaker;
-  if (entry.topic !== undefined) input.topic = entry.topic;
-  if (entry.source !== undefined) input.source = entry.source;
-  if (entry.expiresAt !== undefined) input.expiresAt = entry.expiresAt;
+  // What the write derives (namespace, epoch ms) or keeps of its own (createdAt, updatedAt) is not input.
+  const { namespace: _namespace, timestampMs: _timestampMs, expiresAtMs: _expiresAtMs, createdAt: _createdAt, updatedAt: _updatedAt, ...input } = entry;
   return input;
 }
 
