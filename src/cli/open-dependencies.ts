@@ -1,6 +1,6 @@
 /**
  * Opening the store, embedder and model the global options (or the environment) name.
- * Loaded lazily by the commands that need it: it pulls in the whole library (open-store.ts opens
+ * Loaded lazily by the commands that need it: it pulls in the whole library (store-location.ts opens
  * only the store, for the commands that never embed or ask).
  */
 import { EmbedderMismatchError, RecallGraphError } from "../core/errors.js";
@@ -10,7 +10,7 @@ import { EmbeddingSpecSchema, type EmbeddingSpec } from "../text/embedder.js";
 import { HASH_DEFAULT_DIMENSION } from "../text/embedders/hashing.js";
 import { embedderConfigFromEnv, HASH_EMBEDDER_MODEL, USE_LITE_SPEC } from "../text/embedders/create-embedder.js";
 import { environmentWith, type GlobalOptions } from "./global-options.js";
-import { requireExistingStore, storeLocation, type StoreAccess, type StoreLocation } from "./open-store.js";
+import { requireExistingStore, storeLocation, type StoreAccess, type StoreLocation } from "./store-location.js";
 
 export type OpenedDependencies = GraphDependencies & {
   location: StoreLocation;

@@ -30,7 +30,7 @@ Examples:
       const globals = readGlobalOptions(command);
       const options = parseOptionValues(DeleteOptionsSchema, rawOptions);
       if (!options.all && !options.id) throw new ValidationError("", "say what to delete: --id <id...> or --all");
-      const { openStoreAsBuilt } = await import("../open-store.js");
+      const { openStoreAsBuilt } = await import("../store-location.js");
       const { store } = await openStoreAsBuilt(globals);
       const { deleted, missing } = await (async () => {
         if (options.all) return { deleted: await store.clearNamespace(options.namespace), missing: [] };

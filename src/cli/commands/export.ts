@@ -33,7 +33,7 @@ async function runExport(rawOptions: unknown, globals: GlobalOptions): Promise<v
   const { namespace } = parseOptionValues(ExportOptionsSchema, rawOptions);
   const filter = filterFromOptions(rawOptions);
   const [{ openStoreAsBuilt }, { listMemories }, { MAX_LIST_LIMIT }] = await Promise.all([
-    import("../open-store.js"),
+    import("../store-location.js"),
     import("../../stores/memory-operations.js"),
     import("../../stores/port.js"),
   ]);

@@ -58,7 +58,7 @@ Examples:
       const input = file === STANDARD_INPUT ? { text: await readStandardInput(), name: "standard input" } : file;
       const [{ openForWriting }, { storeLocation }, { ingestFile }, { jobProgressBar }] = await Promise.all([
         import("../open-dependencies.js"),
-        import("../open-store.js"),
+        import("../store-location.js"),
         import("../../ingest/ingest-file.js"),
         import("../progress.js"),
       ]);

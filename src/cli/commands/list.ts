@@ -34,7 +34,7 @@ async function runList(rawOptions: unknown, globals: GlobalOptions): Promise<voi
   const options = parseOptionValues(ListOptionsSchema, rawOptions);
   const filter = filterFromOptions(rawOptions);
   const [{ openStoreAsBuilt }, { listMemories }, { formatTimestamp }] = await Promise.all([
-    import("../open-store.js"),
+    import("../store-location.js"),
     import("../../stores/memory-operations.js"),
     import("../terminal-output.js"),
   ]);

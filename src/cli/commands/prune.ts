@@ -24,7 +24,7 @@ Examples:
     .action(async (rawOptions: unknown, self: Command) => {
       const globals = readGlobalOptions(self);
       const options = parseOptionValues(PruneOptionsSchema, rawOptions);
-      const [{ openStoreAsBuilt }, { pruneExpired }] = await Promise.all([import("../open-store.js"), import("../../stores/memory-operations.js")]);
+      const [{ openStoreAsBuilt }, { pruneExpired }] = await Promise.all([import("../store-location.js"), import("../../stores/memory-operations.js")]);
       const { store } = await openStoreAsBuilt(globals);
       const deleted = await pruneExpired(store, options.namespace).finally(() => store.close());
       if (globals.json) printJson({ ...(options.namespace ? { namespace: options.namespace } : {}), deleted });

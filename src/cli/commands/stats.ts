@@ -15,7 +15,7 @@ export function register(program: Command): void {
     .action(async (rawOptions: unknown, command: Command) => {
       const globals = readGlobalOptions(command);
       const options = parseOptionValues(StatsOptionsSchema, rawOptions);
-      const { openStoreAsBuilt } = await import("../open-store.js");
+      const { openStoreAsBuilt } = await import("../store-location.js");
       const { store, location } = await openStoreAsBuilt(globals, "read");
       const stats = await store.stats().finally(() => store.close());
 

@@ -1,7 +1,7 @@
 /**
- * The store the global options (or the environment) name, opened on its own: for the commands that
- * count, list and delete memories, which never embed or ask, so never load the library's graph,
- * models or clients (open-dependencies.ts opens those).
+ * Where the store the global options (or the environment) name is, and opening it on its own: for
+ * the commands that count, list, export and delete memories, which never embed or ask, so never load
+ * the library's graph, models or clients (open-dependencies.ts opens those).
  */
 import { existsSync } from "node:fs";
 import { EmbedderMismatchError, parseOrThrow, ValidationError } from "../core/errors.js";
