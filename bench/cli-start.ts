@@ -22,6 +22,7 @@ import { loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { LOADED_MODULES_IMPORT, packageCounts } from "./loaded-packages.js";
 import { machineDescription } from "./machine.js";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -37,16 +38,11 @@ const COMMANDS: Record<string, string[]> = {
 };
 
 /** Prints the child's peak RSS at exit, for the timed runs. */
-const PEAK_RSS = `process.on("exit", () => process.stderr.write("peak-rss-kb " + process.resourceUsage().maxRSS + "\\n"));`;
-/** Prints every module loaded from node_modules, for the counting run. */
-const MODULE_HOOK = `import { register } from "node:module";
-register("data:text/javascript," + encodeURIComponent('export async function load(url, context, next) { if (url.includes("/node_modules/")) process.stderr.write("loaded-module " + url + "\\\\n"); return next(url, context); }'));`;
+const PEAK_RSS_IMPORT = `data:text/javascript,${encodeURIComponent(`process.on("exit", () => process.stderr.write("peak-rss-kb " + process.resourceUsage().maxRSS + "\\n"));`)}`;
 
-const dataUrl = (source: string): string => `data:text/javascript,${encodeURIComponent(source)}`;
-
-function run(folder: string, preload: string, args: readonly string[], input?: string): { ms: number; stderr: string } {
+function run(folder: string, importUrl: string | undefined, args: readonly string[], input?: string): { ms: number; stderr: string } {
   const started = performance.now();
-  const child = spawnSync(process.execPath, ["--import", dataUrl(preload), COMMAND, "--db", "memory.db", "--embedder", "hash", ...args], {
+  const child = spawnSync(process.execPath, [...(importUrl ? ["--import", importUrl] : []), COMMAND, "--db", "memory.db", "--embedder", "hash", ...args], {
     cwd: folder,
     input: input ?? "",
     encoding: "utf8",
@@ -60,15 +56,6 @@ function run(folder: string, preload: string, args: readonly string[], input?: s
 function peakRssMb(stderr: string): number {
   const kb = Number(/peak-rss-kb (\d+)/.exec(stderr)?.[1] ?? Number.NaN);
   return Math.round(kb / 102.4) / 10;
-}
-
-function packageCounts(stderr: string): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const match of stderr.matchAll(/^loaded-module .*\/node_modules\/((?:@[^/]+\/)?[^/]+)\//gm)) {
-    const name = match[1] ?? "";
-    counts[name] = (counts[name] ?? 0) + 1;
-  }
-  return Object.fromEntries(Object.entries(counts).sort(([, a], [, b]) => b - a));
 }
 
 const median = (values: readonly number[]): number => {
@@ -85,19 +72,19 @@ function main(): void {
   const folder = mkdtempSync(join(tmpdir(), "recallgraph-cli-start-"));
   try {
     const memories = Array.from({ length: 20 }, (_, i) => JSON.stringify({ text: `Alice met contact ${i} in Shanghai about order ${i}.` })).join("\n");
-    run(folder, "", ["ingest", "-", "-n", "demo"], memories);
+    run(folder, undefined, ["ingest", "-", "-n", "demo"], memories);
     const loadBefore = loadavg()[0] ?? 0;
     const samples = new Map<string, { ms: number[]; rssMb: number[] }>(Object.keys(COMMANDS).map((name) => [name, { ms: [], rssMb: [] }]));
     for (let round = 0; round < rounds; round += 1) {
       for (const [name, args] of Object.entries(COMMANDS)) {
-        const { ms, stderr } = run(folder, PEAK_RSS, args);
+        const { ms, stderr } = run(folder, PEAK_RSS_IMPORT, args);
         samples.get(name)?.ms.push(ms);
         samples.get(name)?.rssMb.push(peakRssMb(stderr));
       }
     }
     const commands = Object.entries(COMMANDS).map(([name, args]) => {
       const { ms, rssMb } = samples.get(name) ?? { ms: [], rssMb: [] };
-      const packages = packageCounts(run(folder, MODULE_HOOK, args).stderr);
+      const packages = packageCounts(run(folder, LOADED_MODULES_IMPORT, args).stderr);
       return {
         command: `recallgraph ${args.join(" ")}`,
         medianMs: rounded(median(ms)),

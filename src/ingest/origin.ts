@@ -1,6 +1,7 @@
 import { parseOrThrow } from "../core/errors.js";
 import { SourceSchema, type MemoryInput } from "../memory/entry.js";
-import { MAX_LIST_LIMIT, type MemoryStore } from "../stores/port.js";
+import { listPages } from "../stores/list-pages.js";
+import type { MemoryStore } from "../stores/port.js";
 import { MAX_IDS_PER_CALL } from "../stores/validation.js";
 
 /**
@@ -20,16 +21,13 @@ export function withOrigin(input: MemoryInput, origin: string | undefined): Memo
 
 /**
  * Ids of the namespace's entries read from `origin`. The store port has no origin filter, so this
- * pages through the whole namespace (a page of MAX_LIST_LIMIT at a time); expired entries are not listed.
+ * pages through the whole namespace; expired entries are not listed.
  */
 export async function originEntryIds(store: MemoryStore, namespace: string, origin: string): Promise<string[]> {
   const ids: string[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await store.list(namespace, { limit: MAX_LIST_LIMIT, ...(cursor !== undefined ? { cursor } : {}) });
+  for await (const page of listPages(store, namespace)) {
     for (const entry of page.entries) if (entry.source?.origin === origin) ids.push(entry.id);
-    cursor = page.nextCursor;
-  } while (cursor !== undefined);
+  }
   return ids;
 }
 

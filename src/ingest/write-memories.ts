@@ -1,6 +1,7 @@
 import { parseOrThrow, ValidationError } from "../core/errors.js";
 import type { Embedder } from "../text/embedder.js";
-import { MAX_LIST_LIMIT, type MemoryRecord, type MemoryStore } from "../stores/port.js";
+import { listPages } from "../stores/list-pages.js";
+import type { MemoryRecord, MemoryStore } from "../stores/port.js";
 import { MAX_IDS_PER_CALL, validateRecords } from "../stores/validation.js";
 import { NamespaceSchema, normalizeEntry, type MemoryEntry } from "../memory/entry.js";
 
@@ -125,9 +126,7 @@ export async function reembedMemories(store: MemoryStore, embedder: Embedder, op
 /** One namespace, page by page; `total` (the store's count, expired memories included) only sizes the progress. */
 async function reembedNamespace(store: MemoryStore, embedder: Embedder, namespace: string, total: number, options: ReembedOptions): Promise<number> {
   let done = 0;
-  let cursor: string | undefined;
-  do {
-    const page = await store.list(namespace, cursor === undefined ? { limit: MAX_LIST_LIMIT } : { limit: MAX_LIST_LIMIT, cursor });
+  for await (const page of listPages(store, namespace)) {
     const vectors = await embedAll(embedder, page.entries, options.batchSize === undefined ? {} : { batchSize: options.batchSize });
     const embedded = new Map(page.entries.map((entry, i) => [entry.id, { text: entry.text, vector: vectors[i] ?? [] }]));
     const current = await store.get(namespace, page.entries.map((entry) => entry.id));
@@ -139,8 +138,7 @@ async function reembedNamespace(store: MemoryStore, embedder: Embedder, namespac
     await commitMemories(store, { namespace, records });
     done += records.length;
     options.onProgress?.(namespace, done, Math.max(total, done));
-    cursor = page.nextCursor;
-  } while (cursor !== undefined);
+  }
   return done;
 }
 

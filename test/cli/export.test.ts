@@ -3,7 +3,7 @@
  * to another store file (or store kind, or embedder) as they were: ids, times, metadata and origins.
  */
 import assert from "node:assert/strict";
-import { writeFile } from "node:fs/promises";
+import { realpath, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { MemoryEntrySchema, type MemoryEntry } from "../../src/memory/entry.js";
@@ -62,7 +62,8 @@ describe("export", () => {
 
   it("keeps each memory's origin, so re-ingesting the source later replaces what it wrote in the new store", async () => {
     const moved = await storedEntries("b.db", "team", folder.path);
-    assert.equal(moved.get("n1")?.source?.origin, path.join(await realFolder(folder.path), "notes.jsonl"));
+    // An ingest records the file's path with symbolic links resolved.
+    assert.equal(moved.get("n1")?.source?.origin, path.join(await realpath(folder.path), "notes.jsonl"));
     // The source loses a line; ingesting it into the new store retires that memory there.
     await writeFile(path.join(folder.path, "notes.jsonl"), NOTES.slice(0, 2).map((note) => JSON.stringify(note)).join("\n"));
     const run = await runCli(["--db", "b.db", "--embedder", "hash", "ingest", "notes.jsonl", "-n", "team"], folder.path);
@@ -96,9 +97,3 @@ describe("export", () => {
     assert.match(unnamed.stderr, /--namespace/);
   });
 });
-
-/** The folder with symbolic links resolved, as an ingest records its origin. */
-async function realFolder(folder: string): Promise<string> {
-  const { realpath } = await import("node:fs/promises");
-  return realpath(folder);
-}

@@ -7,22 +7,15 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { LOADED_MODULES_IMPORT, packageCounts } from "../../bench/loaded-packages.js";
 import { assertBuildIsCurrent, CLI_COMMAND, runCli, runProcess, temporaryFolder } from "./helpers.js";
-
-/** Prints the URL of every module loaded from node_modules to stderr, one per line. */
-const HOOKS = `export async function load(url, context, next) {
-  if (url.includes("/node_modules/")) process.stderr.write("loaded-module " + url + "\\n");
-  return next(url, context);
-}`;
-const REGISTER = `import { register } from "node:module"; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(HOOKS)}`)});`;
 
 /** The packages (`@scope/name` or `name`) whose modules `recallgraph ...args` loaded. */
 async function loadedPackages(args: readonly string[], cwd: string): Promise<Set<string>> {
   assertBuildIsCurrent();
-  const run = await runProcess(process.execPath, ["--import", `data:text/javascript,${encodeURIComponent(REGISTER)}`, CLI_COMMAND, ...args], { cwd, env: { PATH: process.env.PATH ?? "" } });
+  const run = await runProcess(process.execPath, ["--import", LOADED_MODULES_IMPORT, CLI_COMMAND, ...args], { cwd, env: { PATH: process.env.PATH ?? "" } });
   assert.equal(run.code, 0, run.stderr);
-  const packages = new Set<string>();
-  for (const match of run.stderr.matchAll(/^loaded-module .*\/node_modules\/((?:@[^/]+\/)?[^/]+)\//gm)) packages.add(match[1] ?? "");
+  const packages = new Set(Object.keys(packageCounts(run.stderr)));
   // The hook saw the command's own dependencies: an empty set would mean it saw nothing.
   assert.ok(packages.has("commander"), `the hook saw: ${[...packages].join(", ")}`);
   return packages;

@@ -32,21 +32,19 @@ Examples:
 async function runExport(rawOptions: unknown, globals: GlobalOptions): Promise<void> {
   const { namespace } = parseOptionValues(ExportOptionsSchema, rawOptions);
   const filter = filterFromOptions(rawOptions);
-  const [{ openStoreAsBuilt }, { listMemories }, { MAX_LIST_LIMIT }] = await Promise.all([
+  const [{ openStoreAsBuilt }, { listPages }, { toMemoryFilter }] = await Promise.all([
     import("../store-location.js"),
-    import("../../stores/memory-operations.js"),
-    import("../../stores/port.js"),
+    import("../../stores/list-pages.js"),
+    import("../../stores/caller-filter.js"),
   ]);
   const { store } = await openStoreAsBuilt(globals, "read");
   let exported = 0;
   try {
-    let cursor: string | undefined;
-    do {
-      const page = await listMemories(store, namespace, { limit: MAX_LIST_LIMIT, ...(cursor ? { cursor } : {}), ...(filter ? { filter } : {}) });
+    for await (const page of listPages(store, namespace, filter && toMemoryFilter(filter))) {
       if (page.entries.length > 0) await writeOutput(page.entries.map((entry) => `${JSON.stringify(entryInput(entry))}\n`).join(""));
       exported += page.entries.length;
-      cursor = page.nextCursor;
-    } while (cursor !== undefined && !stdoutClosed());
+      if (stdoutClosed()) break;
+    }
   } finally {
     await store.close();
   }
