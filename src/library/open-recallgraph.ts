@@ -1,5 +1,5 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
-import { chatModelSettingsFromEnv } from "../llm/chat-model-settings.js";
+import { loadChatModelFromEnv } from "../llm/chat-model-settings.js";
 import { reembedMemories, writeMemories, type ReembedOptions, type WriteOptions } from "../ingest/write-memories.js";
 import type { MemoryEntry } from "../memory/entry.js";
 import type { RetrievalConfigInput } from "../graph/configuration.js";
@@ -31,16 +31,8 @@ export async function openDependencies(options: OpenOptions = {}): Promise<Graph
   const env = options.env ?? process.env;
   const embedder = isEmbedder(options.embedder) ? options.embedder : createEmbedder(options.embedder ?? embedderConfigFromEnv(env));
   const store = isStore(options.store) ? options.store : await openStore(options.store ?? storeConfigFromEnv(env), embedder.spec);
-  const model = options.model === null ? undefined : (options.model ?? (await chatModelOfEnv(env)));
+  const model = options.model === null ? undefined : (options.model ?? (await loadChatModelFromEnv(env)));
   return model ? { store, embedder, model } : { store, embedder };
-}
-
-/** The environment's chat model; its client is loaded only when one is configured. */
-async function chatModelOfEnv(env: NodeJS.ProcessEnv): Promise<BaseChatModel | undefined> {
-  const settings = chatModelSettingsFromEnv(env);
-  if (!settings) return undefined;
-  const { createChatModel } = await import("../llm/chat-model.js");
-  return createChatModel(settings);
 }
 
 /** recallgraph in one object: write memories, ask questions, close. */

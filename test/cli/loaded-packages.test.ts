@@ -6,7 +6,9 @@
  * package in again, not how long it took.
  */
 import assert from "node:assert/strict";
+import path from "node:path";
 import { after, before, describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
 import { LOADED_MODULES_IMPORT, packageCounts } from "../../bench/loaded-packages.js";
 import { assertBuildIsCurrent, CLI_COMMAND, runCli, runProcess, temporaryFolder } from "./helpers.js";
 
@@ -22,6 +24,8 @@ async function loadedPackages(args: readonly string[], cwd: string): Promise<Set
 }
 
 const GRAPH_PACKAGES = ["@langchain/langgraph", "langsmith", "@langchain/openai", "openai"];
+const MODEL_CLIENT_PACKAGES = ["@langchain/openai", "openai"];
+const BEIR_FIXTURE = path.join(path.dirname(fileURLToPath(import.meta.url)), "../eval/fixtures/beir-tiny");
 
 describe("what a command loads", () => {
   let folder: Awaited<ReturnType<typeof temporaryFolder>>;
@@ -39,9 +43,15 @@ describe("what a command loads", () => {
     });
   }
 
-  it("a question without a configured model loads the graph but not OpenAI's client", async () => {
-    const packages = await loadedPackages(["--db", "memory.db", "--embedder", "hash", "query", "-n", "demo", "Who did Alice meet?"], folder.path);
-    assert.ok(packages.has("@langchain/langgraph"));
-    for (const name of ["@langchain/openai", "openai"]) assert.ok(!packages.has(name), `${name} was loaded`);
-  });
+  const withoutModel: [label: string, args: string[]][] = [
+    ["a question", ["--db", "memory.db", "--embedder", "hash", "query", "-n", "demo", "Who did Alice meet?"]],
+    ["an evaluation", ["--embedder", "hash", "eval", BEIR_FIXTURE, "--format", "beir", "--json"]],
+  ];
+  for (const [label, args] of withoutModel) {
+    it(`${label} without a configured model loads the graph but not OpenAI's client`, async () => {
+      const packages = await loadedPackages(args, folder.path);
+      assert.ok(packages.has("@langchain/langgraph"));
+      for (const name of MODEL_CLIENT_PACKAGES) assert.ok(!packages.has(name), `${name} was loaded`);
+    });
+  }
 });

@@ -82,13 +82,13 @@ Examples:
       const globals = readGlobalOptions(command);
       const options = parseOptionValues(EvalCommandOptionsSchema, rawOptions);
       const format = await formatOf(path, options);
-      const [{ embedderConfigFromEnv }, { chatModelFromEnv }, { stageProgressBar }] = await Promise.all([
+      const [{ embedderConfigFromEnv }, { loadChatModelFromEnv }, { stageProgressBar }] = await Promise.all([
         import("../../text/embedders/create-embedder.js"),
-        import("../../llm/chat-model.js"),
+        import("../../llm/chat-model-settings.js"),
         import("../progress.js"),
       ]);
       const env = environmentWith(globals);
-      const model = options.llm ? chatModelFromEnv(env) : undefined;
+      const model = options.llm ? await loadChatModelFromEnv(env) : undefined;
       const progress = stageProgressBar(!globals.json && process.stderr.isTTY === true);
       const context: EvalContext = {
         ...(model ? { model } : {}),
