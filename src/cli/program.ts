@@ -4,6 +4,7 @@ import { z } from "zod";
 import type { CommandModule } from "./command.js";
 import { EXIT_INTERNAL_ERROR, EXIT_OK, exitCodeOf, reportError, type ExitCode } from "./exit.js";
 import { addGlobalOptions } from "./global-options.js";
+import { handleStdoutErrors } from "./terminal-output.js";
 
 /** The `recallgraph` program with its global options and the given commands. */
 export function createProgram(commands: readonly CommandModule[]): Command {
@@ -24,9 +25,7 @@ export async function runCli(argv: readonly string[], commands: readonly Command
   const verbose = argv.includes("--verbose");
   // Library logs are JSON lines on stderr; on a command line only errors are worth them unless asked.
   process.env.RECALLGRAPH_LOG_LEVEL ??= verbose ? "info" : "error";
-  // `recallgraph query ... | head` closes stdout early: that is not a failure. Any other write error is.
-  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
-    if (error.code === "EPIPE") return;
+  handleStdoutErrors((error) => {
     process.stderr.write(`error: cannot write the output: ${error.message}\n`);
     process.exitCode = EXIT_INTERNAL_ERROR;
   });

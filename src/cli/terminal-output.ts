@@ -13,7 +13,13 @@ export function printLines(lines: readonly string[]): void {
  * time. A reader that went away (`| head`) ends the wait too; `stdoutClosed` then says to stop.
  */
 export async function writeOutput(text: string): Promise<void> {
-  if (process.stdout.write(text)) return;
+  if (stdoutClosed()) return;
+  if (process.stdout.write(text)) {
+    // A reader that went away shows as an error after the write returns: one turn of the event loop
+    // lets it arrive before the caller asks stdoutClosed.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    return;
+  }
   await new Promise<void>((resolve) => {
     const done = (): void => {
       for (const event of ["drain", "close", "error"] as const) process.stdout.off(event, done);
@@ -23,8 +29,22 @@ export async function writeOutput(text: string): Promise<void> {
   });
 }
 
+let readerLeft = false;
+
+/**
+ * Takes stdout's write errors for the whole command. A reader that closed it early (`| head`) is not
+ * a failure: it is remembered, so a long output stops (stdoutClosed). Any other goes to `onFailure`.
+ */
+export function handleStdoutErrors(onFailure: (error: Error) => void): void {
+  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") readerLeft = true;
+    else onFailure(error);
+  });
+}
+
+/** Whether stdout takes no more: its reader left (process.stdout stays open after EPIPE), or it was ended. */
 export function stdoutClosed(): boolean {
-  return process.stdout.destroyed || process.stdout.writableEnded;
+  return readerLeft || process.stdout.destroyed || process.stdout.writableEnded;
 }
 
 /** A remark that is not the command's result (kept off stdout so `--json` output stays parseable). */

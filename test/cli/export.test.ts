@@ -3,11 +3,12 @@
  * to another store file (or store kind, or embedder) as they were: ids, times, metadata and origins.
  */
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { realpath, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { MemoryEntrySchema, type MemoryEntry } from "../../src/memory/entry.js";
-import { oneLineError, runCli, runJson, temporaryFolder } from "./helpers.js";
+import { assertBuildIsCurrent, CLI_COMMAND, oneLineError, runCli, runJson, temporaryFolder } from "./helpers.js";
 import { IngestJsonSchema } from "./schemas.js";
 
 const NOTES = [
@@ -75,6 +76,21 @@ describe("export", () => {
     const { lines } = await exportLines(["-n", "meter"], folder.path);
     const ids = lines.map((line) => (JSON.parse(line) as { id: string }).id);
     assert.equal(new Set(ids).size, MANY.length);
+  });
+
+  it("stops when its reader closes standard output (`| head`), and says so rather than claiming the whole namespace", async () => {
+    assertBuildIsCurrent();
+    const child = spawn(process.execPath, [CLI_COMMAND, "--db", "a.db", "export", "-n", "meter"], { cwd: folder.path, stdio: ["ignore", "pipe", "pipe"] });
+    let stderr = "";
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    // The reader takes the first piece and goes away, as `head -n 1` does.
+    child.stdout.once("data", () => child.stdout.destroy());
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    assert.equal(code, 0, stderr);
+    const written = /^standard output was closed by its reader: stopped after writing (\d+) memories of namespace "meter"$/.exec(stderr.trim());
+    assert.ok(written, stderr);
+    // What it wrote is known, what the reader took is not: at most the namespace, at least the first page it read from.
+    assert.ok(Number(written[1]) > 0 && Number(written[1]) <= MANY.length, stderr);
   });
 
   it("takes the list's filters, and an empty namespace exports nothing", async () => {
