@@ -1,5 +1,5 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
-import { loadChatModelFromEnv } from "../llm/chat-model-settings.js";
+import { loadChatModelFromEnv } from "../llm/load-chat-model.js";
 import { reembedMemories, writeMemories, type ReembedOptions, type WriteOptions } from "../ingest/write-memories.js";
 import type { MemoryEntry } from "../memory/entry.js";
 import type { RetrievalConfigInput } from "../graph/configuration.js";

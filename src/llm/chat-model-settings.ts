@@ -1,4 +1,3 @@
-import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { z } from "zod";
 import { readParsed, readPositiveInteger, readRetryCount, readVariable } from "../core/env.js";
 
@@ -35,12 +34,4 @@ export function chatModelSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): 
   const maxRetries = readRetryCount(env, "RECALLGRAPH_LLM_RETRIES") ?? 0;
   if (!model) return undefined;
   return { model, timeoutMs, maxRetries, ...(baseURL ? { baseURL } : {}), ...(apiKey ? { apiKey } : {}) };
-}
-
-/** The chat model the environment configures, or undefined; its client (chat-model.ts) is loaded only when one is. */
-export async function loadChatModelFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<BaseChatModel | undefined> {
-  const settings = chatModelSettingsFromEnv(env);
-  if (!settings) return undefined;
-  const { createChatModel } = await import("./chat-model.js");
-  return createChatModel(settings);
 }

@@ -84,7 +84,7 @@ Examples:
       const format = await formatOf(path, options);
       const [{ embedderConfigFromEnv }, { loadChatModelFromEnv }, { stageProgressBar }] = await Promise.all([
         import("../../text/embedders/create-embedder.js"),
-        import("../../llm/chat-model-settings.js"),
+        import("../../llm/load-chat-model.js"),
         import("../progress.js"),
       ]);
       const env = environmentWith(globals);
