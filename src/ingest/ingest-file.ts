@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { z } from "zod";
 import { parseOrThrow, ValidationError } from "../core/errors.js";
-import { NamespaceSchema } from "../memory/entry.js";
+import { NamespaceSchema, toEpochMs, type MemoryInput } from "../memory/entry.js";
 import { writeMemories, type WriteOptions } from "./write-memories.js";
 import type { MemoryStore } from "../stores/port.js";
 import type { Embedder } from "../text/embedder.js";
@@ -72,6 +72,11 @@ export interface IngestFileOptions {
   conversations?: readonly string[];
   /** Documents only: target chunk size in characters (default 800). */
   chunkChars?: number;
+  /**
+   * JSON Lines only: leave out memories whose `expiresAt` has passed, counted in the summary, rather
+   * than refusing the input. For moving an export, whose memories may expire between export and ingest.
+   */
+  skipExpired?: boolean;
   onProgress?: (progress: IngestProgress) => void;
   /** Clock for createdAt/updatedAt (tests pin it). */
   now?: number;
@@ -83,13 +88,16 @@ export interface IngestSummary {
   entries: number;
   /** Entries of this origin that its new version no longer holds, deleted (old chunks of changed documents included). */
   retired: number;
+  /** Memories left out because their expiry had passed (only with `skipExpired`). */
+  expired: number;
   seconds: number;
 }
 
-/** What one format's ingest wrote and retired. */
+/** What one format's ingest wrote, retired and left out. */
 interface Written {
   namespaces: Record<string, number>;
   retired: number;
+  expired?: number;
 }
 
 /**
@@ -113,6 +121,9 @@ export async function ingestFile(given: string | IngestText, options: IngestFile
   const origin = options.origin !== undefined ? parseOrigin(options.origin) : typeof input === "string" ? await originOfPath(input) : undefined;
   const context: FormatContext = { options, origin, namespace: namespace ?? DEFAULT_NAMESPACE, now: options.now !== undefined ? { now: options.now } : {} };
 
+  if (options.skipExpired && format !== "jsonl") {
+    throw new ValidationError("skipExpired", `applies to JSON Lines, the format whose memories carry an expiresAt (this input is ${format})`);
+  }
   let written: Written;
   if (format === "docs") {
     if (typeof input !== "string") throw new ValidationError("format", `documents are read from files: give a file or folder rather than ${textName(input)}`);
@@ -131,7 +142,8 @@ export async function ingestFile(given: string | IngestText, options: IngestFile
     }
   }
   const entries = Object.values(written.namespaces).reduce((sum, n) => sum + n, 0);
-  return { namespaces: written.namespaces, entries, retired: written.retired, seconds: Math.round((performance.now() - started) / 10) / 100 };
+  const seconds = Math.round((performance.now() - started) / 10) / 100;
+  return { namespaces: written.namespaces, entries, retired: written.retired, expired: written.expired ?? 0, seconds };
 }
 
 /** What every format's ingest needs: the caller's options, the origin, the namespace (default unless given) and the clock. */
@@ -153,15 +165,23 @@ async function ingestDocsPath(path: string, { options, origin, namespace, now }:
 }
 
 async function ingestJsonl(text: string, { options, origin, namespace, now }: FormatContext): Promise<Written> {
-  const memories = withStableIdLines(namespace, parseJsonl(text));
+  const lines = withStableIdLines(namespace, parseJsonl(text));
+  // One instant for the check and the write, so a memory kept here is not refused a moment later.
+  const checkedAt = options.skipExpired ? (now.now ?? Date.now()) : undefined;
+  const memories = checkedAt === undefined ? lines : lines.filter(({ input }) => !expiredBy(input, checkedAt));
   const inputs = memories.map((memory) => withOrigin(fillMissingFields(memory.input), origin));
   const written = await writeMemories(options.store, options.embedder, namespace, inputs, {
     itemField: lineField(memories),
     ...writeReports(namespace, options.onProgress),
-    ...now,
+    ...(checkedAt === undefined ? now : { now: checkedAt }),
   });
   const retired = await retireFromOrigin(options.store, namespace, origin, new Set(written.map((entry) => entry.id)));
-  return { namespaces: { [namespace]: written.length }, retired };
+  return { namespaces: { [namespace]: written.length }, retired, expired: lines.length - memories.length };
+}
+
+/** Whether a memory's expiry is at or before `now` (the write would refuse it). */
+function expiredBy(input: MemoryInput, now: number): boolean {
+  return input.expiresAt !== undefined && toEpochMs(input.expiresAt) <= now;
 }
 
 /**

@@ -72,6 +72,21 @@ describe("export", () => {
     assert.deepEqual([...(await storedEntries("b.db", "team", folder.path)).keys()].sort(), ["n1", "n2"]);
   });
 
+  it("read back after one of its memories expired: refused whole, or with --skip-expired that one left out and counted", async () => {
+    const { lines } = await exportLines(["-n", "team"], folder.path);
+    // n2 expires in 2099; as the export reads back, it is as if that moment had passed since.
+    const later = lines.map((line) => line.replace('"expiresAt":"2099-01-01T00:00:00.000Z"', '"expiresAt":"2020-01-01T00:00:00.000Z"'));
+    assert.notDeepEqual(later, lines);
+    const input = `${later.join("\n")}\n`;
+    const refused = await runCli(["--db", "c.db", "--embedder", "hash", "ingest", "-", "-n", "team"], folder.path, input);
+    assert.equal(refused.code, 1);
+    assert.match(oneLineError(refused), /^error: line \d: expiresAt: /);
+    const run = await runCli(["--db", "c.db", "--embedder", "hash", "ingest", "-", "-n", "team", "--skip-expired"], folder.path, input);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /^Left out 1 expired memory$/m);
+    assert.deepEqual([...(await storedEntries("c.db", "team", folder.path)).keys()].sort(), ["n1", "n3"]);
+  });
+
   it("pages through a namespace larger than one page of the store's list", async () => {
     const { lines } = await exportLines(["-n", "meter"], folder.path);
     const ids = lines.map((line) => (JSON.parse(line) as { id: string }).id);

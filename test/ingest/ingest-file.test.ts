@@ -75,6 +75,35 @@ describe("ingestFile", () => {
     }
   });
 
+  it("refuses a memory that has expired, or with skipExpired leaves it out and counts it", async () => {
+    const now = Date.parse("2026-06-01T00:00:00Z");
+    const text = [
+      { id: "live", text: "The badge office moved to floor 3.", expiresAt: "2026-07-01T00:00:00Z" },
+      { id: "gone", text: "The lift is out of order today.", expiresAt: "2026-05-31T23:59:59Z" },
+      { id: "also-gone", text: "Parking is closed until noon.", expiresAt: now },
+      { id: "kept", text: "Alice leads the launch review." },
+    ]
+      .map((line) => JSON.stringify(line))
+      .join("\n");
+    const refused = new RecordingStore();
+    await assert.rejects(
+      ingestFile({ text }, { store: refused, embedder: testEmbedder, namespace: "office", now }),
+      (error: unknown) => error instanceof ValidationError && /^line 2: expiresAt: /.test(error.message),
+    );
+    assert.equal(refused.upserts, 0);
+
+    const store = new RecordingStore();
+    const summary = await ingestFile({ text }, { store, embedder: testEmbedder, namespace: "office", now, skipExpired: true });
+    assert.deepEqual([summary.entries, summary.expired], [2, 2]);
+    assert.deepEqual(store.all("office").map((entry) => entry.id).sort(), ["kept", "live"]);
+    // The count is of this ingest alone: a plain one leaves nothing out.
+    assert.equal((await ingestFile(file("good.jsonl"), { store, embedder: testEmbedder, namespace: "team" })).expired, 0);
+    await assert.rejects(
+      ingestFile(file("dialogue.json"), { store, embedder: testEmbedder, skipExpired: true }),
+      (error: unknown) => error instanceof ValidationError && error.field === "skipExpired" && /JSON Lines/.test(error.message),
+    );
+  });
+
   it("ingests a dialogue file with the rule builder", async () => {
     const store = new RecordingStore();
     const summary = await ingestFile(file("dialogue.json"), { store, embedder: testEmbedder });

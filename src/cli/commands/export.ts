@@ -20,11 +20,12 @@ export function register(program: Command): void {
 Each line is one memory as written: id, text, time, people, places, entities, keywords, source
 (its origin included) and expiry; not its vector, which the store it goes to computes. Standard
 input keeps each memory's own origin, so re-ingesting a source later still replaces what it wrote.
+--skip-expired leaves out the memories that expire before the ingest reads them.
 
 Examples:
   recallgraph export -n team > team.jsonl
-  recallgraph export -n team | recallgraph --store qdrant ingest - -n team
-  recallgraph export -n team | recallgraph --db openai.db --embedder openai ingest - -n team`,
+  recallgraph export -n team | recallgraph --store qdrant ingest - -n team --skip-expired
+  recallgraph export -n team | recallgraph --db openai.db --embedder openai ingest - -n team --skip-expired`,
     )
     .action(async (rawOptions: unknown, self: Command) => runExport(rawOptions, readGlobalOptions(self)));
 }

@@ -21,12 +21,11 @@ const IngestOptionsSchema = z.object({
   format: z.enum(FORMATS).optional(),
   conversation: z.array(z.string().trim().min(1, "must not be empty")).optional(),
   origin: SourceSchema.shape.origin.describe("The name re-ingesting replaces by (default: the file's or folder's absolute path)"),
+  skipExpired: z.boolean().optional(),
 });
 
 /** How the progress bar names each phase of an ingest. */
 const PHASE_LABELS: Record<IngestProgress["phase"], string> = { build: "building", embed: "embedding", store: "storing" };
-
-/** The file argument that means standard input. */
 
 export function register(program: Command): void {
   program
@@ -37,13 +36,16 @@ export function register(program: Command): void {
     .addOption(new Option("-f, --format <format>", "input format (default: detected from the name and content)").choices(FORMATS))
     .option("--conversation <id>", "LoCoMo: ingest only this sample_id (repeatable)", collect)
     .option("--origin <name>", "the name this input replaces by (default: its absolute path; standard input has none)")
+    .option("--skip-expired", "JSON Lines: leave out memories whose expiresAt has passed (an export's, since expired) instead of refusing the input")
     .addHelpText(
       "after",
       `
 Re-ingesting the same file or folder (or --origin name) into a namespace replaces what it wrote
 there: memories it no longer holds (edited or deleted lines, removed documents) are deleted, and
 nothing is duplicated. Standard input replaces nothing unless given an --origin name.
-A file with any invalid line or field is refused whole: nothing is written or deleted.
+A file with any invalid line or field is refused whole: nothing is written or deleted. A memory
+whose expiresAt has passed is such a line, unless --skip-expired leaves it out (as when moving an
+export, whose memories can expire before it is read back).
 
 Examples:
   recallgraph ingest notes.jsonl --namespace team
@@ -73,6 +75,7 @@ Examples:
         ...(options.namespace !== undefined ? { namespace: options.namespace } : {}),
         ...(options.conversation ? { conversations: options.conversation } : {}),
         ...(options.origin !== undefined ? { origin: options.origin } : {}),
+        ...(options.skipExpired ? { skipExpired: true } : {}),
         onProgress: (update) =>
           progress.update({ phase: PHASE_LABELS[update.phase], detail: update.namespace, done: update.done, total: update.total }),
       }).finally(async () => {
@@ -93,6 +96,7 @@ Examples:
         `Wrote ${summary.entries} ${summary.entries === 1 ? "entry" : "entries"} in ${formatSeconds(summary.seconds)} to ${dependencies.location.label} (embedder ${dependencies.embedder.spec.model})`,
         ...table(rows, [false, true]),
         ...(summary.retired > 0 ? [`Retired ${summary.retired} ${summary.retired === 1 ? "entry" : "entries"} the source no longer holds`] : []),
+        ...(summary.expired > 0 ? [`Left out ${summary.expired} expired ${summary.expired === 1 ? "memory" : "memories"}`] : []),
       ]);
     });
 }
