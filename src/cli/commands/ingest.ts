@@ -21,7 +21,7 @@ const IngestOptionsSchema = z.object({
   format: z.enum(FORMATS).optional(),
   conversation: z.array(z.string().trim().min(1, "must not be empty")).optional(),
   origin: SourceSchema.shape.origin.describe("The name re-ingesting replaces by (default: the file's or folder's absolute path)"),
-  skipExpired: z.boolean().optional(),
+  skipExpired: z.boolean().optional().describe("Leave out JSON Lines memories whose expiresAt has passed rather than refuse the input"),
 });
 
 /** How the progress bar names each phase of an ingest. */
