@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { z } from "zod";
 import { parseOrThrow, ValidationError } from "../core/errors.js";
-import { NamespaceSchema, toEpochMs, type MemoryInput } from "../memory/entry.js";
+import { hasExpired, NamespaceSchema, toEpochMs, type MemoryInput } from "../memory/entry.js";
 import { writeMemories, type WriteOptions } from "./write-memories.js";
 import type { MemoryStore } from "../stores/port.js";
 import type { Embedder } from "../text/embedder.js";
@@ -179,9 +179,9 @@ async function ingestJsonl(text: string, { options, origin, namespace, now }: Fo
   return { namespaces: { [namespace]: written.length }, retired, expired: lines.length - memories.length };
 }
 
-/** Whether a memory's expiry is at or before `now` (the write would refuse it). */
+/** Whether a memory has an expiry that has passed at `now` (the write would refuse it). */
 function expiredBy(input: MemoryInput, now: number): boolean {
-  return input.expiresAt !== undefined && toEpochMs(input.expiresAt) <= now;
+  return input.expiresAt !== undefined && hasExpired(toEpochMs(input.expiresAt), now);
 }
 
 /**

@@ -214,11 +214,16 @@ export function normalizeEntry(
   if (parsed.source !== undefined) entry.source = parsed.source;
   if (parsed.expiresAt !== undefined) {
     const expiresAtMs = instantInRange(parsed.expiresAt, fieldPath("expiresAt"));
-    if (expiresAtMs <= now) throw new ValidationError(fieldPath("expiresAt"), "expiresAt must be in the future");
+    if (hasExpired(expiresAtMs, now)) throw new ValidationError(fieldPath("expiresAt"), "expiresAt must be in the future");
     entry.expiresAt = new Date(expiresAtMs).toISOString();
     entry.expiresAtMs = expiresAtMs;
   }
   return entry;
+}
+
+/** Whether a memory expiring at `expiresAtMs` is gone at `now`: a write refuses it, since nothing would ever see it. */
+export function hasExpired(expiresAtMs: number, now: number): boolean {
+  return expiresAtMs <= now;
 }
 
 /**

@@ -40,13 +40,11 @@ async function runExport(rawOptions: unknown, globals: GlobalOptions): Promise<v
   ]);
   const { store } = await openStoreAsBuilt(globals, "read");
   let exported = 0;
-  let readerLeft = false;
   try {
     for await (const page of listPages(store, namespace, filter && toMemoryFilter(filter))) {
       if (page.entries.length > 0) await writeOutput(page.entries.map((entry) => `${JSON.stringify(entryInput(entry))}\n`).join(""));
       exported += page.entries.length;
-      readerLeft = stdoutClosed();
-      if (readerLeft) break;
+      if (stdoutClosed()) break;
     }
   } finally {
     await store.close();
@@ -54,5 +52,5 @@ async function runExport(rawOptions: unknown, globals: GlobalOptions): Promise<v
   if (globals.json) return;
   const memories = `${exported} ${exported === 1 ? "memory" : "memories"} of namespace "${namespace}"`;
   // Once the reader has gone, what it took of the last page is not known here: only what was written.
-  printNote(readerLeft ? `standard output was closed by its reader: stopped after writing ${memories}` : `exported ${memories}`);
+  printNote(stdoutClosed() ? `standard output was closed by its reader: stopped after writing ${memories}` : `exported ${memories}`);
 }
