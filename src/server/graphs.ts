@@ -13,11 +13,11 @@ import { createRetrievalGraph, type RetrievalGraph } from "../graph/graph.js";
 import { createRememberGraph } from "../graph/remember-graph.js";
 import { RetrievalGraphInput, RetrievalGraphOutput, RetrievalState } from "../graph/state.js";
 import { openDependencies } from "../library/open-recallgraph.js";
-import { accessPolicyFromEnv } from "../library/access-policy.js";
 import { namespaceGuard } from "./access.js";
+import { serverSettings } from "./settings.js";
 
-/** One set of dependencies for both graphs (one sqlite connection, not two). */
-const sharedDependencies = openedOnce(() => openDependencies());
+/** One set of dependencies for both graphs (one sqlite connection, not two), opened on first use. */
+const sharedDependencies = openedOnce(() => openDependencies({ store: serverSettings.store, embedder: serverSettings.embedder }));
 
 /** What a served retrieval thread keeps: the question and its answer, not the run's working state. */
 const AnswerState = RetrievalState.pick({
@@ -57,7 +57,7 @@ function answering(retrieval: RetrievalGraph) {
     .compile({ name: "recallgraph" });
 }
 
-const guard = namespaceGuard(accessPolicyFromEnv());
+const guard = namespaceGuard(serverSettings.policy);
 
 export const graph = answering(createRetrievalGraph(sharedDependencies, { guard }));
 export const remember = createRememberGraph(sharedDependencies, { guard });

@@ -132,14 +132,14 @@ function attachCheckpointer(thread: string | undefined): void {
   remember.checkpointer = thread ? saver : undefined;
 }
 
-/** The auth handler's refusal of a run before it starts (403), or undefined when the run may start. */
+/** The auth handler's refusal of a stateless run (the kind the server answers) before it starts (403), or undefined when it may start. */
 async function authRefusal(caller: Caller, input: unknown): Promise<number | undefined> {
   const user = await serverUser(caller);
   assert.ok(user, "only an authenticated run reaches the handler");
   const handler = auth["~handlerCache"].callbacks?.["threads:create_run"];
   assert.ok(handler, "the auth handler checks run creation");
   try {
-    await handler({ event: "threads:create_run", resource: "threads", action: "create_run", value: { thread_id: "t", assistant_id: "a", run_id: "r", kwargs: { input }, metadata: {} }, permissions: [], user } as never);
+    await handler({ event: "threads:create_run", resource: "threads", action: "create_run", value: { thread_id: undefined, assistant_id: "a", run_id: "r", kwargs: { input, temporary: true }, metadata: {} }, permissions: [], user } as never);
     return undefined;
   } catch (error) {
     assert.ok(typeof error === "object" && error !== null && "status" in error, `the auth handler refuses with an HTTPException: ${String(error)}`);

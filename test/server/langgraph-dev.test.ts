@@ -2,54 +2,20 @@
  * End to end through the LangGraph server: `langgraphjs dev` serves langgraph.json on a loopback port
  * with two API keys; the graphs open their store and embedder from the environment; callers write
  * through the `remember` graph, ask through `recallgraph`, and only ever touch their own namespaces
- * (and the shared one), threads included.
+ * (and the shared one), threads included. The route-by-route probes of a second identity are in
+ * served-routes.test.ts.
  */
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { after, before, describe, it } from "node:test";
-import { setTimeout as delay } from "node:timers/promises";
 import { openRecallGraph } from "../../src/library/open-recallgraph.js";
 import { TEAM, NOW } from "../support/team-memory.js";
+import { startDevServer, type DevServer } from "./dev-server.js";
 
-const root = fileURLToPath(new URL("../..", import.meta.url));
 const ALICE = "alice-key-0123456789";
 const BOB = "bob-key-9876543210";
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
-    });
-  });
-}
-
-/** Waits for the server to answer /info, the one route that needs no key. */
-async function waitForServer(url: string, server: ChildProcess, log: () => string): Promise<void> {
-  const deadline = Date.now() + 120_000;
-  while (Date.now() < deadline) {
-    if (server.exitCode !== null) throw new Error(`server exited early:\n${log()}`);
-    try {
-      if ((await fetch(`${url}/info`)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    await delay(500);
-  }
-  throw new Error(`server did not start:\n${log()}`);
-}
-
-interface Reply {
-  status: number;
-  text: string;
-  json: () => unknown;
-}
 
 describe("the graphs served by langgraphjs dev, secured by API keys", () => {
   const dir = mkdtempSync(join(tmpdir(), "recallgraph-server-"));
@@ -59,20 +25,9 @@ describe("the graphs served by langgraphjs dev, secured by API keys", () => {
     RECALLGRAPH_DB: join(dir, "memory.db"),
     RECALLGRAPH_API_KEYS: `${ALICE}:alice,${BOB}:bob`,
     RECALLGRAPH_SHARED_NAMESPACES: "team",
-    LANGGRAPH_CLI_NO_ANALYTICS: "1",
   };
-  let server: ChildProcess | undefined;
-  let url = "";
-  let output = "";
-
-  async function call(method: string, path: string, key: string | undefined, body?: unknown): Promise<Reply> {
-    const headers: Record<string, string> = body === undefined ? {} : { "content-type": "application/json" };
-    if (key) headers.authorization = `Bearer ${key}`;
-    const response = await fetch(`${url}${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
-    const text = await response.text();
-    return { status: response.status, text, json: () => JSON.parse(text) as unknown };
-  }
-
+  let server: DevServer;
+  const call = (method: string, path: string, key: string | undefined, body?: unknown) => server.call(method, path, key, body);
   const run = (key: string | undefined, body: unknown, path = "/runs/wait") => call("POST", path, key, body);
   const ask = (key: string, input: Record<string, unknown>, extra: Record<string, unknown> = {}) => run(key, { assistant_id: "recallgraph", input, ...extra });
   const write = (key: string, input: Record<string, unknown>) => run(key, { assistant_id: "remember", input });
@@ -81,26 +36,11 @@ describe("the graphs served by langgraphjs dev, secured by API keys", () => {
     const memory = await openRecallGraph({ env, model: null });
     await memory.remember("team", TEAM);
     await memory.close();
-    const port = await freePort();
-    url = `http://127.0.0.1:${port}`;
-    server = spawn(
-      process.execPath,
-      [join(root, "node_modules/@langchain/langgraph-cli/dist/cli/cli.mjs"), "dev", "--port", String(port), "--host", "127.0.0.1", "--no-browser", "--no-reload", "--n-jobs-per-worker", "2"],
-      { cwd: root, env, detached: true, stdio: ["ignore", "pipe", "pipe"] },
-    );
-    server.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    server.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    await waitForServer(url, server, () => output);
+    server = await startDevServer(env);
   });
 
-  after(() => {
-    if (server?.pid) {
-      try {
-        process.kill(-server.pid, "SIGTERM");
-      } catch {
-        // already gone
-      }
-    }
+  after(async () => {
+    await server?.dispose();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -161,9 +101,8 @@ describe("the graphs served by langgraphjs dev, secured by API keys", () => {
   });
 
   it("keeps each caller's threads their own", async () => {
-    const thread = (await call("POST", "/threads", BOB, {})).json() as { thread_id: string };
-    const ran = await run(BOB, { assistant_id: "recallgraph", input: { question: "vault code", namespaces: ["bob"] } }, `/threads/${thread.thread_id}/runs/wait`);
-    assert.equal(ran.status, 200, ran.text);
+    const thread = (await call("POST", "/threads", BOB, { metadata: { title: "Bob's planning", owner: "alice" } })).json() as { thread_id: string; metadata: Record<string, unknown> };
+    assert.equal(thread.metadata.owner, "bob", "the owner is the caller, whatever the request says");
     const seen = (await call("POST", "/threads/search", ALICE, { limit: 100 })).json() as Array<{ thread_id: string }>;
     assert.ok(!seen.some((t) => t.thread_id === thread.thread_id), "Alice's search shows none of Bob's threads");
     assert.equal((await call("GET", `/threads/${thread.thread_id}/state`, ALICE)).status, 404);
@@ -171,14 +110,19 @@ describe("the graphs served by langgraphjs dev, secured by API keys", () => {
     assert.ok(theirs.some((t) => t.thread_id === thread.thread_id), "Bob sees his own");
   });
 
-  it("starts every run on a reused thread afresh: a run without `now` reads the clock", async () => {
+  it("answers stateless runs only: a run whose answer the server would keep is refused with 403", async () => {
     const thread = (await call("POST", "/threads", ALICE, {})).json() as { thread_id: string };
-    const path = `/threads/${thread.thread_id}/runs/wait`;
-    const first = (await run(ALICE, { assistant_id: "recallgraph", input: { question: "What did Alice do last week?", namespaces: ["alice"], now: NOW } }, path)).json() as { referenceTime: string };
-    assert.equal(first.referenceTime, NOW);
-    const before = Date.now();
-    const second = (await run(ALICE, { assistant_id: "recallgraph", input: { question: "What did Alice do last week?", namespaces: ["alice"] } }, path)).json() as { referenceTime: string };
-    assert.ok(Date.parse(second.referenceTime) >= before - 1000, `second run's reference time ${second.referenceTime}`);
+    const input = { question: "Where is the spare office key?", namespaces: ["alice"] };
+    const onThread = await run(ALICE, { assistant_id: "recallgraph", input }, `/threads/${thread.thread_id}/runs/wait`);
+    assert.equal(onThread.status, 403, onThread.text);
+    assert.match(onThread.text, /stateless run/);
+    assert.equal((await run(ALICE, { assistant_id: "remember", input: { namespace: "alice", forget: [] } }, `/threads/${thread.thread_id}/runs`)).status, 403);
+    const kept = await run(ALICE, { assistant_id: "recallgraph", input, on_completion: "keep" });
+    assert.equal(kept.status, 403, kept.text);
+    const webhook = await run(ALICE, { assistant_id: "recallgraph", input, webhook: "http://127.0.0.1:9/hook" });
+    assert.equal(webhook.status, 403, webhook.text);
+    const state = (await call("GET", `/threads/${thread.thread_id}/state`, ALICE)).json() as { values: unknown };
+    assert.deepEqual(state.values, {}, "the thread holds nothing");
   });
 
   it("names the field of bad input in one line", async () => {
@@ -186,5 +130,34 @@ describe("the graphs served by langgraphjs dev, secured by API keys", () => {
     const message = JSON.stringify(reply.json());
     assert.match(message, /input\.namespaces: namespaces is required/);
     assert.ok(!message.includes("invalid_type"), "not a raw zod error");
+  });
+});
+
+describe("an open server that keeps thread history, for LangGraph Studio", () => {
+  const dir = mkdtempSync(join(tmpdir(), "recallgraph-server-"));
+  const env: NodeJS.ProcessEnv = { ...process.env, RECALLGRAPH_EMBEDDER: "hash", RECALLGRAPH_DB: join(dir, "memory.db"), RECALLGRAPH_THREAD_HISTORY: "keep" };
+  delete env.RECALLGRAPH_API_KEYS;
+  let server: DevServer;
+
+  before(async () => {
+    server = await startDevServer(env);
+  });
+
+  after(async () => {
+    await server?.dispose();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("starts every run on a reused thread afresh: a run without `now` reads the clock", async () => {
+    const thread = (await server.call("POST", "/threads", undefined, {})).json() as { thread_id: string };
+    const path = `/threads/${thread.thread_id}/runs/wait`;
+    const ask = async (input: Record<string, unknown>) => (await server.call("POST", path, undefined, { assistant_id: "recallgraph", input })).json() as { referenceTime: string };
+    const first = await ask({ question: "What did Alice do last week?", namespaces: ["alice"], now: NOW });
+    assert.equal(first.referenceTime, NOW);
+    const before = Date.now();
+    const second = await ask({ question: "What did Alice do last week?", namespaces: ["alice"] });
+    assert.ok(Date.parse(second.referenceTime) >= before - 1000, `second run's reference time ${second.referenceTime}`);
+    const history = (await server.call("GET", `/threads/${thread.thread_id}/history`, undefined)).json() as unknown[];
+    assert.ok(history.length > 0, "the thread keeps its history");
   });
 });
