@@ -27,7 +27,10 @@ export interface DevServer {
   folder: string;
   /** Everything the server printed so far. */
   output: () => string;
-  /** A request with an optional bearer key and JSON body; a streamed body is read for at most `readMs`. */
+  /**
+   * A request with an optional bearer key and JSON body; a streamed body is read for at most `readMs`
+   * (default 30 s). A reply that had not begun by then comes back with status 0.
+   */
   call(method: string, route: string, key: string | undefined, body?: unknown, options?: { headers?: Record<string, string>; readMs?: number }): Promise<Reply>;
   /** Stops the server (SIGTERM, so it flushes its state to disk) and waits for it to exit; the folder stays. */
   stop(): Promise<void>;
@@ -74,7 +77,17 @@ export function spawnDevServer(env: NodeJS.ProcessEnv, port: number): { child: C
   return { child, folder, output: () => output };
 }
 
-/** Starts a server and waits until its health route answers. */
+/** Ends a spawned server's whole process group (the CLI and the server it started). */
+function kill(child: ChildProcess): void {
+  if (child.pid === undefined || child.exitCode !== null) return;
+  try {
+    process.kill(-child.pid, "SIGTERM");
+  } catch {
+    // already gone
+  }
+}
+
+/** Starts a server and waits until it answers `/info`, the route langgraph-api never asks a key for. */
 export async function startDevServer(env: NodeJS.ProcessEnv): Promise<DevServer> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
@@ -82,10 +95,14 @@ export async function startDevServer(env: NodeJS.ProcessEnv): Promise<DevServer>
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const deadline = Date.now() + 120_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited early:\n${output()}`);
-    if (Date.now() > deadline) throw new Error(`server did not start:\n${output()}`);
+    const failure = child.exitCode !== null ? "exited early" : Date.now() > deadline ? "did not start" : undefined;
+    if (failure) {
+      kill(child);
+      rmSync(folder, { recursive: true, force: true });
+      throw new Error(`server ${failure}:\n${output()}`);
+    }
     try {
-      if ((await fetch(`${url}/ok`)).ok) break;
+      if ((await fetch(`${url}/info`)).ok) break;
     } catch {
       // not listening yet
     }
@@ -99,19 +116,20 @@ export async function startDevServer(env: NodeJS.ProcessEnv): Promise<DevServer>
       const headers: Record<string, string> = { ...(body === undefined ? {} : { "content-type": "application/json" }), ...options.headers };
       if (key) headers.authorization = `Bearer ${key}`;
       const signal = AbortSignal.timeout(options.readMs ?? 30_000);
-      const response = await fetch(`${url}${route}`, { method, headers, signal, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+      let response: Response;
+      try {
+        response = await fetch(`${url}${route}`, { method, headers, signal, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+      } catch (error) {
+        if (signal.aborted) return { status: 0, text: "", json: () => undefined };
+        throw error;
+      }
       const text = await readBody(response);
       return { status: response.status, text, json: () => JSON.parse(text) as unknown };
     },
     async stop() {
-      if (child.pid !== undefined && child.exitCode === null) {
-        try {
-          process.kill(-child.pid, "SIGTERM");
-        } catch {
-          // already gone
-        }
-        await Promise.race([exited, delay(10_000)]);
-      }
+      if (child.exitCode !== null) return;
+      kill(child);
+      await Promise.race([exited, delay(10_000)]);
     },
     async dispose() {
       await server.stop();
