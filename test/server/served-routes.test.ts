@@ -184,7 +184,12 @@ describe("every route of langgraph-api, called by a second identity", () => {
     // A stateless run that waits five minutes: in flight for the whole test, so Bob can try to join it.
     const run = (await asAlice("POST", "/runs", { assistant_id: "recallgraph", input: { question: `Where is ${SECRETS.run}?`, namespaces: ["alice"] }, after_seconds: 300 })) as { run_id: string; thread_id: string };
     // A stateless run started and not waited for: its answer is queued in the server for a reader.
-    const answered = (await asAlice("POST", "/runs", { assistant_id: "recallgraph", input: { question: "What is the ledger passphrase?", namespaces: ["alice"] } })) as { run_id: string };
+    const answered = (await asAlice("POST", "/runs", { assistant_id: "recallgraph", input: { question: "What is the ledger passphrase?", namespaces: ["alice"] } })) as { run_id: string; thread_id: string };
+    // It has answered when its temporary thread is gone.
+    for (let tries = 0; (await server.call("GET", `/threads/${answered.thread_id}`, ALICE)).status !== 404; tries++) {
+      assert.ok(tries < 100, "Alice's run answers");
+      await delay(100);
+    }
     const assistants = (await asAlice("POST", "/assistants/search", { graph_id: "recallgraph" })) as Array<{ assistant_id: string }>;
     ids = { memory: written.written[0] ?? "", thread: thread.thread_id, run: run.run_id, runThread: run.thread_id, answeredRun: answered.run_id, assistant: assistants[0]?.assistant_id ?? "" };
   });
