@@ -129,7 +129,7 @@ export async function startDevServer(env: NodeJS.ProcessEnv): Promise<DevServer>
     async stop() {
       if (child.exitCode !== null) return;
       kill(child);
-      await Promise.race([exited, delay(10_000)]);
+      await Promise.race([exited, delay(10_000, undefined, { ref: false })]);
     },
     async dispose() {
       await server.stop();
