@@ -294,5 +294,9 @@ describe("every route of langgraph-api, called by a second identity", () => {
       const content = readFileSync(path.join(state, file), "utf8");
       for (const text of [...gone, SECRETS.memory]) assert.ok(!content.includes(text), `${file} holds ${text}`);
     }
+    // The store erased the forgotten one; the expired one stays in it, unreturned, until it is pruned.
+    for (const file of [env.RECALLGRAPH_DB, `${env.RECALLGRAPH_DB}-wal`].filter(existsSync)) {
+      assert.ok(!readFileSync(file).includes(forgotten), `${file} holds ${forgotten}`);
+    }
   });
 });

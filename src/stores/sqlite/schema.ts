@@ -261,6 +261,8 @@ export function openDatabase(path: string, embedding: EmbeddingSpec, options: Op
       if (String(mode).toLowerCase() !== "wal") throw new StoreError("open", `"${path}": could not switch to WAL mode (got ${String(mode)})`);
       // WAL + NORMAL: every commit is atomic and a crash never corrupts; a power cut may lose the last commits.
       db.pragma("synchronous = NORMAL");
+      // A forgotten memory is erased, not only unlinked: freed space is overwritten with zeros (per connection).
+      db.pragma("secure_delete = ON");
     }
     if (!inMemory) db.pragma(`mmap_size = ${MMAP_BYTES}`);
     db.pragma(`cache_size = -${CACHE_KIB}`);
@@ -322,7 +324,17 @@ function ensureSchema(db: SqliteDatabase, embedding: EmbeddingSpec): void {
     }
     db.exec(vectorBookkeepingSql());
     ensureStoreId(db);
+    ensureSecureDelete(db);
   }).immediate();
+}
+
+/**
+ * FTS5 removes a deleted row's terms from its index only with its `secure-delete` option (a setting the
+ * table keeps); otherwise a forgotten memory's words stay in the index segments until a merge.
+ */
+function ensureSecureDelete(db: SqliteDatabase): void {
+  const current: unknown = db.prepare("SELECT v FROM entry_terms_config WHERE k = 'secure-delete'").pluck().get();
+  if (current !== 1) db.exec("INSERT INTO entry_terms (entry_terms, rank) VALUES ('secure-delete', 1)");
 }
 
 /** The read-only counterpart of ensureSchema: what it would create or migrate is refused instead. */

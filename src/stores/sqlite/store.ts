@@ -230,7 +230,7 @@ export class SqliteMemoryStore implements MemoryStore {
           return count;
         })
         .immediate();
-      if (removed) this.vectors?.afterWrite(ns);
+      if (removed) this.afterErase(ns);
       return removed;
     });
   }
@@ -254,7 +254,7 @@ export class SqliteMemoryStore implements MemoryStore {
           return rowids.length;
         })
         .immediate();
-      if (cleared) this.vectors?.afterWrite(ns);
+      if (cleared) this.afterErase(ns);
       return cleared;
     });
   }
@@ -366,7 +366,7 @@ export class SqliteMemoryStore implements MemoryStore {
           return rowids.length;
         })
         .immediate();
-      if (pruned) this.vectors?.afterWrite(ns);
+      if (pruned) this.afterErase(ns);
       return pruned;
     });
   }
@@ -495,6 +495,18 @@ export class SqliteMemoryStore implements MemoryStore {
   }
 
   /** Removes an entry: its row, its body and every index row of it. */
+  /**
+   * After entries are deleted: the connection's secure_delete has zeroed their rows' pages, but their
+   * words stay in FTS5's index segments until those merge, and the old page images stay in the WAL
+   * until a checkpoint. Merging the index (milliseconds at 20k entries) and checkpointing (best effort:
+   * another connection's open read keeps the WAL) leave a forgotten memory's text in neither.
+   */
+  private afterErase(namespace: string | undefined): void {
+    this.vectors?.afterWrite(namespace);
+    this.db.exec("INSERT INTO entry_terms (entry_terms) VALUES ('optimize')");
+    this.db.pragma("wal_checkpoint(TRUNCATE)");
+  }
+
   private deleteEntryRows(rowid: number): void {
     this.deleteIndexRows(rowid);
     this.statements.deleteBody.run(rowid);
