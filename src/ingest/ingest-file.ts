@@ -124,26 +124,34 @@ export async function ingestFile(given: string | IngestText, options: IngestFile
   if (options.skipExpired && format !== "jsonl") {
     throw new ValidationError("skipExpired", `applies to JSON Lines, the format whose memories carry an expiresAt (this input is ${format})`);
   }
+  // Held from the first read of what the origin wrote to its last delete (see stores/origin-lease.ts).
+  const release = origin === undefined ? undefined : await options.store.leaseOrigin(origin);
   let written: Written;
-  if (format === "docs") {
-    if (typeof input !== "string") throw new ValidationError("format", `documents are read from files: give a file or folder rather than ${textName(input)}`);
-    written = await ingestDocsPath(input, context);
-  } else {
-    const text = typeof input === "string" ? await readText(input) : textOf(input);
-    if (format === "jsonl") {
-      written = await ingestJsonl(text, context);
-    } else {
-      const json = parseJson(text);
-      const dialogues =
-        format === "locomo"
-          ? selectConversations(parseLocomo(json), namespace, options.conversations)
-          : [{ namespace: context.namespace, dialogue: parseDialogueFile(json) }];
-      written = await ingestDialogues(dialogues, context);
-    }
+  try {
+    written = await ingestFormat(input, format, namespace, context);
+  } finally {
+    await release?.();
   }
   const entries = Object.values(written.namespaces).reduce((sum, n) => sum + n, 0);
   const seconds = Math.round((performance.now() - started) / 10) / 100;
   return { namespaces: written.namespaces, entries, retired: written.retired, expired: written.expired ?? 0, seconds };
+}
+
+/** Reads `input` in its format and writes (and retires) what it holds; `namespace` as the caller gave it (LoCoMo defaults to each sample's). */
+async function ingestFormat(input: string | IngestText, format: IngestFormat, namespace: string | undefined, context: FormatContext): Promise<Written> {
+  const { options } = context;
+  if (format === "docs") {
+    if (typeof input !== "string") throw new ValidationError("format", `documents are read from files: give a file or folder rather than ${textName(input)}`);
+    return ingestDocsPath(input, context);
+  }
+  const text = typeof input === "string" ? await readText(input) : textOf(input);
+  if (format === "jsonl") return ingestJsonl(text, context);
+  const json = parseJson(text);
+  const dialogues =
+    format === "locomo"
+      ? selectConversations(parseLocomo(json), namespace, options.conversations)
+      : [{ namespace: context.namespace, dialogue: parseDialogueFile(json) }];
+  return ingestDialogues(dialogues, context);
 }
 
 /** What every format's ingest needs: the caller's options, the origin, the namespace (default unless given) and the clock. */

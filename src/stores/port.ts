@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { DocumentIdSchema, type MemoryEntry } from "../memory/entry.js";
 import type { EmbeddingSpec } from "../text/embedder.js";
+import type { ReleaseLease } from "./origin-lease.js";
 import { TimeRangeSchema } from "../time/types.js";
 
 /**
@@ -149,6 +150,14 @@ export interface MemoryStore {
 
   getSettings(namespace: string): Promise<NamespaceSettings | undefined>;
   setSettings(namespace: string, settings: NamespaceSettings): Promise<void>;
+
+  /**
+   * Holds the lease of one ingest source (`origin`, see ingest/origin.ts) until the returned function is
+   * called; a second caller waits for it. An ingest that replaces a source holds it from its first read
+   * to its last delete, so two ingests of one source run one after the other. sqlite keeps the lease in
+   * its file (other processes wait too); Qdrant within this process only.
+   */
+  leaseOrigin(origin: string): Promise<ReleaseLease>;
 
   /** Entry counts per namespace. */
   stats(): Promise<{ namespaces: Record<string, number>; bytes?: number }>;

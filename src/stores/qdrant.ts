@@ -46,6 +46,7 @@ import type { MemoryEntry } from "../memory/entry.js";
 import { encodeSparse, encodeSparseQuery } from "../text/sparse.js";
 import { tokenize } from "../text/tokenizer.js";
 import { lexicalDocument } from "./lexical-document.js";
+import { InProcessLeases, type ReleaseLease } from "./origin-lease.js";
 import { byRecency, compareText, pageOf, type ListPosition } from "./list-cursor.js";
 import { isEmptyFilter, NamespaceSettingsSchema, type FilteredSearchOptions, type ListOptions, type ListPage, type MemoryFilter, type MemoryRecord, type MemoryStore, type NamespaceSettings, type ScoredEntry, type SearchOptions, type Vocabulary } from "./port.js";
 import { EmbeddingSpecSchema, type EmbeddingSpec } from "../text/embedder.js";
@@ -183,6 +184,7 @@ export async function openQdrantStore(options: QdrantStoreOptions): Promise<Qdra
 export class QdrantMemoryStore implements MemoryStore {
   readonly kind = "qdrant" as const;
   private closed = false;
+  private readonly leases = new InProcessLeases();
 
   constructor(
     private readonly client: QdrantClient,
@@ -411,6 +413,13 @@ export class QdrantMemoryStore implements MemoryStore {
       payload: { [PAYLOAD.record]: "settings", [PAYLOAD.namespace]: ns, [PAYLOAD.settings]: parsed },
     };
     await this.send("setSettings", () => this.client.upsert(this.collection, { wait: true, points: [point] }));
+  }
+
+  /** Within this process only: Qdrant offers no conditional write to keep a lease on the server. */
+  async leaseOrigin(origin: string): Promise<ReleaseLease> {
+    this.assertOpen("leaseOrigin");
+    if (this.readOnly) throw new ReadOnlyStoreError("leaseOrigin");
+    return this.leases.acquire(origin);
   }
 
   async stats(): Promise<{ namespaces: Record<string, number> }> {

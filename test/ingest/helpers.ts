@@ -2,6 +2,7 @@ import type { MemoryEntry } from "../../src/memory/entry.js";
 import { openSqliteStore } from "../../src/stores/sqlite/store.js";
 import type { Embedder } from "../../src/text/embedder.js";
 import { createHashEmbedder } from "../../src/text/embedders/create-embedder.js";
+import { InProcessLeases, type ReleaseLease } from "../../src/stores/origin-lease.js";
 import type { MemoryRecord, MemoryStore, NamespaceSettings, ScoredEntry, Vocabulary } from "../../src/stores/port.js";
 
 /**
@@ -14,6 +15,7 @@ export class RecordingStore implements MemoryStore {
   readonly embedding = testEmbedder.spec;
   readonly entries = new Map<string, Map<string, MemoryEntry>>();
   upserts = 0;
+  private readonly leases = new InProcessLeases();
 
   private space(namespace: string): Map<string, MemoryEntry> {
     let space = this.entries.get(namespace);
@@ -34,6 +36,9 @@ export class RecordingStore implements MemoryStore {
       if (entry.namespace !== namespace) throw new Error("namespace mismatch");
       this.space(namespace).set(entry.id, entry);
     }
+  }
+  leaseOrigin(origin: string): Promise<ReleaseLease> {
+    return this.leases.acquire(origin);
   }
   async delete(namespace: string, ids: readonly string[]): Promise<number> {
     let removed = 0;

@@ -34,6 +34,7 @@ import * as sqliteVec from "sqlite-vec";
 import { z } from "zod";
 import { EmbedderMismatchError, errorMessage, ReadOnlyStoreError, RecallGraphError, StoreError, ValidationError } from "../../core/errors.js";
 import type { EmbeddingSpec } from "../../text/embedder.js";
+import { ORIGIN_LEASES_SQL } from "./origin-leases.js";
 import { canWriteStoreFile, connectReadOnly } from "./read-only.js";
 
 export type SqliteDatabase = Database.Database;
@@ -323,6 +324,7 @@ function ensureSchema(db: SqliteDatabase, embedding: EmbeddingSpec): void {
       migrate(db, meta.schema_version);
     }
     db.exec(vectorBookkeepingSql());
+    db.exec(ORIGIN_LEASES_SQL);
     ensureStoreId(db);
     ensureSecureDelete(db);
   }).immediate();

@@ -55,6 +55,8 @@ import { ftsColumns, ftsMatchExpression, namespaceTerm, queryTerms } from "./fts
 import { DEFAULT_LEXICAL_CACHE_ENTRIES, LexicalIndex, LexicalIndexFields, type LexicalIndexCounters } from "./lexical-index.js";
 import { BM25_TAGS_WEIGHT, BM25_TEXT_WEIGHT, hasVectorBookkeeping, openDatabase, type SqliteDatabase } from "./schema.js";
 import { VectorSearch, VectorSearchOptionsSchema, type IndexBuildResult, type VectorSearchCounters } from "./vector-search.js";
+import type { ReleaseLease } from "../origin-lease.js";
+import { OriginLeases } from "./origin-leases.js";
 import { cosineFromUnitL2, unitVectorBlob } from "./vectors.js";
 
 export const SqliteStoreOptionsSchema = z.strictObject({
@@ -151,6 +153,8 @@ export class SqliteMemoryStore implements MemoryStore {
   private readonly filterMatches = new FilterMatches(FILTER_MATCHES_KEPT);
   /** Entries parsed from their rows (parsed-entries.ts): each row's JSON validated once. */
   private readonly parsed = new ParsedEntries(PARSED_ENTRIES_LIMIT);
+  /** Ingest leases of sources, kept in the file (origin-leases.ts). */
+  private readonly leases: OriginLeases;
   /** Statements built from filters, by SQL text: a filter has few shapes, each is prepared once. */
   private readonly filterStatements = new Map<string, Database.Statement<unknown[], unknown>>();
 
@@ -170,6 +174,7 @@ export class SqliteMemoryStore implements MemoryStore {
     lexicalCacheEntries = DEFAULT_LEXICAL_CACHE_ENTRIES,
   ) {
     this.statements = prepareStatements(db);
+    this.leases = new OriginLeases(db);
     // Without the change log (a read-only file an older version wrote), nothing is kept in memory: FTS5 answers every search.
     this.changes = hasVectorBookkeeping(db) ? new EntryChanges(db) : undefined;
     this.lexical = this.changes && lexicalCacheEntries > 0 ? new LexicalIndex(db, this.changes, lexicalColumnsOf, lexicalCacheEntries) : undefined;
@@ -352,6 +357,12 @@ export class SqliteMemoryStore implements MemoryStore {
       const byRowid = this.entriesByRowid("list", ns, rowids);
       return pageOf(rowids.flatMap((rowid) => byRowid.get(rowid) ?? []), limit);
     });
+  }
+
+  async leaseOrigin(origin: string): Promise<ReleaseLease> {
+    if (this.closed) throw new StoreError("leaseOrigin", "store is closed");
+    if (this.readOnly) throw new ReadOnlyStoreError("leaseOrigin");
+    return this.leases.acquire(origin);
   }
 
   async deleteExpired(namespace?: string): Promise<number> {
