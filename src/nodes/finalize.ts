@@ -19,12 +19,14 @@ import type { RunSettings } from "../graph/run-settings.js";
 import { DeadlineError, deadlineOf, pastDeadline, withDeadlineSignal, withinDeadline, type RunDeadline } from "../graph/deadline.js";
 
 /**
- * Last node: every candidate is re-read from the store, the record of truth. Deleted or expired
- * entries, entries outside the asked namespaces or the caller's filter and superseded document
- * chunks are dropped; an optional LLM
- * rerank reorders what is left; the text is cut to the content cap. Both are bounded by the run's
- * deadline: a re-check that misses it answers with the entries the views found this run, a rerank
- * that misses it keeps the fused order, each recorded as degraded.
+ * Last node: an optional LLM rerank reorders the candidates, then every answer is re-read from the
+ * store, the record of truth, as the last step before it is returned: deleted or expired entries,
+ * entries outside the asked namespaces or the caller's filter and superseded document chunks are
+ * dropped, and the text is cut to the content cap. The rerank is bounded by the run's deadline (missed,
+ * the fused order stands). The final check is never skipped: past the deadline it still gets
+ * FINAL_CHECK_GRACE_MS, and a store that does not answer by then gets no answer returned at all, since
+ * an entry it could not confirm may have been forgotten or have expired meanwhile. Each is recorded
+ * as degraded.
  */
 export function finalizeNode(dependencies: () => Promise<GraphDependencies>) {
   return async (state: RetrievalStateValue, config?: RunnableConfig) => {
@@ -36,26 +38,17 @@ export function finalizeNode(dependencies: () => Promise<GraphDependencies>) {
       const degraded: Degradation[] = [];
       const llmCalls: LlmCallRecord[] = [];
       const fused = answerOrder(state, settings).slice(0, finalK * 2);
-      // A rerank orders every candidate, so all are re-read; otherwise the first finalK usually survive
-      // and the rest are read only to replace those that did not.
-      const reranking = settings.rerank && model !== undefined;
-      const check = () =>
-        reranking ? recheck(store, state.namespaces, fused, state.callerFilter) : recheckFirst(store, state.namespaces, fused, state.callerFilter, finalK);
-      const candidates = await boundedRecheck(deadline, degraded, check, () => asFound(state, fused));
-      let ranked = candidates.map(({ hit, entry }) => ({ hit, entry, rerankScore: undefined as number | undefined }));
-      if (settings.rerank && model && ranked.length > 1 && pastDeadline(deadline)) {
-        degraded.push({ step: "rerank", error: `deadline of ${deadline.ms} ms reached: fused order kept` });
-      } else if (settings.rerank && model && ranked.length > 1) {
-        const reranked = await withDeadlineSignal(
-          deadline,
-          (signal) => rerank(model, state.question, ranked, { timeoutMs: settings.llmTimeoutMs, retries: settings.llmRetries, signal }),
-          config?.signal,
-        );
-        llmCalls.push(reranked.record);
-        if (reranked.order) ranked = reranked.order;
-        else degraded.push({ step: "rerank", error: reranked.reason });
+      let order: readonly FusedHit[] = fused;
+      const rerankScores = new Map<string, number>();
+      if (settings.rerank && model && fused.length > 1) {
+        const candidates = await rerankCandidates(store, state, fused, deadline, degraded);
+        const reranked = await rerankWithin(model, state.question, candidates, settings, deadline, degraded, llmCalls, config);
+        order = reranked.map(({ hit }) => hit);
+        for (const { hit, rerankScore } of reranked) if (rerankScore !== undefined) rerankScores.set(hit.key, rerankScore);
       }
-      const results = ranked.slice(0, finalK).map(({ hit, entry, rerankScore }) => toResult(hit, entry, settings.contentCap, rerankScore));
+      // The last step before the answer is returned, so nothing forgotten or expired meanwhile is in it.
+      const confirmed = await finalCheck(deadline, degraded, () => recheckFirst(store, state.namespaces, order, state.callerFilter, finalK));
+      const results = confirmed.slice(0, finalK).map(({ hit, entry }) => toResult(hit, entry, settings.contentCap, rerankScores.get(hit.key)));
       return { results, degraded, llmCalls };
     });
     // The last node closes the run's account, its own time and calls included.
@@ -88,20 +81,67 @@ function answerOrder(state: RetrievalStateValue, settings: RunSettings): FusedHi
 
 type Candidate = { hit: FusedHit; entry: MemoryEntry };
 
-/** The store's re-check, or, when it misses the deadline, `fallback` and a degradation record. Other failures still fail the run. */
-async function boundedRecheck(
-  deadline: RunDeadline,
-  degraded: Degradation[],
-  check: () => Promise<Candidate[]>,
-  fallback: () => Candidate[],
-): Promise<Candidate[]> {
+/** How long past the run's deadline the final check may take: the answer waits this long rather than return what it could not confirm. */
+export const FINAL_CHECK_GRACE_MS = 1_000;
+
+/**
+ * The store's final check, given until the deadline or FINAL_CHECK_GRACE_MS from now, whichever is
+ * later; a store that has not answered by then gets an empty answer and a degradation record. Other
+ * failures still fail the run.
+ */
+async function finalCheck(deadline: RunDeadline, degraded: Degradation[], check: () => Promise<Candidate[]>): Promise<Candidate[]> {
+  const bound = { at: Math.max(deadline.at, Date.now() + FINAL_CHECK_GRACE_MS), ms: deadline.ms };
   try {
-    return await withinDeadline(deadline, check);
+    return await withinDeadline(bound, check);
   } catch (error) {
     if (!(error instanceof DeadlineError)) throw error;
-    degraded.push({ step: "finalize", error: `${error.message}: store re-check skipped, entries as the views found them this run` });
-    return fallback();
+    degraded.push({ step: "finalize", error: `${error.message}: the store did not confirm the answers within ${FINAL_CHECK_GRACE_MS} ms more, so none is returned` });
+    return [];
   }
+}
+
+/**
+ * What a rerank orders: every fused candidate re-read from the store (a model's time is not spent on
+ * what is gone), or, when the store misses the deadline, the entries as the views found them (the final
+ * check still confirms whatever is returned).
+ */
+async function rerankCandidates(store: MemoryStore, state: RetrievalStateValue, fused: readonly FusedHit[], deadline: RunDeadline, degraded: Degradation[]): Promise<Ranked[]> {
+  let candidates: Candidate[];
+  try {
+    candidates = await withinDeadline(deadline, () => recheck(store, state.namespaces, fused, state.callerFilter));
+  } catch (error) {
+    if (!(error instanceof DeadlineError)) throw error;
+    degraded.push({ step: "rerank", error: `${error.message}: candidates as the views found them` });
+    candidates = asFound(state, fused);
+  }
+  return candidates.map(({ hit, entry }) => ({ hit, entry, rerankScore: undefined }));
+}
+
+/** The rerank's order, or the fused order (recorded as degraded) when the deadline has passed or the model fails. */
+async function rerankWithin(
+  model: BaseChatModel,
+  question: string,
+  ranked: Ranked[],
+  settings: RunSettings,
+  deadline: RunDeadline,
+  degraded: Degradation[],
+  llmCalls: LlmCallRecord[],
+  config: RunnableConfig | undefined,
+): Promise<Ranked[]> {
+  if (ranked.length < 2) return ranked;
+  if (pastDeadline(deadline)) {
+    degraded.push({ step: "rerank", error: `deadline of ${deadline.ms} ms reached: fused order kept` });
+    return ranked;
+  }
+  const reranked = await withDeadlineSignal(
+    deadline,
+    (signal) => rerank(model, question, ranked, { timeoutMs: settings.llmTimeoutMs, retries: settings.llmRetries, signal }),
+    config?.signal,
+  );
+  llmCalls.push(reranked.record);
+  if (reranked.order) return reranked.order;
+  degraded.push({ step: "rerank", error: reranked.reason });
+  return ranked;
 }
 
 /**

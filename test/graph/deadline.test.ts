@@ -10,6 +10,10 @@ import type { Embedder } from "../../src/text/embedder.js";
 import { createEmbedder } from "../../src/text/embedders/create-embedder.js";
 import { teamMemory } from "../support/graph-fixture.js";
 import { NOW } from "../support/team-memory.js";
+import { json, scriptedModel } from "../support/scripted-model.js";
+import { RERANK_SYSTEM } from "../../src/llm/prompts/rerank.js";
+import { FINAL_CHECK_GRACE_MS } from "../../src/nodes/finalize.js";
+import { setTimeout as delay } from "node:timers/promises";
 
 const QUESTION = "Who did Alice talk to about product XYZ-100 in Shanghai last week?";
 /** Long enough for an in-memory store to answer, short enough for a test. */
@@ -143,13 +147,65 @@ describe("retrieval graph under a deadline", () => {
     await memory.close();
   });
 
-  it("answers with the entries found this run when only the store's re-check never answers", async () => {
+  it("returns none of what it could not confirm when the store's final check never answers", async () => {
     const { wrap, hang } = hangingStore(["get"]);
     const memory = await teamMemory({ wrapStore: wrap });
     hang();
+    const started = Date.now();
     const output = await memory.retrieve({ question: QUESTION, namespace: "team", now: NOW }, { deadlineMs: DEADLINE_MS, reflection: false });
-    assert.ok(output.degraded.some((d) => d.step === "finalize" && d.error.startsWith(DEADLINE_REACHED)), JSON.stringify(output.degraded));
-    assert.equal(output.results[0]?.id, "shanghai-meeting");
+    assert.deepEqual(output.results, [], "an entry the store could not confirm may have been forgotten");
+    const finalize = output.degraded.find((d) => d.step === "finalize");
+    assert.ok(finalize?.error.startsWith(DEADLINE_REACHED), JSON.stringify(output.degraded));
+    assert.match(finalize?.error ?? "", new RegExp(`within ${FINAL_CHECK_GRACE_MS} ms more`));
+    assert.ok(Date.now() - started < DEADLINE_MS + FINAL_CHECK_GRACE_MS + 5_000, "bounded: the deadline and the grace");
     await memory.close();
   });
+});
+
+describe("the final check, past a slow model", () => {
+  /** A model whose rerank call first runs `meanwhile` (and records the prompt it was given), then answers with scores for every candidate. */
+  function slowReranker(meanwhile: () => Promise<void>) {
+    const scores = json({ scores: Array.from({ length: 40 }, (_, index) => ({ index, score: 10 - (index % 10) })) });
+    const { model } = scriptedModel({ rerank: scores });
+    const prompts: string[] = [];
+    const invoke = model.invoke.bind(model);
+    model.invoke = (async (input: Parameters<typeof model.invoke>[0], options?: Parameters<typeof model.invoke>[1]) => {
+      const messages = Array.isArray(input) ? input : [];
+      const system = String((messages[0] as { content?: unknown } | undefined)?.content ?? "");
+      if (system.startsWith(RERANK_SYSTEM)) {
+        prompts.push(String((messages[1] as { content?: unknown } | undefined)?.content ?? ""));
+        await meanwhile();
+      }
+      return invoke(input, options);
+    }) as typeof model.invoke;
+    return { model, prompts };
+  }
+
+  // The model answers once the memory has expired, or (the second case) the deadline cuts it off after that.
+  for (const { deadlineMs, modelMs } of [
+    { deadlineMs: 60_000, modelMs: 50 },
+    { deadlineMs: 3_000, modelMs: 10_000 },
+  ]) {
+    it(`returns nothing forgotten or expired while the model reranked (deadline ${deadlineMs} ms)`, async () => {
+      let memory: Awaited<ReturnType<typeof teamMemory>> | undefined;
+      const expiresAt = new Date(Date.now() + 1_500).toISOString();
+      const { model, prompts } = slowReranker(async () => {
+        assert.ok(memory);
+        assert.equal(await memory.forget("team", ["shanghai-meeting"]), 1);
+        await delay(Math.max(0, Date.parse(expiresAt) - Date.now()) + modelMs, undefined, { ref: false });
+      });
+      memory = await teamMemory({ model });
+      await memory.remember("team", [
+        { id: "shanghai-dinner", text: "Alice had dinner with Bob in Shanghai on 11 November 2026 after the XYZ-100 meeting.", persons: ["Alice", "Bob"], entities: ["XYZ-100"], location: "Shanghai", timestamp: "2026-11-11T19:00:00Z", expiresAt },
+      ]);
+      const output = await memory.retrieve({ question: QUESTION, namespace: "team", now: NOW }, { rerank: true, reflection: false, deadlineMs, llmTimeoutMs: 60_000 });
+      assert.equal(prompts.length, 1, "the model was asked to rerank");
+      assert.ok(prompts[0]?.includes("Alice met Bob in Shanghai") && prompts[0]?.includes("Alice had dinner with Bob"), "both were candidates");
+      const ids = output.results.map((result) => result.id);
+      assert.ok(!ids.includes("shanghai-meeting"), `forgotten during the rerank: ${ids.join()}`);
+      assert.ok(!ids.includes("shanghai-dinner"), `expired during the rerank: ${ids.join()}`);
+      assert.ok(ids.length > 0, "the rest is answered");
+      await memory.close();
+    });
+  }
 });
