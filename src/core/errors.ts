@@ -90,3 +90,23 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, fie
   if (!result.success) throw toValidationError(result.error, field);
   return result.data;
 }
+
+/** What a value is, for messages: "a number", "an array", "null". */
+export function kindOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  const type = typeof value;
+  return type === "object" ? "an object" : `a ${type}`;
+}
+
+/**
+ * A schema's message for a value that is missing or of the wrong type: "<what> is required<detail>"
+ * when absent, "<what> must be <expected>, got <kind>" otherwise. Every other issue keeps the message of
+ * its own check, which a plain `{ error: "..." }` on the schema would replace.
+ */
+export function requiredMessage(what: string, expected: string, detail = ""): z.core.$ZodErrorMap {
+  return (issue) => {
+    if (issue.code !== "invalid_type") return undefined;
+    return issue.input === undefined ? `${what} is required${detail}` : `${what} must be ${expected}, got ${kindOf(issue.input)}`;
+  };
+}

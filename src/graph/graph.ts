@@ -11,6 +11,7 @@ import { lexicalNode } from "../nodes/lexical.js";
 import { symbolicNode } from "../nodes/symbolic.js";
 import { mergeNode } from "../nodes/merge.js";
 import { reflectNode } from "../nodes/reflect.js";
+import { refusingNonObjectInput } from "./object-input.js";
 import { finalizeNode } from "../nodes/finalize.js";
 
 /**
@@ -31,7 +32,7 @@ const OUTPUT = asStateSchema(RetrievalGraphOutput);
 
 export function createRetrievalGraph(source: DependencySource, options: RetrievalGraphOptions = {}) {
   const dependencies = dependencyAccessor(source);
-  return new StateGraph(STATE, { input: INPUT, output: OUTPUT, context: RetrievalContextSchema })
+  const graph = new StateGraph(STATE, { input: INPUT, output: OUTPUT, context: RetrievalContextSchema })
     .addNode("plan", quietNode("plan", planNode(dependencies, options.guard)))
     .addNode("semantic", quietNode("semantic", semanticNode(dependencies)))
     .addNode("lexical", quietNode("lexical", lexicalNode(dependencies)))
@@ -49,6 +50,7 @@ export function createRetrievalGraph(source: DependencySource, options: Retrieva
     .addConditionalEdges("reflect", quietRoute(routeAfterReflect), ["semantic", "lexical", "symbolic", "finalize"])
     .addEdge("finalize", END)
     .compile({ name: "recallgraph", ...(options.checkpointer ? { checkpointer: options.checkpointer } : {}) });
+  return refusingNonObjectInput(graph);
 }
 
 export type RetrievalGraph = ReturnType<typeof createRetrievalGraph>;

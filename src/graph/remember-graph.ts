@@ -1,6 +1,7 @@
 import { END, START, StateGraph, type BaseCheckpointSaver } from "@langchain/langgraph";
 import { rememberNode } from "../nodes/remember.js";
 import { dependencyAccessor, type DependencySource, type NamespaceGuard } from "./dependencies.js";
+import { refusingNonObjectInput } from "./object-input.js";
 import { RememberGraphInput, RememberGraphOutput, RememberState } from "./remember-state.js";
 
 /**
@@ -15,11 +16,12 @@ export interface RememberGraphOptions {
 
 export function createRememberGraph(source: DependencySource, options: RememberGraphOptions = {}) {
   const dependencies = dependencyAccessor(source);
-  return new StateGraph(RememberState, { input: RememberGraphInput, output: RememberGraphOutput })
+  const graph = new StateGraph(RememberState, { input: RememberGraphInput, output: RememberGraphOutput })
     .addNode("remember", rememberNode(dependencies, options.guard))
     .addEdge(START, "remember")
     .addEdge("remember", END)
     .compile({ name: "remember", ...(options.checkpointer ? { checkpointer: options.checkpointer } : {}) });
+  return refusingNonObjectInput(graph);
 }
 
 export type RememberGraph = ReturnType<typeof createRememberGraph>;

@@ -11,6 +11,7 @@ import { RecallFilterSchema } from "../stores/caller-filter.js";
 import { MemoryFilterSchema, type MemoryFilter } from "../stores/port.js";
 import { appended, described } from "./channels.js";
 import { RunSettingsSchema, type RunSettings } from "./run-settings.js";
+import { requiredMessage } from "../core/errors.js";
 import { addNodeMs } from "./timing.js";
 
 /** The work one view does in one round: sent to the view node with `Send`. */
@@ -95,13 +96,22 @@ export const RetrievalGraphOutput = RetrievalState.pick({
 });
 export type RetrievalGraphOutputValue = z.output<typeof RetrievalGraphOutput>;
 
+/** The longest question a run takes. */
+const MAX_QUESTION_CHARS = 4000;
+/** The most namespaces one run searches. */
+const MAX_NAMESPACES_ASKED = 16;
+
 /** The graph's input, validated before the run plans. */
 export const RetrievalInputSchema = z.object({
-  question: z.string({ error: "question is required: the text to answer" }).trim().min(1, "question must not be empty").max(4000),
+  question: z
+    .string({ error: requiredMessage("question", "a string", ": the text to answer") })
+    .trim()
+    .min(1, "question must not be empty")
+    .max(MAX_QUESTION_CHARS, `question must be at most ${MAX_QUESTION_CHARS} characters`),
   namespaces: z
-    .array(NamespaceSchema, { error: "namespaces is required: a list of one or more namespaces" })
+    .array(NamespaceSchema, { error: requiredMessage("namespaces", "a list of namespaces", ": a list of one or more namespaces") })
     .min(1, "at least one namespace is required")
-    .max(16),
+    .max(MAX_NAMESPACES_ASKED, `at most ${MAX_NAMESPACES_ASKED} namespaces may be asked at once`),
   now: z.iso.datetime({ offset: true }).optional(),
   filter: RecallFilterSchema.optional(),
 });

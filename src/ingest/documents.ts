@@ -1,6 +1,6 @@
-import { readdir, readFile, stat } from "node:fs/promises";
+import { readdir, readFile, realpath, stat } from "node:fs/promises";
 import path from "node:path";
-import { ValidationError } from "../core/errors.js";
+import { errorMessage, ValidationError } from "../core/errors.js";
 import type { MemoryInput } from "../memory/entry.js";
 import { writeMemories, type ItemField, type WriteOptions } from "./write-memories.js";
 import type { MemoryStore } from "../stores/port.js";
@@ -247,15 +247,33 @@ export function isDocumentFile(filePath: string): boolean {
   return DOCUMENT_EXTENSIONS.some((extension) => lower.endsWith(extension));
 }
 
-async function walk(folder: string): Promise<string[]> {
+/**
+ * The document files under `folder`. Symbolic links are followed, to files and to folders (a document
+ * replaced by a link to its new place is still a document, not one removed from the folder); a folder
+ * already walked (a link back up the tree) is not walked again. A link to nothing is refused by name.
+ */
+async function walk(folder: string, walked = new Set<string>()): Promise<string[]> {
+  const real = await realpath(folder);
+  if (walked.has(real)) return [];
+  walked.add(real);
   const files: string[] = [];
   for (const entry of await readdir(folder, { withFileTypes: true })) {
     if (entry.name.startsWith(".") || entry.name === "node_modules") continue;
     const full = path.join(folder, entry.name);
-    if (entry.isDirectory()) files.push(...(await walk(full)));
-    else if (entry.isFile() && isDocumentFile(entry.name)) files.push(full);
+    const kind = entry.isSymbolicLink() ? await linkedKind(full) : entry;
+    if (kind.isDirectory()) files.push(...(await walk(full, walked)));
+    else if (kind.isFile() && isDocumentFile(entry.name)) files.push(full);
   }
   return files;
+}
+
+/** What a symbolic link points at. */
+async function linkedKind(link: string): Promise<{ isFile(): boolean; isDirectory(): boolean }> {
+  try {
+    return await stat(link);
+  } catch (error) {
+    throw new ValidationError("paths", `${link} is a symbolic link to nothing (${errorMessage(error)})`);
+  }
 }
 
 function sameSet(a: readonly string[], b: readonly string[]): boolean {

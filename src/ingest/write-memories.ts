@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { parseOrThrow, ValidationError } from "../core/errors.js";
 import type { Embedder } from "../text/embedder.js";
 import { listPages } from "../stores/list-pages.js";
@@ -29,6 +30,25 @@ export interface WriteOptions {
   now?: number;
   /** How errors name an item (default `entries.N.field`). */
   itemField?: ItemField;
+}
+
+/** The numbers of WriteOptions and ReembedOptions, checked before anything is read or embedded. */
+const WriteNumbersSchema = z.object({
+  batchSize: z
+    .number({ error: "batchSize must be a whole number of 1 or more" })
+    .int("batchSize must be a whole number").positive("batchSize must be at least 1").optional().describe("Texts embedded per embedder call"),
+  now: z
+    .number({ error: "now must be a finite number of epoch milliseconds" })
+    .int("now must be a whole number of epoch milliseconds")
+    .min(-8.64e15, "now is out of range")
+    .max(8.64e15, "now is out of range")
+    .optional()
+    .describe("Epoch ms for createdAt/updatedAt and missing timestamps"),
+});
+
+/** Throws a ValidationError naming the option (`now`, `batchSize`) that is not a number the write can use. */
+function checkWriteNumbers(options: { batchSize?: number | undefined; now?: number | undefined }): void {
+  parseOrThrow(WriteNumbersSchema, { batchSize: options.batchSize, now: options.now });
 }
 
 /** A write whose every entry is validated and embedded: what is left is one store call. */
@@ -80,6 +100,7 @@ export async function prepareMemories(
   options: WriteOptions = {},
 ): Promise<PreparedWrite> {
   const ns = parseOrThrow(NamespaceSchema, namespace, "namespace");
+  checkWriteNumbers(options);
   const itemField = options.itemField ?? entriesField;
   const entries = normalizeAll(ns, inputs, options.now ?? Date.now(), itemField);
   await keepCreatedAt(store, ns, entries);
@@ -115,6 +136,7 @@ export interface ReembedOptions {
  */
 export async function reembedMemories(store: MemoryStore, embedder: Embedder, options: ReembedOptions = {}): Promise<Record<string, number>> {
   const asked = options.namespace === undefined ? undefined : parseOrThrow(NamespaceSchema, options.namespace, "namespace");
+  checkWriteNumbers(options);
   const held = (await store.stats()).namespaces;
   const counts: Record<string, number> = {};
   for (const namespace of asked === undefined ? Object.keys(held) : [asked]) {

@@ -13,7 +13,7 @@ import { RetrievalInputSchema, type RetrievalGraphOutputValue } from "../graph/s
 
 /** A question as callers ask it. */
 export const RetrieveRequestSchema = z.object({
-  question: z.string(),
+  question: RetrievalInputSchema.shape.question,
   /** Whose memories: one namespace or several (the widest per-namespace settings win). */
   namespace: z.union([NamespaceSchema, z.array(NamespaceSchema).min(1)]),
   /** Reference time for relative expressions ("last week"); default the clock. */

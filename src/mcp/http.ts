@@ -18,6 +18,10 @@ import type { ActionContext } from "../library/memory-actions.js";
 import { createMemoryServer } from "./memory-server.js";
 
 export const MCP_PATH = "/mcp";
+/** The most one request may carry (a conversation of a few thousand turns fits): the body is read into memory before anything else. */
+export const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
+/** JSON-RPC messages one request may batch: each tool call may be a retrieval, and MCP's current revision sends one message a request. */
+export const MAX_MESSAGES_PER_REQUEST = 8;
 
 /** Whose namespace a request acts on: its key's identity, or one namespace for every caller (local use, no keys). */
 export type CallerBinding = { kind: "keys"; policy: AccessPolicy } | { kind: "fixed"; namespace: string };
@@ -104,11 +108,41 @@ async function handle(request: IncomingMessage, response: ServerResponse, option
   }
   // Stateless: there is no session to stream to (GET) or to end (DELETE).
   if (request.method !== "POST") return answer(response, 405, "only POST: this server keeps no sessions");
-  await serveOne(request, response, { memory: options.memory, namespace }, options.version);
+  const body = await readBody(request);
+  if (!body.ok) return answer(response, body.status, body.message);
+  await serveOne(request, response, body.value, { memory: options.memory, namespace }, options.version);
+}
+
+type Body = { ok: true; value: unknown } | { ok: false; status: number; message: string };
+
+/** The request's JSON body, read up to MAX_REQUEST_BYTES, holding at most MAX_MESSAGES_PER_REQUEST messages. */
+async function readBody(request: IncomingMessage): Promise<Body> {
+  const tooLarge: Body = { ok: false, status: 413, message: `a request may carry at most ${MAX_REQUEST_BYTES} bytes` };
+  if (Number(request.headers["content-length"] ?? 0) > MAX_REQUEST_BYTES) return tooLarge;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_REQUEST_BYTES) {
+      request.destroy();
+      return tooLarge;
+    }
+    chunks.push(chunk);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+  } catch {
+    return { ok: false, status: 400, message: "the request body is not JSON" };
+  }
+  if (Array.isArray(value) && value.length > MAX_MESSAGES_PER_REQUEST) {
+    return { ok: false, status: 400, message: `a request may batch at most ${MAX_MESSAGES_PER_REQUEST} messages, this one has ${value.length}` };
+  }
+  return { ok: true, value };
 }
 
 /** One request, one server and transport, both closed when the response is. */
-async function serveOne(request: IncomingMessage, response: ServerResponse, context: ActionContext, version: string): Promise<void> {
+async function serveOne(request: IncomingMessage, response: ServerResponse, body: unknown, context: ActionContext, version: string): Promise<void> {
   const server = createMemoryServer(context, version);
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   response.on("close", () => {
@@ -116,7 +150,7 @@ async function serveOne(request: IncomingMessage, response: ServerResponse, cont
     void server.close();
   });
   await server.connect(transport);
-  await transport.handleRequest(request, response);
+  await transport.handleRequest(request, response, body);
 }
 
 const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);

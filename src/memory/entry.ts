@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { parseOrThrow, ValidationError } from "../core/errors.js";
+import { parseOrThrow, requiredMessage, ValidationError } from "../core/errors.js";
 import { MAX_MS, MIN_MS } from "../time/types.js";
 
 /** Longest memory text accepted, in characters. A memory is a restatement, not a document: split longer text. */
@@ -16,7 +16,7 @@ export const MAX_DOCUMENT_ID_CHARS = 1024;
  * character, which no one types on purpose) is refused instead.
  */
 export const NamespaceSchema = z
-  .string({ error: "namespace is required" })
+  .string({ error: requiredMessage("namespace", "a string") })
   .min(1, "namespace must not be empty")
   .max(MAX_ID_CHARS, `namespace must be at most ${MAX_ID_CHARS} characters`)
   .refine((text) => text.trim() !== "", "namespace must not be empty")
@@ -64,7 +64,7 @@ export type TimestampInput = z.input<typeof TimestampInputSchema>;
 export const MemoryInputSchema = z.strictObject({
   id: z.string().trim().min(1, "id must not be empty").max(MAX_ID_CHARS).optional(),
   text: z
-    .string({ error: "text is required" })
+    .string({ error: requiredMessage("text", "a string") })
     .trim()
     .min(1, "text must not be empty")
     .max(MAX_TEXT_CHARS, `text must be at most ${MAX_TEXT_CHARS} characters`),

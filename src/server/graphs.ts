@@ -14,6 +14,7 @@ import { createRememberGraph } from "../graph/remember-graph.js";
 import { RetrievalGraphInput, RetrievalGraphOutput, RetrievalState } from "../graph/state.js";
 import { openDependencies } from "../library/open-recallgraph.js";
 import { namespaceGuard } from "./access.js";
+import { refusingNonObjectInput } from "../graph/object-input.js";
 import { serverSettings } from "./settings.js";
 
 /** One set of dependencies for both graphs (one sqlite connection, not two), opened on first use. */
@@ -46,7 +47,7 @@ function answering(retrieval: RetrievalGraph) {
     // The reference time and the filter belong to this run (see the retrieval state): a thread's next run starts without them.
     return { ...answer, now: null, filter: null };
   };
-  return new StateGraph(AnswerState, {
+  const served = new StateGraph(AnswerState, {
     input: RetrievalGraphInput,
     output: RetrievalGraphOutput,
     context: RetrievalContextSchema,
@@ -55,6 +56,7 @@ function answering(retrieval: RetrievalGraph) {
     .addEdge(START, "retrieve")
     .addEdge("retrieve", END)
     .compile({ name: "recallgraph" });
+  return refusingNonObjectInput(served);
 }
 
 const guard = namespaceGuard(serverSettings.policy);

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtemp, mkdir, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, mkdir, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -86,6 +86,33 @@ describe("document ingest", () => {
     assert.deepEqual(files.map((file) => file.documentId), ["guides/guide.md", "notes.txt"]);
     await assert.rejects(findDocuments(path.join(folder, "image.png")), /not a document/);
     await assert.rejects(findDocuments(path.join(folder, "missing")), /no such file or folder/);
+  });
+
+  it("follows symbolic links: a document replaced by a link to its new place stays, a link back up the tree is walked once, a link to nothing is refused", async () => {
+    const linked = await mkdtemp(path.join(tmpdir(), "recallgraph-links-"));
+    const elsewhere = await mkdtemp(path.join(tmpdir(), "recallgraph-elsewhere-"));
+    try {
+      await mkdir(path.join(linked, "notes"));
+      await writeFile(path.join(linked, "notes", "plan.md"), "# Plan\n\nShip XYZ-100 in March.");
+      const store = new RecordingStore();
+      const first = await ingestDocuments(store, testEmbedder, "kb", linked, { origin: linked });
+      assert.equal(first.entries, 1);
+      // The document moves elsewhere and a link takes its place.
+      await writeFile(path.join(elsewhere, "plan.md"), "# Plan\n\nShip XYZ-100 in March.");
+      await rm(path.join(linked, "notes", "plan.md"));
+      await symlink(path.join(elsewhere, "plan.md"), path.join(linked, "notes", "plan.md"));
+      await symlink(linked, path.join(linked, "notes", "loop"));
+      const second = await ingestDocuments(store, testEmbedder, "kb", linked, { origin: linked });
+      assert.equal(second.retired, 0, "nothing retired");
+      assert.deepEqual(second.documents.map((doc) => [doc.documentId, doc.status]), [["notes/plan.md", "unchanged"]]);
+      assert.equal(store.all("kb").length, 1);
+      await symlink(path.join(elsewhere, "gone.md"), path.join(linked, "dangling.md"));
+      await assert.rejects(ingestDocuments(store, testEmbedder, "kb", linked, { origin: linked }), /dangling\.md is a symbolic link to nothing/);
+      assert.equal(store.all("kb").length, 1, "a refused ingest retires nothing");
+    } finally {
+      await rm(linked, { recursive: true, force: true });
+      await rm(elsewhere, { recursive: true, force: true });
+    }
   });
 
   it("writes chunks with heading path, document id and version; unchanged re-ingest is a no-op", async () => {

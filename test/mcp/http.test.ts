@@ -69,6 +69,20 @@ describe("recallgraph mcp --http", () => {
     }
   });
 
+  it("refuses a request that batches more messages than it allows, or carries more bytes, before running any", STEP, async () => {
+    const headers = { "Content-Type": "application/json", Accept: "application/json, text/event-stream", Authorization: `Bearer ${ALICE_TOKEN}` };
+    const call = (id: number) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "recall_memories", arguments: { question: "What is Alice's locker code?" } } });
+    const batched = await fetch(server.url, { method: "POST", headers, body: JSON.stringify(Array.from({ length: 100 }, (_, i) => call(i + 1))) });
+    assert.equal(batched.status, 400);
+    assert.match(await batched.text(), /a request may batch at most 8 messages, this one has 100/);
+    const large = await fetch(server.url, { method: "POST", headers, body: JSON.stringify({ ...call(1), padding: "x".repeat(5 * 1024 * 1024) }) });
+    assert.equal(large.status, 413);
+    assert.match(await large.text(), /at most 4194304 bytes/);
+    const garbled = await fetch(server.url, { method: "POST", headers, body: "{not json" });
+    assert.equal(garbled.status, 400);
+    await garbled.body?.cancel();
+  });
+
   it("refuses a Host header that names no loopback address (DNS rebinding), even with a valid token", STEP, async () => {
     const status = await new Promise<number | undefined>((resolve, reject) => {
       const sent = request(server.url, { method: "POST", headers: { Host: "rebound.example", Authorization: `Bearer ${ALICE_TOKEN}` } }, (response) => {
