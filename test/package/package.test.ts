@@ -6,6 +6,7 @@
  * Offline: the install reads only the npm cache that `npm ci` filled, so nothing is downloaded.
  */
 import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
 import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -74,8 +75,10 @@ async function pack(destination: string): Promise<PackReport> {
 async function consumerLockfile(name: string): Promise<Lockfile & Record<string, unknown>> {
   const projectLock = JSON.parse(await readFile(path.join(ROOT, "package-lock.json"), "utf8")) as Lockfile;
   const packages: Record<string, LockEntry> = { "": { version: "1.0.0" } };
+  // Development packages too: LangGraph and LangChain's core are peers the application brings, which
+  // npm installs beside the tarball from these entries (the project tests with the same versions).
   for (const [location, entry] of Object.entries(projectLock.packages)) {
-    if (location.startsWith("node_modules/") && entry.dev !== true) packages[location] = entry;
+    if (location.startsWith("node_modules/")) packages[location] = entry;
   }
   return { name, version: "1.0.0", lockfileVersion: 3, requires: true, packages };
 }
@@ -127,7 +130,10 @@ console.log(JSON.stringify({ ids: results.map((result) => result.id), llmCalls: 
 `;
 
 /** TypeScript using the public API the README shows, every export it names used in a typed position. */
-const CONSUMER_SOURCE = `import {
+const CONSUMER_SOURCE = `import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { createReactAgent } from "@langchain/langgraph/prebuilt";
+import {
+  createMemoryTools,
   createRecallTool,
   openRecallGraph,
   RecallGraphRetriever,
@@ -147,6 +153,10 @@ const foundBy: string[] = first ? Object.keys(first.provenance) : [];
 const tool = createRecallTool({ graph: memory.graph, namespace: "me" });
 const answer: unknown = await tool.invoke({ question: "What does Bob drink?" });
 const retriever = new RecallGraphRetriever({ graph: memory.graph, namespace: "me" });
+// An agent with the memory tools, on the application's own copy of LangChain's core and LangGraph.
+declare const llm: BaseChatModel;
+const agent = createReactAgent({ llm, tools: createMemoryTools({ memory, namespace: "me" }) });
+void agent;
 const texts: string[] = (await retriever.invoke("What does Bob drink?")).map((document) => document.pageContent);
 
 try {
@@ -191,9 +201,19 @@ describe("the npm package", { timeout: 240_000 }, () => {
     }
     const unwanted = [...files].filter(
       (file) =>
-        /^(test|bench|src)\//.test(file) || (file.endsWith(".ts") && !file.endsWith(".d.ts")) || file === ".dependency-cruiser.cjs",
+        /^(test|bench|src)\//.test(file) || (file.endsWith(".ts") && !file.endsWith(".d.ts")) || file.endsWith(".map") || file === ".dependency-cruiser.cjs",
     );
-    assert.deepEqual(unwanted, []);
+    assert.deepEqual(unwanted, [], "no sources, and no source maps pointing at sources it does not ship");
+  });
+
+  it("takes LangChain's core and LangGraph from the application: one copy of each", async () => {
+    const manifest = JSON.parse(await readFile(path.join(consumer, "node_modules/recallgraph/package.json"), "utf8")) as { peerDependencies?: Record<string, string>; dependencies?: Record<string, string> };
+    for (const peer of ["@langchain/core", "@langchain/langgraph"]) {
+      assert.ok(manifest.peerDependencies?.[peer], `${peer} is a peer dependency`);
+      assert.equal(manifest.dependencies?.[peer], undefined, `${peer} is not a dependency of its own`);
+      assert.ok(existsSync(path.join(consumer, "node_modules", peer, "package.json")), `the application has ${peer}`);
+      assert.equal(existsSync(path.join(consumer, "node_modules/recallgraph/node_modules", peer)), false, `no second copy of ${peer}`);
+    }
   });
 
   it("runs under plain node: remembers and retrieves through the public API", async () => {
