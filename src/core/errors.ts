@@ -7,7 +7,8 @@ export type ErrorCode =
   | "store_failure"
   | "not_configured"
   | "access_denied"
-  | "read_only";
+  | "read_only"
+  | "response_too_large";
 
 /** Base of every error recallgraph throws on purpose: a code, a message that names the problem, and context. */
 export class RecallGraphError extends Error {
@@ -109,4 +110,11 @@ export function requiredMessage(what: string, expected: string, detail = ""): z.
     if (issue.code !== "invalid_type") return undefined;
     return issue.input === undefined ? `${what} is required${detail}` : `${what} must be ${expected}, got ${kindOf(issue.input)}`;
   };
+}
+
+/** A model or embedder endpoint answered with more than recallgraph reads of one response. Nothing was kept of it. */
+export class ResponseTooLargeError extends RecallGraphError {
+  constructor(url: string, limitBytes: number) {
+    super("response_too_large", `the response of ${url} is larger than ${limitBytes} bytes, the most one response may carry: it was cut off`, { url, limitBytes });
+  }
 }

@@ -1,5 +1,6 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { ChatOpenAI } from "@langchain/openai";
+import { boundedFetch } from "../core/bounded-fetch.js";
 import { chatModelSettingsFromEnv, type ChatModelSettings } from "./chat-model-settings.js";
 
 /** An OpenAI-compatible chat model, deterministic (temperature 0). */
@@ -10,7 +11,7 @@ export function createChatModel(settings: ChatModelSettings): BaseChatModel {
     apiKey: settings.apiKey ?? "not-needed",
     timeout: settings.timeoutMs,
     maxRetries: settings.maxRetries,
-    configuration: settings.baseURL ? { baseURL: settings.baseURL } : {},
+    configuration: { fetch: boundedFetch(), ...(settings.baseURL ? { baseURL: settings.baseURL } : {}) },
   });
 }
 

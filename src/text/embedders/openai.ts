@@ -9,6 +9,7 @@ import type { OpenAIEmbeddings } from "@langchain/openai";
 import { ValidationError } from "../../core/errors.js";
 import type { EmbeddingSpec } from "../embedder.js";
 import type { Embedder } from "../embedder.js";
+import { boundedFetch } from "../../core/bounded-fetch.js";
 import { checkedEmbedder } from "./checked.js";
 
 export interface OpenAIEmbedderOptions {
@@ -61,7 +62,7 @@ export function createOpenAIEmbedder(options: OpenAIEmbedderOptions): Embedder {
     // Newlines carry meaning in memories (dialogue turns); modern embedding models handle them.
     stripNewLines: false,
     apiKey: options.apiKey ?? PLACEHOLDER_API_KEY,
-    configuration: options.baseURL ? { baseURL: options.baseURL } : {},
+    configuration: { fetch: boundedFetch(), ...(options.baseURL ? { baseURL: options.baseURL } : {}) },
   });
   // Trusted for every script: we cannot know a remote model's coverage, and the common ones are multilingual.
   return checkedEmbedder(embeddings, openAIEmbeddingSpec(options.model, options.dimensions), () => true);
