@@ -24,6 +24,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { LOADED_MODULES_IMPORT, packageCounts } from "./loaded-packages.js";
 import { machineDescription } from "./machine.js";
+import { PEAK_RSS_IMPORT, peakRssMb } from "./peak-rss.js";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const COMMAND = join(HERE, "..", "bin", "recallgraph.js");
@@ -37,8 +38,6 @@ const COMMANDS: Record<string, string[]> = {
   query: ["query", "-n", "demo", "Who did Alice meet in Shanghai?"],
 };
 
-/** Prints the child's peak RSS at exit, for the timed runs. */
-const PEAK_RSS_IMPORT = `data:text/javascript,${encodeURIComponent(`process.on("exit", () => process.stderr.write("peak-rss-kb " + process.resourceUsage().maxRSS + "\\n"));`)}`;
 
 function run(folder: string, importUrl: string | undefined, args: readonly string[], input?: string): { ms: number; stderr: string } {
   const started = performance.now();
@@ -53,10 +52,6 @@ function run(folder: string, importUrl: string | undefined, args: readonly strin
   return { ms, stderr: child.stderr };
 }
 
-function peakRssMb(stderr: string): number {
-  const kb = Number(/peak-rss-kb (\d+)/.exec(stderr)?.[1] ?? Number.NaN);
-  return Math.round(kb / 102.4) / 10;
-}
 
 const median = (values: readonly number[]): number => {
   const sorted = [...values].sort((a, b) => a - b);

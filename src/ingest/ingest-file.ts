@@ -6,6 +6,8 @@ import { parseOrThrow, ValidationError } from "../core/errors.js";
 import { hasExpired, NamespaceSchema, toEpochMs, type MemoryInput } from "../memory/entry.js";
 import { writeMemories, type WriteOptions } from "./write-memories.js";
 import type { MemoryStore } from "../stores/port.js";
+import { MAX_IDS_PER_CALL } from "../stores/validation.js";
+import { inputTooLarge, MAX_INGEST_BYTES } from "./input-limits.js";
 import type { Embedder } from "../text/embedder.js";
 import { parseDialogue, type Dialogue } from "./dialogue.js";
 import {
@@ -145,6 +147,7 @@ async function ingestFormat(input: string | IngestText, format: IngestFormat, na
     return ingestDocsPath(input, context);
   }
   const text = typeof input === "string" ? await readText(input) : textOf(input);
+  if (typeof input !== "string" && text.length > MAX_INGEST_BYTES) throw inputTooLarge(textName(input), undefined);
   if (format === "jsonl") return ingestJsonl(text, context);
   const json = parseJson(text);
   const dialogues =
@@ -173,6 +176,7 @@ async function ingestDocsPath(path: string, { options, origin, namespace, now }:
 }
 
 async function ingestJsonl(text: string, { options, origin, namespace, now }: FormatContext): Promise<Written> {
+  refuseTooManyLines(text);
   const lines = withStableIdLines(namespace, parseJsonl(text));
   // One instant for the check and the write, so a memory kept here is not refused a moment later.
   const checkedAt = options.skipExpired ? (now.now ?? Date.now()) : undefined;
@@ -185,6 +189,20 @@ async function ingestJsonl(text: string, { options, origin, namespace, now }: Fo
   });
   const retired = await retireFromOrigin(options.store, namespace, origin, new Set(written.map((entry) => entry.id)));
   return { namespaces: { [namespace]: written.length }, retired, expired: lines.length - memories.length };
+}
+
+/** One ingest writes at most MAX_IDS_PER_CALL memories (all or nothing): more lines are refused before any is parsed. */
+function refuseTooManyLines(text: string): void {
+  let lines = 0;
+  for (let start = 0; start < text.length; ) {
+    const end = text.indexOf("\n", start);
+    const stop = end < 0 ? text.length : end;
+    if (text.slice(start, stop).trim() !== "") lines += 1;
+    start = stop + 1;
+  }
+  if (lines > MAX_IDS_PER_CALL) {
+    throw new ValidationError("input", `the input holds ${lines} memories; one ingest writes at most ${MAX_IDS_PER_CALL}, all or nothing: split it (split -l ${MAX_IDS_PER_CALL} FILE part-)`);
+  }
 }
 
 /** Whether a memory has an expiry that has passed at `now` (the write would refuse it). */
@@ -328,8 +346,11 @@ function parseDialogueFile(json: unknown): Dialogue {
 async function readText(path: string): Promise<string> {
   let text: string;
   try {
+    const { size } = await stat(path);
+    if (size > MAX_INGEST_BYTES) throw inputTooLarge(path, size);
     text = await readFile(path, "utf8");
   } catch (error) {
+    if (error instanceof ValidationError) throw error;
     const code = isPlainObject(error) && typeof error.code === "string" ? error.code : "";
     throw new ValidationError("path", code === "ENOENT" ? `no such file: ${path}` : code === "EISDIR" ? `${path} is a folder (use --format docs)` : `cannot read ${path}`);
   }

@@ -10,6 +10,7 @@ import { readGlobalOptions } from "../global-options.js";
 import { collect, parseOptionValues } from "../option-values.js";
 import { formatSeconds, printJson, printLines, table } from "../terminal-output.js";
 import { readStandardInput, STANDARD_INPUT } from "../standard-input.js";
+import { inputTooLarge, MAX_INGEST_BYTES } from "../../ingest/input-limits.js";
 
 // Listed here so `--help` does not load the ingest code; the check below keeps it complete.
 const FORMATS = ["locomo", "jsonl", "docs", "dialogue"] as const satisfies readonly IngestFormat[];
@@ -57,7 +58,8 @@ Examples:
       const globals = readGlobalOptions(command);
       const options = parseOptionValues(IngestOptionsSchema, rawOptions);
       // Read before the store is opened, so a slow or abandoned pipe holds no store open.
-      const input = file === STANDARD_INPUT ? { text: await readStandardInput(), name: "standard input" } : file;
+      const input =
+        file === STANDARD_INPUT ? { text: await readStandardInput(MAX_INGEST_BYTES, () => inputTooLarge("standard input", undefined)), name: "standard input" } : file;
       const [{ openForWriting }, { storeLocation }, { ingestFile }, { jobProgressBar }] = await Promise.all([
         import("../open-dependencies.js"),
         import("../store-location.js"),
