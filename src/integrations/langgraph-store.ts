@@ -4,7 +4,12 @@
  * retrieval graph.
  *
  * - A namespace tuple is one recallgraph namespace, its parts joined by "/": ["alice", "notes"] is
- *   `alice/notes`. A part must not be empty or contain "/".
+ *   `alice/notes`. A label follows BaseStore's rules (not empty, no ".", ":" or NUL) and holds no "/";
+ *   the "." and ":" a recallgraph namespace may hold (`alice@example.com`) are escaped in its label as
+ *   %2E and %3A (["alice@example%2Ecom"]), and a "%" that would read as an escape as %25, so every
+ *   namespace is reachable. A label is read the same way: its %25, %2E and %3A are those characters.
+ * - `batch` is InMemoryStore's: every operation is checked before any runs, reads see the store as it
+ *   was before the batch, and its writes come last (the last of several to one key wins).
  * - `put(namespace, key, value)` writes the memory `key`: `value` is a memory as recallgraph takes it
  *   (`text` required; `timestamp`, `persons`, `speaker`, `entities`, `location`, `keywords`, `topic`,
  *   `source`, `expiresAt` optional). Any other field is refused, naming it. `value: null` deletes.
@@ -13,29 +18,46 @@
  *   fused scores; without a query it lists them, newest first. `filter` takes the caller filter's
  *   fields (since, until, persons, entities, location, documentId).
  */
+import type { z } from "zod";
 import { BaseStore, type Item, type ListNamespacesOperation, type Operation, type OperationResults, type SearchOperation } from "@langchain/langgraph";
 import { parseOrThrow, ValidationError } from "../core/errors.js";
 import type { RecallGraph } from "../library/open-recallgraph.js";
-import { MemoryInputSchema, type MemoryEntry, type MemoryInput } from "../memory/entry.js";
-import { RecallFilterSchema } from "../stores/caller-filter.js";
+import { MemoryInputSchema, NamespaceSchema, type MemoryEntry, type MemoryInput } from "../memory/entry.js";
+import { RecallFilterSchema, toMemoryFilter } from "../stores/caller-filter.js";
+import { listPages } from "../stores/list-pages.js";
 
 /** LangGraph's search result: an item and its score (declared by @langchain/langgraph-checkpoint, not re-exported). */
 type SearchItem = Item & { score?: number };
 
+type WriteStep = { kind: "write"; namespace: string; key: string; memory: MemoryInput | null };
+type PlannedStep = { kind: "read"; read: () => Promise<unknown> } | WriteStep;
+
 /** Most namespaces one search asks the retrieval graph about (its input's limit). */
 const MAX_SEARCH_NAMESPACES = 16;
+
+const ESCAPED: Readonly<Record<string, string>> = { "%": "%25", ".": "%2E", ":": "%3A" };
+const UNESCAPED: Readonly<Record<string, string>> = { "%25": "%", "%2E": ".", "%3A": ":" };
+
+/** Checks one label as BaseStore and InMemoryStore do, and as a part of a recallgraph namespace; returns the part. */
+function partOfLabel(label: unknown, field: string): string {
+  if (typeof label !== "string") throw new ValidationError(field, `a namespace label must be a string, got ${typeof label}`);
+  if (label === "") throw new ValidationError(field, "a namespace label must not be empty");
+  for (const [forbidden, name] of [[".", "periods"], [":", "colons"], ["\0", "NUL"], ["/", '"/"']] as const) {
+    if (label.includes(forbidden)) throw new ValidationError(field, `namespace labels cannot contain ${name}: "${label}"`);
+  }
+  return label.replace(/%(25|2E|3A)/g, (escape) => UNESCAPED[escape] ?? escape);
+}
 
 /** The recallgraph namespace of a LangGraph namespace tuple. */
 export function namespaceOfTuple(tuple: readonly string[], field = "namespace"): string {
   if (tuple.length === 0) throw new ValidationError(field, "a namespace needs at least one part");
-  tuple.forEach((part, index) => {
-    if (!part || part.includes("/")) throw new ValidationError(`${field}.${index}`, `namespace parts must be non-empty and contain no "/": "${part}"`);
-  });
-  return tuple.join("/");
+  return tuple.map((label, index) => partOfLabel(label, `${field}.${index}`)).join("/");
 }
 
-function tupleOfNamespace(namespace: string): string[] {
-  return namespace.split("/");
+/** The LangGraph namespace tuple of a recallgraph namespace (the inverse of namespaceOfTuple). */
+export function tupleOfNamespace(namespace: string): string[] {
+  // "%" is escaped only where it would read as an escape: a label's other "%" stays as it is.
+  return namespace.split("/").map((part) => part.replace(/%(?=25|2E|3A)|[.:]/g, (character) => ESCAPED[character] ?? character));
 }
 
 function itemOf(entry: MemoryEntry): Item {
@@ -63,26 +85,48 @@ export class RecallGraphStore extends BaseStore {
   }
 
   async batch<Op extends Operation[]>(operations: Op): Promise<OperationResults<Op>> {
+    const planned = operations.map((operation, index) => this.plan(operation, `operations.${index}`));
     const results: unknown[] = [];
-    for (const operation of operations) results.push(await this.run(operation));
+    for (const step of planned) results.push(step.kind === "read" ? await step.read() : null);
+    await this.write(planned.flatMap((step) => (step.kind === "write" ? [step] : [])));
     return results as OperationResults<Op>;
   }
 
-  private async run(operation: Operation): Promise<Item | null | SearchItem[] | string[][] | void> {
-    if ("namespacePrefix" in operation) return this.searchItems(operation);
-    if (!("key" in operation)) return this.namespaces(operation);
-    const namespace = namespaceOfTuple(operation.namespace);
+  /** One operation checked (namespace, key, value) and turned into a read or a write, before any runs. */
+  private plan(operation: Operation, field: string): PlannedStep {
+    if ("namespacePrefix" in operation) {
+      if (operation.namespacePrefix.length > 0) namespaceOfTuple(operation.namespacePrefix, `${field}.namespacePrefix`);
+      return { kind: "read", read: () => this.searchItems(operation) };
+    }
+    if (!("key" in operation)) return { kind: "read", read: () => this.namespaces(operation) };
+    const namespace = namespaceOfTuple(operation.namespace, `${field}.namespace`);
+    const { key } = operation;
     if (!("value" in operation)) {
-      const [entry] = await this.memory.get(namespace, [operation.key]);
-      return entry ? itemOf(entry) : null;
+      return {
+        kind: "read",
+        read: async () => {
+          const [entry] = await this.memory.get(namespace, [key]);
+          return entry ? itemOf(entry) : null;
+        },
+      };
     }
-    if (operation.value === null) {
+    const memory = operation.value === null ? null : parseOrThrow(MemoryInputSchema, operation.value, `${field}.value`);
+    return { kind: "write", namespace, key, memory };
+  }
+
+  /** A batch's writes, after its reads: the last write to a key wins; puts of one namespace are one all-or-nothing call. */
+  private async write(steps: readonly WriteStep[]): Promise<void> {
+    const last = new Map(steps.map((step) => [`${step.namespace}\u001f${step.key}`, step]));
+    const byNamespace = new Map<string, WriteStep[]>();
+    for (const step of last.values()) byNamespace.set(step.namespace, [...(byNamespace.get(step.namespace) ?? []), step]);
+    for (const [namespace, writes] of byNamespace) {
+      const puts = writes.flatMap((step) => (step.memory ? [{ ...step.memory, id: step.key }] : []));
+      if (puts.length) await this.memory.remember(namespace, puts);
       // Deleting what is not there is not an error here: BaseStore's delete is idempotent.
-      if ((await this.memory.get(namespace, [operation.key])).length) await this.memory.forget(namespace, [operation.key]);
-      return;
+      const deletes = writes.filter((step) => step.memory === null).map((step) => step.key);
+      const held = deletes.length ? (await this.memory.get(namespace, deletes)).map((entry) => entry.id) : [];
+      if (held.length) await this.memory.forget(namespace, held);
     }
-    const memory = parseOrThrow(MemoryInputSchema, operation.value, "value");
-    await this.memory.remember(namespace, [{ ...memory, id: operation.key }]);
   }
 
   private async searchItems(operation: SearchOperation): Promise<SearchItem[]> {
@@ -105,12 +149,22 @@ export class RecallGraphStore extends BaseStore {
         return entry ? [{ ...itemOf(entry), score: result.score }] : [];
       });
     }
-    const listed = await Promise.all(namespaces.map((namespace) => this.memory.list(namespace, { limit: Math.min(1000, limit + offset), ...(filter ? { filter } : {}) })));
+    const listed = await Promise.all(namespaces.map((namespace) => this.newest(namespace, limit + offset, filter)));
     return listed
-      .flatMap((page) => page.entries)
+      .flat()
       .sort((a, b) => b.timestampMs - a.timestampMs || a.id.localeCompare(b.id))
       .slice(offset, offset + limit)
       .map(itemOf);
+  }
+
+  /** The namespace's `count` newest entries meeting `filter`, page by page (listPages). */
+  private async newest(namespace: string, count: number, filter: z.output<typeof RecallFilterSchema> | undefined): Promise<MemoryEntry[]> {
+    const entries: MemoryEntry[] = [];
+    for await (const page of listPages(this.memory.store, parseOrThrow(NamespaceSchema, namespace, "namespace"), filter ? toMemoryFilter(filter) : undefined)) {
+      entries.push(...page.entries);
+      if (entries.length >= count) break;
+    }
+    return entries.slice(0, count);
   }
 
   /** Whole entries of results (a result's text is cut to the content cap; an item carries the memory as stored). */

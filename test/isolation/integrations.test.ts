@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import fc from "fast-check";
-import { RecallGraphStore } from "../../src/integrations/langgraph-store.js";
+import { RecallGraphStore, tupleOfNamespace } from "../../src/integrations/langgraph-store.js";
 import { createMemoryTools } from "../../src/integrations/memory-tools.js";
 import { RecallGraphRetriever } from "../../src/integrations/retriever.js";
 import type { RecallGraph } from "../../src/library/open-recallgraph.js";
@@ -89,23 +89,24 @@ describe("isolation: LangChain tools, retriever and the LangGraph store", () => 
           const world = await loadWorld(memory, spec);
           const namespace = world.namespaces[who] ?? "";
           const store = new RecallGraphStore(memory, { now: () => NOW });
-          const searched = await store.search([namespace], { query: question, limit: 20, ...(filter ? { filter } : {}) });
-          const listed = await store.search([namespace], { limit: 100, ...(filter ? { filter } : {}) });
+          const tuple = tupleOfNamespace(namespace);
+          const searched = await store.search(tuple, { query: question, limit: 20, ...(filter ? { filter } : {}) });
+          const listed = await store.search(tuple, { limit: 100, ...(filter ? { filter } : {}) });
           for (const item of [...searched, ...listed]) {
-            assert.deepEqual(item.namespace, [namespace], `search([${JSON.stringify(namespace)}]) returned an item of ${JSON.stringify(item.namespace)}`);
+            assert.deepEqual(item.namespace, tuple, `search(${JSON.stringify(tuple)}) returned an item of ${JSON.stringify(item.namespace)}`);
             assertOwnResult({ id: item.key, namespace, text: String(item.value.text) }, world, [namespace], "RecallGraphStore.search");
           }
           seen.add("item", searched.length + listed.length);
 
           const own = world.entries.get(namespace) ?? new Map();
           for (const key of foreignIds(world, [namespace])) {
-            const item = await store.get([namespace], key);
+            const item = await store.get(tuple, key);
             if (!own.has(key)) assert.equal(item, null, `get([${JSON.stringify(namespace)}], ${JSON.stringify(key)}) read another namespace's memory`);
             else assert.equal(item?.value.text, own.get(key)?.text);
           }
           // Deleting a key only another namespace holds is a no-op here (BaseStore's delete is idempotent), never a deletion there.
           const before = await Promise.all(world.namespaces.map((other) => memory.list(other, { limit: 1000 })));
-          for (const key of foreignIds(world, [namespace]).filter((id) => !own.has(id))) await store.delete([namespace], key);
+          for (const key of foreignIds(world, [namespace]).filter((id) => !own.has(id))) await store.delete(tuple, key);
           const afterwards = await Promise.all(world.namespaces.map((other) => memory.list(other, { limit: 1000 })));
           assert.deepEqual(afterwards, before, `delete under ${JSON.stringify(namespace)} removed another namespace's memory`);
         },
