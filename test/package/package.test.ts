@@ -21,6 +21,16 @@ interface PackReport {
   files: { path: string }[];
 }
 
+/**
+ * Which versions of the peers (LangChain's core, LangGraph) the application brings: the project's own
+ * (the highest published when this was written), or the lowest the peer ranges accept. Both are in the
+ * project's lock, the lowest core under an alias, so the offline install finds them in the npm cache.
+ */
+type Peers = "highest" | "lowest";
+const LOWEST_CORE = "1.3.4";
+const LOWEST_CORE_ALIAS = "@langchain/core-lowest";
+const LOWEST_LANGGRAPH = "1.7.3";
+
 /** One `packages` entry of a package-lock.json (the fields used here). */
 interface LockEntry {
   version?: string;
@@ -72,7 +82,7 @@ async function pack(destination: string): Promise<PackReport> {
  * takes them from the cache, the very versions the project is tested with. npm drops whatever of it
  * the tarball does not need.
  */
-async function consumerLockfile(name: string): Promise<Lockfile & Record<string, unknown>> {
+async function consumerLockfile(name: string, peers: Peers): Promise<Lockfile & Record<string, unknown>> {
   const projectLock = JSON.parse(await readFile(path.join(ROOT, "package-lock.json"), "utf8")) as Lockfile;
   const packages: Record<string, LockEntry> = { "": { version: "1.0.0" } };
   // Development packages too: LangGraph and LangChain's core are peers the application brings, which
@@ -80,6 +90,12 @@ async function consumerLockfile(name: string): Promise<Lockfile & Record<string,
   for (const [location, entry] of Object.entries(projectLock.packages)) {
     if (location.startsWith("node_modules/")) packages[location] = entry;
   }
+  // The lowest supported core is locked in the project under an alias (see package.json): here it is the application's own.
+  if (peers === "lowest") {
+    const { name: _alias, ...lowest } = projectLock.packages[`node_modules/${LOWEST_CORE_ALIAS}`] as LockEntry & { name?: string };
+    packages["node_modules/@langchain/core"] = lowest;
+  }
+  delete packages[`node_modules/${LOWEST_CORE_ALIAS}`];
   return { name, version: "1.0.0", lockfileVersion: 3, requires: true, packages };
 }
 
@@ -102,10 +118,11 @@ async function provideSqliteAddon(consumer: string): Promise<void> {
 }
 
 /** A fresh ESM project with the tarball installed, offline. */
-async function installConsumer(consumer: string, tarball: string): Promise<void> {
+async function installConsumer(consumer: string, tarball: string, peers: Peers = "highest"): Promise<void> {
   await mkdir(consumer);
-  await writeJson(path.join(consumer, "package.json"), { name: "consumer", version: "1.0.0", private: true, type: "module" });
-  await writeJson(path.join(consumer, "package-lock.json"), await consumerLockfile("consumer"));
+  const dependencies = peers === "lowest" ? { "@langchain/core": LOWEST_CORE, "@langchain/langgraph": LOWEST_LANGGRAPH } : {};
+  await writeJson(path.join(consumer, "package.json"), { name: "consumer", version: "1.0.0", private: true, type: "module", dependencies });
+  await writeJson(path.join(consumer, "package-lock.json"), await consumerLockfile("consumer", peers));
   const run = await runCommand("npm", ["install", "--offline", "--no-audit", "--no-fund", "--ignore-scripts", tarball], consumer);
   if (run.code !== 0) {
     const hint = /ENOTCACHED/.test(run.stderr)
@@ -235,6 +252,18 @@ describe("the npm package", { timeout: 240_000 }, () => {
     const demo = await runCommand(bin, ["demo", "--embedder", "hash", "--json"], consumer);
     assert.equal(demo.code, 0, describeRun("recallgraph demo", demo));
     assert.equal((JSON.parse(demo.stdout) as { ingest: { entries: number } }).ingest.entries, 42);
+  });
+
+  it("type-checks an agent with its tools in an application on the lowest supported core, with one copy of it", async () => {
+    const lowest = path.join(workspace, "lowest");
+    await installConsumer(lowest, path.join(workspace, report.filename), "lowest");
+    const installed = JSON.parse(await readFile(path.join(lowest, "node_modules/@langchain/core/package.json"), "utf8")) as LockEntry;
+    assert.equal(installed.version, LOWEST_CORE);
+    assert.equal(existsSync(path.join(lowest, "node_modules/recallgraph/node_modules/@langchain/core")), false, "no second copy");
+    await writeFile(path.join(lowest, "consumer.ts"), CONSUMER_SOURCE);
+    await writeJson(path.join(lowest, "tsconfig.json"), CONSUMER_TSCONFIG);
+    const run = await runCommand(process.execPath, [path.join(ROOT, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], lowest);
+    assert.equal(run.code, 0, describeRun("tsc", run));
   });
 
   it("type-checks in a strict nodenext TypeScript project that checks libraries too", async () => {
