@@ -99,7 +99,8 @@ export class RecallGraphStore extends BaseStore {
       return { kind: "read", read: () => this.searchItems(operation) };
     }
     if (!("key" in operation)) return { kind: "read", read: () => this.namespaces(operation) };
-    const namespace = namespaceOfTuple(operation.namespace, `${field}.namespace`);
+    // Checked as recallgraph checks a namespace too (no whitespace at the edges...), so no write of the batch fails on it later.
+    const namespace = parseOrThrow(NamespaceSchema, namespaceOfTuple(operation.namespace, `${field}.namespace`), `${field}.namespace`);
     const { key } = operation;
     if (!("value" in operation)) {
       return {
