@@ -13,7 +13,7 @@
  * - `put(namespace, key, value)` writes the memory `key`: `value` is a memory as recallgraph takes it
  *   (`text` required; `timestamp`, `persons`, `speaker`, `entities`, `location`, `keywords`, `topic`,
  *   `source`, `expiresAt` optional). Any other field is refused, naming it. `value: null` deletes.
- * - `get` gives the memory back in that shape; `search(prefix, {query})` asks the retrieval graph over
+ * - `get` gives the memory back as it was put (what the write filled in is left out); `search(prefix, {query})` asks the retrieval graph over
  *   the prefix's namespaces (the prefix itself and those under it) and returns its results with their
  *   fused scores; without a query it lists them, newest first. `filter` takes the caller filter's
  *   fields (since, until, persons, entities, location, documentId).
@@ -70,10 +70,21 @@ function itemOf(entry: MemoryEntry): Item {
   };
 }
 
-/** The stored entry as the memory a caller would write to get it again. */
+/**
+ * The stored entry as the value it was put with: what the write filled in is left out again (an empty
+ * list, a timestamp that is the write's own instant, the speaker the write added to the persons), so a
+ * value comes back as a BaseStore caller put it. Putting it again writes the same memory.
+ */
 function memoryInputOf(entry: MemoryEntry): MemoryInput {
-  const { id: _id, namespace: _namespace, timestampMs: _timestampMs, expiresAtMs: _expiresAtMs, createdAt: _created, updatedAt: _updated, ...memory } = entry;
-  return memory;
+  const { id: _id, namespace: _namespace, timestampMs, expiresAtMs: _expiresAtMs, createdAt: _created, updatedAt, keywords, persons, entities, timestamp, ...memory } = entry;
+  const given: MemoryInput = { ...memory };
+  // The write puts the speaker first among the persons (entry.ts).
+  const named = entry.speaker !== undefined && persons[0] === entry.speaker ? persons.slice(1) : persons;
+  if (keywords.length) given.keywords = keywords;
+  if (named.length) given.persons = named;
+  if (entities.length) given.entities = entities;
+  if (timestampMs !== Date.parse(updatedAt)) given.timestamp = timestamp;
+  return given;
 }
 
 export class RecallGraphStore extends BaseStore {

@@ -6,8 +6,8 @@
  *
  * What is compared, and what is not:
  * - Membership, not order: a search without a query lists newest first here, in insertion order there.
- * - A value by the text it was put with: a memory comes back with the fields recallgraph derives
- *   (keywords, timestamp, persons, entities), which InMemoryStore does not have.
+ * - A value whole: it comes back as it was put, on both (recallgraph leaves out again what its write
+ *   filled in: empty lists, the write's own instant as the timestamp).
  * - A namespace is listed while it holds an item: InMemoryStore also keeps (and even creates, on a
  *   delete) namespaces with none, so its listing is taken from the namespaces of its items.
  */
@@ -20,10 +20,14 @@ import { openRecallGraph } from "../../src/library/open-recallgraph.js";
 
 const LABELS = ["a", "b", "team", "v1", "a.b", "x:y", "", "n\u0000l"] as const;
 const KEYS = ["k1", "k2", "k3"] as const;
-const TEXTS = ["Alice keeps the kettle in the garage.", "Bob rides a green bike.", "Carol met Dave in Oslo."] as const;
+const VALUES = [
+  { text: "Alice keeps the kettle in the garage." },
+  { text: "Bob rides a green bike.", persons: ["Bob"] },
+  { text: "Carol met Dave in Oslo.", persons: ["Carol", "Dave"], entities: ["Oslo"], location: "Oslo", timestamp: "2026-03-02T08:00:00.000Z" },
+] as const;
 
 type Op =
-  | { kind: "put"; namespace: string[]; key: string; text: string }
+  | { kind: "put"; namespace: string[]; key: string; value: (typeof VALUES)[number] }
   | { kind: "delete"; namespace: string[]; key: string }
   | { kind: "get"; namespace: string[]; key: string }
   | { kind: "search"; prefix: string[] }
@@ -33,7 +37,7 @@ type Op =
 const namespace = fc.array(fc.constantFrom(...LABELS), { minLength: 1, maxLength: 3 });
 const key = fc.constantFrom(...KEYS);
 const keyed = fc.oneof(
-  fc.record({ kind: fc.constant("put" as const), namespace, key, text: fc.constantFrom(...TEXTS) }),
+  fc.record({ kind: fc.constant("put" as const), namespace, key, value: fc.constantFrom(...VALUES) }),
   fc.record({ kind: fc.constant("delete" as const), namespace, key }),
   fc.record({ kind: fc.constant("get" as const), namespace, key }),
 );
@@ -51,11 +55,12 @@ const op: fc.Arbitrary<Op> = fc.oneof(
 );
 
 const itemKey = (item: Pick<Item, "namespace" | "key">) => `${JSON.stringify(item.namespace)} ${item.key}`;
-const textOf = (item: Item | null | undefined) => (item ? String(item.value.text) : null);
+/** An item's value, as compared: its JSON with keys in order. */
+const textOf = (item: Item | null | undefined) => (item ? JSON.stringify(Object.fromEntries(Object.entries(item.value).sort(([a], [b]) => a.localeCompare(b)))) : null);
 
 function asOperation(step: Extract<Op, { kind: "put" | "delete" | "get" }>): Operation {
   if (step.kind === "get") return { namespace: step.namespace, key: step.key };
-  return { namespace: step.namespace, key: step.key, value: step.kind === "put" ? { text: step.text } : null };
+  return { namespace: step.namespace, key: step.key, value: step.kind === "put" ? structuredClone(step.value) : null };
 }
 
 /** What one step did on one store: refused, or what it returned in comparable form. */
@@ -63,7 +68,7 @@ async function outcome(store: InMemoryStore | RecallGraphStore, step: Op, refere
   try {
     switch (step.kind) {
       case "put":
-        return await store.put(step.namespace, step.key, { text: step.text });
+        return await store.put(step.namespace, step.key, structuredClone(step.value));
       case "delete":
         return await store.delete(step.namespace, step.key);
       case "get":
@@ -133,7 +138,7 @@ describe("RecallGraphStore beside InMemoryStore", () => {
     assert.equal(await store.get(["a"], "k1"), null, "the first put was not written");
     const [read] = await store.batch([{ namespace: ["a"], key: "k1" }, { namespace: ["a"], key: "k1", value: { text: "now" } }]);
     assert.equal(read, null, "a read sees the store as it was before the batch");
-    assert.equal(textOf(await store.get(["a"], "k1")), "now");
+    assert.deepEqual((await store.get(["a"], "k1"))?.value, { text: "now" });
     const many = Array.from({ length: 1_050 }, (_, i) => ({ namespace: ["bulk"], key: `k${i}`, value: { text: `Memory ${i}.` } }));
     await store.batch(many);
     assert.equal((await store.search(["bulk"], { limit: 20, offset: 1_040 })).length, 10, "a search without a query reaches past the first 1,000");
