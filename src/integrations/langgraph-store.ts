@@ -6,8 +6,8 @@
  * - A namespace tuple is one recallgraph namespace, its parts joined by "/": ["alice", "notes"] is
  *   `alice/notes`. A label follows BaseStore's rules (not empty, no ".", ":" or NUL) and holds no "/";
  *   the "." and ":" a recallgraph namespace may hold (`alice@example.com`) are escaped in its label as
- *   %2E and %3A (["alice@example%2Ecom"]), and a "%" that would read as an escape as %25, so every
- *   namespace is reachable. A label is read the same way: its %25, %2E and %3A are those characters.
+ *   %2E and %3A (["alice@example%2Ecom"]), an empty part (`a//b`) as the label %00, and a "%" that
+ *   would read as an escape as %25, so every namespace is reachable. A label is read the same way.
  * - `batch` is InMemoryStore's: every operation is checked before any runs, reads see the store as it
  *   was before the batch, and its writes come last (the last of several to one key wins).
  * - `put(namespace, key, value)` writes the memory `key`: `value` is a memory as recallgraph takes it
@@ -37,6 +37,8 @@ const MAX_SEARCH_NAMESPACES = 16;
 
 const ESCAPED: Readonly<Record<string, string>> = { "%": "%25", ".": "%2E", ":": "%3A" };
 const UNESCAPED: Readonly<Record<string, string>> = { "%25": "%", "%2E": ".", "%3A": ":" };
+/** The label of an empty part (`a//b`, `team/`), which BaseStore refuses as a label of its own. */
+const EMPTY_PART = "%00";
 
 /** Checks one label as BaseStore and InMemoryStore do, and as a part of a recallgraph namespace; returns the part. */
 function partOfLabel(label: unknown, field: string): string {
@@ -45,6 +47,7 @@ function partOfLabel(label: unknown, field: string): string {
   for (const [forbidden, name] of [[".", "periods"], [":", "colons"], ["\0", "NUL"], ["/", '"/"']] as const) {
     if (label.includes(forbidden)) throw new ValidationError(field, `namespace labels cannot contain ${name}: "${label}"`);
   }
+  if (label === EMPTY_PART) return "";
   return label.replace(/%(25|2E|3A)/g, (escape) => UNESCAPED[escape] ?? escape);
 }
 
@@ -57,7 +60,7 @@ export function namespaceOfTuple(tuple: readonly string[], field = "namespace"):
 /** The LangGraph namespace tuple of a recallgraph namespace (the inverse of namespaceOfTuple). */
 export function tupleOfNamespace(namespace: string): string[] {
   // "%" is escaped only where it would read as an escape: a label's other "%" stays as it is.
-  return namespace.split("/").map((part) => part.replace(/%(?=25|2E|3A)|[.:]/g, (character) => ESCAPED[character] ?? character));
+  return namespace.split("/").map((part) => (part === "" ? EMPTY_PART : part.replace(/%(?=25|2E|3A|00)|[.:]/g, (character) => ESCAPED[character] ?? character)));
 }
 
 function itemOf(entry: MemoryEntry): Item {

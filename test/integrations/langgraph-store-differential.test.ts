@@ -119,7 +119,7 @@ describe("RecallGraphStore beside InMemoryStore", () => {
   it("reaches every namespace the library accepts, dots and colons included", async () => {
     const memory = await openRecallGraph({ store: { kind: "sqlite", path: ":memory:" }, embedder: { provider: "hash", dimension: 32 }, model: null });
     const store = new RecallGraphStore(memory);
-    for (const name of ["alice@example.com", "team/v1.2", "ops:eu", "100%", "odd%2Ename"]) await memory.remember(name, [{ id: "m", text: `A memory of ${name}.` }]);
+    for (const name of ["alice@example.com", "team/v1.2", "ops:eu", "100%", "odd%2Ename", "odd%00", "a//b", "trailing/"]) await memory.remember(name, [{ id: "m", text: `A memory of ${name}.` }]);
     for (const tuple of await store.listNamespaces({ limit: 100 })) {
       const item = await store.get(tuple, "m");
       assert.ok(item, `get(${JSON.stringify(tuple)})`);
