@@ -42,8 +42,10 @@ describe("recallgraph on a read-only store", () => {
     await folder.remove();
   });
 
-  it("--read-only answers query, list and stats, and leaves the file's bytes unchanged", async () => {
+  it("--read-only answers query, list and stats, and leaves the file's bytes, and its folder, unchanged", async () => {
     const bytes = sha1();
+    const besideBefore = readdirSync(path.dirname(storeFile()));
+    assert.deepEqual(besideBefore, ["memory.db"], "no writer has the store open");
     const answer = await query("--read-only");
     assert.equal(answer.results[0]?.id, "t3");
     const listed = await runJson(["--db", STORE, "--read-only", "list", "-n", "team"], folder.path);
@@ -53,6 +55,7 @@ describe("recallgraph on a read-only store", () => {
     const text = await runCli(["--db", STORE, "--read-only", "stats"], folder.path);
     assert.match(text.stdout, /^store {5}store\/memory\.db \(sqlite, read-only, [\d.]+ KiB\)$/m);
     assert.equal(sha1(), bytes);
+    assert.deepEqual(readdirSync(path.dirname(storeFile())), besideBefore, "no -wal or -shm left beside it");
   });
 
   it("--read-only refuses delete, prune and ingest as a user error naming the operation, and nothing changes", async () => {

@@ -17,9 +17,11 @@
  * - When `-wal` and `-shm` exist (a writer has the store open, or one crashed), a `readonly` connection
  *   reads through them, in a read-only folder and with a read-only `-shm` too.
  *
- * Hence two ways in. In place (`readonly`) when a `-wal` exists or this process could write both the
- * file and its folder: it sees a running writer's commits, and what it creates beside the file is what
- * a writer would. Otherwise (no writer, and a file or folder this process cannot write) from an image:
+ * Hence two ways in. In place when a `-wal` exists or this process could write both the file and its
+ * folder: it sees a running writer's commits. With a `-wal` (a writer has it open) the connection is
+ * `readonly` and what it reads through is the writer's; without one, it is a writable connection made
+ * `query_only`, which writes nothing to the file and, as the last connection to close, removes the
+ * `-wal` and `-shm` it created, so a read leaves the folder as it found it. Otherwise (no writer, and a file or folder this process cannot write) from an image:
  * the file is read into memory and opened there (sqlite3_deserialize), so nothing is ever created
  * beside it. The image is a snapshot taken at opening; it costs the file's size in memory (about
  * twice while it opens) and files over 2 GiB cannot be read this way (Node's readFileSync limit).
@@ -46,7 +48,16 @@ export function readOnlySource(path: string): ReadOnlySource {
 export function connectReadOnly(path: string, source: ReadOnlySource = readOnlySource(path)): Database.Database {
   const inPlace = source === "file";
   try {
-    return inPlace ? new Database(path, { readonly: true, fileMustExist: true }) : new Database(readImage(path), { readonly: true });
+    if (!inPlace) return new Database(readImage(path), { readonly: true });
+    // No writer has it open, and this process may write the file and its folder: a query-only writable
+    // connection reads as a `readonly` one would, and, the last to close, removes the -wal and -shm it
+    // made, where a `readonly` one would leave them behind.
+    if (!existsSync(walFile(path)) && canWriteStoreFile(path)) {
+      const db = new Database(path, { fileMustExist: true });
+      db.pragma("query_only = ON");
+      return db;
+    }
+    return new Database(path, { readonly: true, fileMustExist: true });
   } catch (error) {
     if (error instanceof StoreError) throw error;
     const how = inPlace ? "read-only" : "into memory (its folder or the file is not writable, and no writer has it open)";
