@@ -147,7 +147,7 @@ async function ingestFormat(input: string | IngestText, format: IngestFormat, na
     return ingestDocsPath(input, context);
   }
   const text = typeof input === "string" ? await readText(input) : textOf(input);
-  if (typeof input !== "string" && text.length > MAX_INGEST_BYTES) throw inputTooLarge(textName(input), undefined);
+  if (typeof input !== "string" && Buffer.byteLength(text) > MAX_INGEST_BYTES) throw inputTooLarge(textName(input), Buffer.byteLength(text));
   if (format === "jsonl") return ingestJsonl(text, context);
   const json = parseJson(text);
   const dialogues =
