@@ -415,7 +415,11 @@ export class QdrantMemoryStore implements MemoryStore {
     await this.send("setSettings", () => this.client.upsert(this.collection, { wait: true, points: [point] }));
   }
 
-  /** Within this process only: Qdrant offers no conditional write to keep a lease on the server. */
+  /**
+   * Within this process only. A lease on the server could be a point written with the upsert's
+   * `update_filter` (renewed or taken only when lapsed or its own); not built, since CI's Qdrant is a
+   * stub that no recording of a real server holds to for that request.
+   */
   async leaseOrigin(origin: string): Promise<ReleaseLease> {
     this.assertOpen("leaseOrigin");
     // Nothing to hold a source against where nothing can be written: the ingest's write is refused by name.
