@@ -11,6 +11,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { readAtMost } from "../core/bounded-read.js";
 import { ValidationError } from "../core/errors.js";
 import { describeError, log } from "../core/log.js";
 import { bearerToken, identityForToken, type AccessPolicy } from "../library/access-policy.js";
@@ -119,19 +120,11 @@ type Body = { ok: true; value: unknown } | { ok: false; status: number; message:
 async function readBody(request: IncomingMessage): Promise<Body> {
   const tooLarge: Body = { ok: false, status: 413, message: `a request may carry at most ${MAX_REQUEST_BYTES} bytes` };
   if (Number(request.headers["content-length"] ?? 0) > MAX_REQUEST_BYTES) return tooLarge;
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_REQUEST_BYTES) {
-      request.destroy();
-      return tooLarge;
-    }
-    chunks.push(chunk);
-  }
+  const bytes = await readAtMost(request, MAX_REQUEST_BYTES);
+  if (bytes === undefined) return tooLarge;
   let value: unknown;
   try {
-    value = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+    value = JSON.parse(bytes.toString("utf8"));
   } catch {
     return { ok: false, status: 400, message: "the request body is not JSON" };
   }

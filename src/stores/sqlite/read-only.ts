@@ -21,9 +21,9 @@
  * folder: it sees a running writer's commits. With a `-wal` (a writer has it open) the connection is
  * `readonly` and what it reads through is the writer's; without one, it is a writable connection made
  * `query_only`, which writes nothing to the file and, as the last connection to close, removes the
- * `-wal` and `-shm` it created, so a read leaves the folder as it found it. Otherwise (no writer, and a file or folder this process cannot write) from an image:
- * the file is read into memory and opened there (sqlite3_deserialize), so nothing is ever created
- * beside it. The image is a snapshot taken at opening; it costs the file's size in memory (about
+ * `-wal` and `-shm` it created, so a read leaves the folder as it found it. Otherwise (no writer, and a
+ * file or folder this process cannot write) from an image: the file is read into memory and opened
+ * there (sqlite3_deserialize), so nothing is ever created beside it. The image is a snapshot taken at opening; it costs the file's size in memory (about
  * twice while it opens) and files over 2 GiB cannot be read this way (Node's readFileSync limit).
  */
 import { accessSync, constants, existsSync, readFileSync, statSync } from "node:fs";
