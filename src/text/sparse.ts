@@ -5,6 +5,7 @@
  * Terms come from `tokenize`, so Chinese, identifiers and our stemming work the same as in sqlite.
  */
 import { z } from "zod";
+import { BM25_B, BM25_K1, saturatedFrequency } from "./bm25.js";
 
 /** A sparse vector as Qdrant takes it: parallel arrays, indices ascending and unique. */
 export interface SparseVector {
@@ -28,10 +29,6 @@ export const SparseVectorSchema = z
     path: ["indices"],
   });
 
-/** BM25 term-frequency saturation: how fast repeated occurrences stop adding weight. */
-export const DEFAULT_K1 = 1.2;
-/** BM25 length normalisation strength. */
-export const DEFAULT_B = 0.75;
 /**
  * Average document length in tokens that lengths are normalised against. Qdrant does not know it
  * (it only supplies IDF), so it is a constant here. Measured with our tokenizer on the 5,882 LoCoMo
@@ -108,13 +105,12 @@ function positiveOption(name: string, value: number | undefined, fallback: numbe
  * Tokens are the output of `tokenize`. An empty token list gives an empty vector.
  */
 export function encodeSparse(tokens: readonly string[], options: SparseEncodingOptions = {}): SparseVector {
-  const k1 = positiveOption("k1", options.k1, DEFAULT_K1, true);
-  const b = positiveOption("b", options.b, DEFAULT_B, true);
+  const k1 = positiveOption("k1", options.k1, BM25_K1, true);
+  const b = positiveOption("b", options.b, BM25_B, true);
   if (b > 1) throw new RangeError(`b must be between 0 and 1, got ${b}`);
   const avgDocLength = positiveOption("avgDocLength", options.avgDocLength, DEFAULT_AVG_DOC_LENGTH, false);
-  const lengthNorm = k1 * (1 - b + (b * tokens.length) / avgDocLength);
   const weights = termCounts(tokens);
-  for (const [index, tf] of weights) weights.set(index, (tf * (k1 + 1)) / (tf + lengthNorm));
+  for (const [index, tf] of weights) weights.set(index, saturatedFrequency(tf, tokens.length, avgDocLength, k1, b));
   return toSparseVector(weights);
 }
 
