@@ -1,8 +1,10 @@
 /**
- * The sqlite store's in-memory BM25 (src/stores/sqlite/lexical-index.ts) against FTS5's own answers:
- * the same file opened a second time with `lexicalCacheEntries: 0` searches with FTS5 alone, and every
- * search must give the same entries in the same order with bit-identical scores, whatever was written
- * in between, by this connection or another one.
+ * The sqlite store's BM25 (src/stores/sqlite/lexical-index.ts): its two paths against each other and
+ * against a direct computation. The same file opened a second time with `lexicalCacheEntries: 0`
+ * always ranks FTS5's matches, and every search must give the same entries in the same order with
+ * bit-identical scores as the terms in memory, whatever was written in between, by this connection or
+ * another one. Both must score with the namespace's own statistics: another namespace's writes never
+ * move a score.
  */
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -10,9 +12,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import Database from "better-sqlite3";
-import { normalizeEntry, type MemoryInput } from "../../src/memory/entry.js";
+import { normalizeEntry, type MemoryEntry, type MemoryInput } from "../../src/memory/entry.js";
 import type { MemoryRecord, SearchOptions } from "../../src/stores/port.js";
+import { ftsColumns, queryTerms } from "../../src/stores/sqlite/fts-terms.js";
+import { BM25_TAGS_WEIGHT, BM25_TEXT_WEIGHT } from "../../src/stores/sqlite/schema.js";
 import { openSqliteStore, type SqliteMemoryStore } from "../../src/stores/sqlite/store.js";
+import { inverseDocumentFrequency, saturatedFrequency } from "../../src/text/bm25.js";
 import { CONTRACT_EMBEDDING } from "../contract/memory-store.contract.js";
 
 const tempDir = mkdtempSync(join(tmpdir(), "recallgraph-lexical-index-"));
@@ -76,8 +81,111 @@ async function assertSameAsFts5(store: SqliteMemoryStore, fts5: SqliteMemoryStor
   }
 }
 
+/**
+ * BM25 computed directly over one namespace's live-or-not entries (N, n and avgdl all theirs), for
+ * the live ones: each entry's terms weighted by column, its size counting the namespace term.
+ */
+function directScores(entries: readonly MemoryEntry[], query: string, now: number): Map<string, number> {
+  const rows = entries.map((entry) => {
+    const { text, tags } = ftsColumns(entry);
+    const counts = new Map<string, number>();
+    let length = 1;
+    for (const [terms, weight] of [[text, BM25_TEXT_WEIGHT], [tags, BM25_TAGS_WEIGHT]] as const) {
+      for (const term of terms.split(" ").filter(Boolean)) {
+        length += 1;
+        counts.set(term, (counts.get(term) ?? 0) + weight);
+      }
+    }
+    return { entry, counts, length };
+  });
+  const averageLength = rows.reduce((sum, row) => sum + row.length, 0) / rows.length;
+  const scores = new Map<string, number>();
+  for (const term of queryTerms(query)) {
+    const idf = inverseDocumentFrequency(rows.length, rows.filter((row) => row.counts.has(term)).length);
+    for (const { entry, counts, length } of rows) {
+      const frequency = counts.get(term);
+      if (frequency === undefined || (entry.expiresAtMs !== undefined && entry.expiresAtMs <= now)) continue;
+      scores.set(entry.id, (scores.get(entry.id) ?? 0) + idf * saturatedFrequency(frequency, length, averageLength));
+    }
+  }
+  return scores;
+}
+
+/** A namespace's lexical answers to every query with every option: ids in order, with scores. */
+async function answers(store: SqliteMemoryStore, namespace: string): Promise<(string | number)[][][]> {
+  const all: (string | number)[][][] = [];
+  for (const query of QUERIES) {
+    for (const options of OPTIONS) all.push((await store.lexicalSearch(namespace, query, options)).map((hit) => [hit.entry.id, hit.score]));
+  }
+  return all;
+}
+
+describe("sqlite BM25 per namespace", () => {
+  it("scores as BM25 computed directly over the namespace's own entries, on both paths", async () => {
+    const path = join(tempDir, "direct.db");
+    const store = await openSqliteStore({ path, embedding: CONTRACT_EMBEDDING, clock: () => NOW });
+    const fts5 = await openSqliteStore({ path, embedding: CONTRACT_EMBEDDING, clock: () => NOW, lexicalCacheEntries: 0 });
+    try {
+      const written = records("ns", 200, 31);
+      await store.upsert("ns", written);
+      await store.upsert("elsewhere", records("elsewhere", 300, 37));
+      assert.equal(await store.buildLexicalIndex("ns"), true);
+      for (const query of QUERIES) {
+        const expected = directScores(written.map((record) => record.entry), query, NOW);
+        for (const [path, searcher] of [["in memory", store], ["from FTS5", fts5]] as const) {
+          const hits = await searcher.lexicalSearch("ns", query, { k: 500 });
+          assert.deepEqual(hits.map((hit) => hit.entry.id).sort(), [...expected.keys()].sort(), `${path}: "${query}" finds every live entry holding a term`);
+          for (const hit of hits) assert.ok(Math.abs(hit.score - (expected.get(hit.entry.id) ?? Number.NaN)) < 1e-9, `${path}: "${query}" ${hit.entry.id}`);
+        }
+      }
+    } finally {
+      await fts5.close();
+      await store.close();
+    }
+  });
+
+  it("never moves a score or a rank when another namespace is written, rewritten, deleted or cleared", async () => {
+    for (const seed of [1, 2, 3, 4, 5]) {
+      const path = join(tempDir, `isolated-${seed}.db`);
+      const store = await openSqliteStore({ path, embedding: CONTRACT_EMBEDDING, clock: () => NOW });
+      const fts5 = await openSqliteStore({ path, embedding: CONTRACT_EMBEDDING, clock: () => NOW, lexicalCacheEntries: 0 });
+      try {
+        await store.upsert("alice", records("alice", 30 + seed * 17, seed));
+        assert.equal(await store.buildLexicalIndex("alice"), true);
+        const before = await answers(fts5, "alice");
+        assert.deepEqual(await answers(store, "alice"), before, `seed ${seed}: the two paths agree`);
+        // Bob writes the same words, far more often, then rewrites, deletes and finally clears.
+        await store.upsert("bob", records("bob", 100 + seed * 50, seed + 100));
+        assert.deepEqual(await answers(store, "alice"), before, `seed ${seed}: after bob's writes, in memory`);
+        assert.deepEqual(await answers(fts5, "alice"), before, `seed ${seed}: after bob's writes, from FTS5`);
+        await fts5.upsert("bob", records("bob", 40, seed + 200));
+        await fts5.delete("bob", ["m1", "m2", "m3"]);
+        assert.deepEqual(await answers(store, "alice"), before, `seed ${seed}: after bob's rewrites and deletes`);
+        await store.clearNamespace("bob");
+        assert.deepEqual(await answers(fts5, "alice"), before, `seed ${seed}: after bob's namespace is cleared`);
+      } finally {
+        await fts5.close();
+        await store.close();
+      }
+    }
+  });
+
+  it("does not let a caller tell a word another namespace stored from one nobody stored", async () => {
+    const store = await openSqliteStore({ path: ":memory:", embedding: CONTRACT_EMBEDDING, clock: () => NOW });
+    try {
+      const mine = (text: string) => ({ entry: normalizeEntry("alice", { id: text, text, timestamp: NOW }, { now: NOW }), vector: [1, 0, 0, 0] });
+      await store.upsert("alice", [mine("guess zanzibar"), mine("guess quokka"), mine("other words here")]);
+      await store.upsert("bob", [{ entry: normalizeEntry("bob", { id: "secret", text: "my password is zanzibar", timestamp: NOW }, { now: NOW }), vector: [1, 0, 0, 0] }]);
+      const score = async (word: string) => (await store.lexicalSearch("alice", word, { k: 1 }))[0]?.score;
+      assert.equal(await score("zanzibar"), await score("quokka"));
+    } finally {
+      await store.close();
+    }
+  });
+});
+
 describe("sqlite in-memory BM25", () => {
-  it("ranks and scores exactly as FTS5, with the whole table's statistics across namespaces", async () => {
+  it("ranks and scores exactly as the FTS5 path, across namespaces", async () => {
     const path = join(tempDir, "exact.db");
     let now = NOW;
     const clock = () => now;
@@ -122,7 +230,7 @@ describe("sqlite in-memory BM25", () => {
       await other.upsert("ns", records("ns", 30, 42, "other-"));
       await assertSameAsFts5(store, fts5, "ns", "30 written by another connection");
       await other.clearNamespace("elsewhere");
-      await assertSameAsFts5(store, fts5, "ns", "another namespace cleared (the table's statistics changed)");
+      await assertSameAsFts5(store, fts5, "ns", "another namespace cleared");
 
       const counters = store.lexicalIndexCounters();
       assert.equal(counters.copied, copied, "never re-read whole");
@@ -174,7 +282,7 @@ describe("sqlite in-memory BM25", () => {
         db.close();
       }
       assert.equal(await store.buildLexicalIndex("ns"), false);
-      // Among another person's entries, so that the unreadable one is not a hit (loading it is an error on either path).
+      // Among another person's entries: the unreadable one is left out either way, this checks the rest agree.
       const other = PEOPLE.find((person) => !written.find((item) => item.entry.id === "m7")?.entry.persons.includes(person)) ?? "Ada";
       const options = { k: 3, filter: { persons: [other] } };
       const ours = await store.lexicalSearch("ns", "heron kayak river garden", options);

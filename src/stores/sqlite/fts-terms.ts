@@ -44,26 +44,19 @@ export function namespaceTerm(namespace: string): string {
 }
 
 /**
- * An FTS5 MATCH expression for a user's query in one namespace: the namespace term AND any of the
- * query's distinct tokens in the text or tag columns. Each token is quoted as a string (so `near`,
- * `or`, `not` stay terms). Undefined when the query has no token. The user's text itself never
- * reaches FTS5: only tokens do, and they contain no `"`.
+ * An FTS5 MATCH expression for the rows of one namespace holding any of a query's terms (queryTerms)
+ * in the text or tag columns. Each term is quoted as a string (so `near`, `or`, `not` stay terms).
+ * Undefined without a term. The user's text itself never reaches FTS5: only tokens do.
  */
-export function ftsMatchExpression(namespace: string, query: string): string | undefined {
-  const terms = queryTerms(query);
+export function ftsMatchExpression(namespace: string, terms: readonly string[]): string | undefined {
   if (!terms.length) return undefined;
   const anyTerm = terms.map(quote).join(" OR ");
   return `namespace_term : ${quote(namespaceTerm(namespace))} AND {text_terms tag_terms} : (${anyTerm})`;
 }
 
-/** A query's distinct FTS5 terms, in the order its MATCH expression lists them (bm25() sums them in that order). */
+/** A query's distinct FTS5 terms, in order: the order each row's score adds them in. */
 export function queryTerms(query: string): string[] {
   return [...new Set(tokenize(query).map(ftsTerm))];
-}
-
-/** An FTS5 MATCH expression for the rows holding one term in the text or tag columns (in any namespace). */
-export function termMatchExpression(term: string): string {
-  return `{text_terms tag_terms} : ${quote(term)}`;
 }
 
 function quote(term: string): string {

@@ -1,47 +1,40 @@
 /**
- * BM25 over a namespace's terms held in memory, scoring exactly as the store's FTS5 query does.
+ * BM25 over one namespace's entries, from their terms held in memory or, until those are read, from
+ * the rows FTS5 finds for the question.
  *
- * Why. FTS5 answers `namespace AND (any query term)` by walking every matching row's position lists and
- * size record, scoring each and sorting them all before the LIMIT: about 7 ms per question at 10k
- * entries here, most of it for rows that are never returned (a question's words match ~13 % of them).
- * The same ranking from per-namespace term counts in memory costs a small fraction of that.
+ * Statistics per namespace. bm25() (fts5_aux.c) reads N, avgdl and each term's n over the whole table,
+ * so one namespace's writes would move another's scores, and a caller could learn which words someone
+ * else stored by scoring guesses. Here N, avgdl and n are the namespace's own (text/bm25.ts), on both
+ * paths, so FTS5 serves only as an inverted index: which rows of the namespace hold a term.
  *
- * Exactly the same scores. bm25() (fts5_aux.c) scores a row as the sum, over the MATCH expression's
- * phrases in order, of idf x f x (k1 + 1) / (f + k1 x (1 - b + b x D / avgdl)), with k1 = 1.2, b = 0.75;
- * f is the phrase's instances in the row weighted by column (namespace 0, text 1, tags 2), D the row's
- * tokens in all columns, avgdl the table's tokens per row, and idf = ln((N - n + 0.5) / (n + 0.5)),
- * floored at 1e-6, with N the table's rows and n the rows the phrase matches. N, avgdl and n are the
- * whole table's (every namespace's), so they are read from FTS5 itself for every search: N and the
- * token totals from its averages record, n by counting each term's rows, and the logarithm computed by
- * SQLite's own ln(), the same C library function bm25() calls. The namespace phrase weighs nothing and
- * adds 0. The rest is the same double arithmetic in the same order, so scores are bit-identical and
- * ties fall to rowid as in `ORDER BY score DESC, rowid`. test/stores/lexical-index.test.ts holds that
- * against FTS5's own answers, with rewrites, deletes, other namespaces and other connections' writes.
+ * The formula is bm25()'s: the sum over the query's distinct terms, in order, of idf x saturated f,
+ * with f a term's instances in the row weighted by column (text 1, tags 2) and D the row's tokens in
+ * all columns (the namespace term counts 1, as in FTS5's own sizes). Both paths build the same
+ * NamespaceTerms and rank with the same code, so their scores are bit-identical and ties fall to
+ * rowid. test/stores/lexical-index.test.ts holds them equal to each other and to a direct computation.
  *
- * Consistency. Each namespace's terms record the generation they match (entry-changes.ts); before a
- * search they are brought up to date from the change log, or re-read when it no longer reaches back.
- * A namespace's terms are read in the background from its first search on (its entries' text and
- * tags, tokenized as the write path tokenizes them: fts-terms.ts), FTS5 answering until they are
- * ready, within a budget of rows for all namespaces together, least recently searched dropped first;
- * a namespace beyond it is left to FTS5.
+ * In memory. FTS5 has no way to score with other statistics, so the FTS5 path tokenizes the rows it
+ * finds (~70 µs each; a question's words match ~13 % of a namespace). Each namespace's terms are
+ * therefore read once in the background from its first search on (its entries' text and tags,
+ * tokenized as the write path tokenizes them: fts-terms.ts), FTS5 answering until they are ready,
+ * within a budget of rows for all namespaces together, least recently searched dropped first; a
+ * namespace beyond it is left to FTS5. Each namespace's terms record the generation they match
+ * (entry-changes.ts); before a search they are brought up to date from the change log, or re-read
+ * when it no longer reaches back.
  */
 import type Database from "better-sqlite3";
 import { z } from "zod";
 import type { LexicalFields } from "../lexical-document.js";
 import { describeError, log } from "../../core/log.js";
 import { nextTurn } from "../../core/next-turn.js";
+import { RecentMap } from "../../core/recent-map.js";
+import { inverseDocumentFrequency, saturatedFrequency, type Bm25Statistics } from "../../text/bm25.js";
 import type { EntryChanges } from "./entry-changes.js";
-import { termMatchExpression } from "./fts-terms.js";
+import { ftsMatchExpression } from "./fts-terms.js";
 import { BM25_TAGS_WEIGHT, BM25_TEXT_WEIGHT, type SqliteDatabase } from "./schema.js";
 
-/** bm25()'s constants (fts5_aux.c). */
-const K1 = 1.2;
-const B = 0.75;
-const IDF_FLOOR = 1e-6;
 /** Rows tokenized per slice of a build: ~15 ms of work here, then the event loop runs. */
 const BUILD_SLICE_ROWS = 200;
-/** Distinct terms whose idf is kept between two changes of the file. */
-const IDF_CACHE_TERMS = 10_000;
 /** The namespace_term column holds one term per row, which counts in a row's size D. */
 const NAMESPACE_TERM_TOKENS = 1;
 
@@ -96,11 +89,18 @@ class NamespaceTerms {
   private readonly termsOf: (readonly string[] | undefined)[] = [];
   private readonly freeSlots: number[] = [];
   private readonly postings = new Map<string, { slots: number[]; frequencies: number[] }>();
+  /** The held rows' sizes D added up. */
+  private tokens = 0;
 
   constructor(public generation: number) {}
 
   get size(): number {
     return this.slotOf.size;
+  }
+
+  /** N and the token total of the rows held: the namespace's own, once all its rows are. */
+  statistics(): Bm25Statistics {
+    return { rows: this.size, tokens: this.tokens };
   }
 
   set(rowid: number, columns: LexicalFields): void {
@@ -122,6 +122,7 @@ class NamespaceTerms {
     this.slotOf.set(rowid, slot);
     this.rowids[slot] = rowid;
     this.lengths[slot] = tokens;
+    this.tokens += tokens;
     this.termsOf[slot] = [...counts.keys()];
     for (const [term, count] of counts) {
       let posting = this.postings.get(term);
@@ -147,24 +148,28 @@ class NamespaceTerms {
       if (posting.slots.length === 0) this.postings.delete(term);
     }
     this.slotOf.delete(rowid);
+    this.tokens -= this.lengths[slot] ?? 0;
     this.termsOf[slot] = undefined;
     this.freeSlots.push(slot);
   }
 
   /**
-   * Every accepted row holding any of the terms, scored as bm25() scores it, best first, ties by rowid.
-   * Term by term, in the expression's order, so each row's score adds its terms in bm25()'s order.
+   * Every accepted row holding any of the terms, scored with the namespace's statistics (n is a term's
+   * postings: every row of the namespace holding it is here), best first, ties by rowid. Term by term,
+   * in the query's order, so each row's score adds its terms in bm25()'s order.
    */
-  ranked(terms: readonly string[], idf: readonly number[], averageLength: number, accept: (rowid: number) => boolean): LexicalHit[] {
+  ranked(terms: readonly string[], statistics: Bm25Statistics, accept: (rowid: number) => boolean): LexicalHit[] {
+    if (statistics.rows === 0) return [];
+    const averageLength = statistics.tokens / statistics.rows;
     const scores = new Float64Array(this.rowids.length);
     // Per slot: 0 not seen yet, 1 accepted, 2 rejected.
     const seen = new Uint8Array(this.rowids.length);
     const accepted: number[] = [];
-    terms.forEach((term, i) => {
+    for (const term of terms) {
       const posting = this.postings.get(term);
-      if (!posting) return;
-      const weight = idf[i] ?? 0;
+      if (!posting) continue;
       const { slots, frequencies } = posting;
+      const idf = inverseDocumentFrequency(statistics.rows, slots.length);
       for (let j = 0; j < slots.length; j += 1) {
         const slot = slots[j] ?? 0;
         if (seen[slot] === 0) {
@@ -173,15 +178,16 @@ class NamespaceTerms {
           if (passes) accepted.push(slot);
         }
         if (seen[slot] === 2) continue;
-        const frequency = frequencies[j] ?? 0;
-        const length = this.lengths[slot] ?? 0;
-        scores[slot] = (scores[slot] ?? 0) + weight * ((frequency * (K1 + 1.0)) / (frequency + K1 * (1 - B + (B * length) / averageLength)));
+        scores[slot] = (scores[slot] ?? 0) + idf * saturatedFrequency(frequencies[j] ?? 0, this.lengths[slot] ?? 0, averageLength);
       }
-    });
+    }
     const hits = accepted.map((slot) => ({ rowid: this.rowids[slot] ?? 0, score: scores[slot] ?? 0 }));
     return hits.sort((a, b) => b.score - a.score || a.rowid - b.rowid);
   }
 }
+
+/** Namespaces whose statistics the FTS5 path keeps between searches, each for the generation it was counted at. */
+const STATISTICS_KEPT = 1_000;
 
 export class LexicalIndex {
   private readonly namespaces = new Map<string, NamespaceTerms>();
@@ -191,38 +197,31 @@ export class LexicalIndex {
    * generation they were found so at: not read again until it moves.
    */
   private readonly leftToFts5 = new Map<string, number>();
+  /** The FTS5 path's namespace statistics, by namespace, with the generation they hold for. */
+  private readonly statisticsKept = new RecentMap<string, { generation: number; statistics: Bm25Statistics }>(STATISTICS_KEPT);
   private readonly statements: ReturnType<typeof prepare>;
   private closed = false;
   readonly counters: LexicalIndexCounters = { copied: 0, caughtUp: 0 };
-  /** Terms' idf at one version of the file (see inverseFrequency). */
-  private readonly idfByTerm = new Map<string, number>();
-  private idfVersion = "";
 
   constructor(
     db: SqliteDatabase,
-    /** The store's change log, which says when held terms are behind the file. */
-    private readonly changes: EntryChanges,
+    /** The store's change log, which says when held terms are behind the file; absent, nothing is held. */
+    private readonly changes: EntryChanges | undefined,
     private readonly columnsOf: RowColumns,
-    /** At most this many entries held, all namespaces together (least recently searched dropped first). */
+    /** At most this many entries held, all namespaces together (least recently searched dropped first); 0 holds none. */
     private readonly maxRows: number,
   ) {
     this.statements = prepare(db);
   }
 
   /**
-   * The namespace's rows holding any of the query's terms (in MATCH order, distinct) that `accept`
-   * passes, scored and ordered as the store's FTS5 query orders them; undefined when FTS5 must answer
-   * (the namespace's terms are still being read, are beyond the budget, or one of its entries cannot
-   * be read). Call inside a read transaction, so the terms and the table's statistics come from one
-   * snapshot. The first search of a namespace starts reading its terms (see `build`).
+   * The namespace's rows holding any of the query's terms (distinct, in query order) that `accept`
+   * passes, best first, from its terms in memory or else from the rows FTS5 finds. Call inside a read
+   * transaction, so rows and statistics come from one snapshot. The first search of a namespace starts
+   * reading its terms (see `build`).
    */
-  ranked(namespace: string, terms: readonly string[], accept: (rowid: number) => boolean): LexicalHit[] | undefined {
-    const copy = this.current(namespace);
-    if (!copy) return undefined;
-    const statistics = this.statistics();
-    if (statistics.rows === 0) return [];
-    const idf = terms.map((term) => this.inverseFrequency(term, statistics.rows));
-    return copy.ranked(terms, idf, statistics.tokens / statistics.rows, accept);
+  ranked(namespace: string, terms: readonly string[], accept: (rowid: number) => boolean): LexicalHit[] {
+    return this.rankedInMemory(namespace, terms, accept) ?? this.rankedFromFts5(namespace, terms, accept);
   }
 
   /**
@@ -255,6 +254,7 @@ export class LexicalIndex {
 
   /** The namespace's terms, brought up to date; undefined (and a build started) when they are not held. */
   private current(namespace: string): NamespaceTerms | undefined {
+    if (!this.changes || this.maxRows === 0) return undefined;
     const copy = this.namespaces.get(namespace);
     const generation = this.changes.generation(namespace);
     if (!copy || (copy.generation !== generation && !this.catchUp(namespace, copy, generation))) {
@@ -269,8 +269,10 @@ export class LexicalIndex {
   }
 
   private async read(namespace: string): Promise<boolean> {
+    if (!this.changes || this.maxRows === 0) return false;
+    const changes = this.changes;
     try {
-      const generation = this.changes.generation(namespace);
+      const generation = changes.generation(namespace);
       const leaveToFts5 = () => {
         this.leftToFts5.set(namespace, generation);
         return false;
@@ -300,7 +302,7 @@ export class LexicalIndex {
 
   /** Applies the logged changes; false when the log no longer reaches back or a changed entry cannot be read. */
   private catchUp(namespace: string, copy: NamespaceTerms, generation: number): boolean {
-    const changed = this.changes.changedSince(namespace, copy.generation, generation);
+    const changed = this.changes?.changedSince(namespace, copy.generation, generation);
     if (!changed) return false;
     for (const rowid of changed) copy.delete(rowid);
     for (const row of this.statements.bodiesOf.all(JSON.stringify(changed), namespace)) if (!this.add(copy, row)) return false;
@@ -326,40 +328,51 @@ export class LexicalIndex {
     }
   }
 
-  /** The table's rows and tokens (all columns) from FTS5's averages record: what bm25() reads as N and N x avgdl. */
-  private statistics(): { rows: number; tokens: number } {
-    const record = this.statements.averages.get();
-    if (!record) return { rows: 0, tokens: 0 };
-    const values = varints(record);
-    const rows = values[0] ?? 0;
-    const tokens = values.slice(1).reduce((sum, value) => sum + value, 0);
-    return { rows, tokens };
+  /** The ranking from the namespace's terms in memory; undefined when they are not held or it fails (FTS5 answers then). */
+  private rankedInMemory(namespace: string, terms: readonly string[], accept: (rowid: number) => boolean): LexicalHit[] | undefined {
+    try {
+      const copy = this.current(namespace);
+      return copy?.ranked(terms, copy.statistics(), accept);
+    } catch (error) {
+      // A failing in-memory path degrades to FTS5, never to an error; the namespace is re-read next time.
+      log.warn("lexical_search_failed", { namespace, reason: describeError(error), fallback: "fts5" });
+      this.forget(namespace);
+      return undefined;
+    }
   }
 
   /**
-   * bm25()'s idf of a term, from a count of the rows holding it; kept until the file changes (a commit
-   * of this connection or another one), since questions keep asking the same names and words.
+   * The ranking from the rows FTS5 finds holding any of the terms in the namespace: each tokenized, so
+   * every row holding a term is counted in its n, and N and avgdl read for the namespace alone.
+   * A row whose entry cannot be read is left out: it could not be returned either.
    */
-  private inverseFrequency(term: string, rows: number): number {
-    const version = this.statements.fileVersion.get() ?? "";
-    if (version !== this.idfVersion || this.idfByTerm.size >= IDF_CACHE_TERMS) {
-      this.idfVersion = version;
-      this.idfByTerm.clear();
+  private rankedFromFts5(namespace: string, terms: readonly string[], accept: (rowid: number) => boolean): LexicalHit[] {
+    const match = ftsMatchExpression(namespace, terms);
+    if (match === undefined) return [];
+    const found = new NamespaceTerms(0);
+    for (const row of this.statements.bodiesMatching.all(match, namespace)) this.add(found, row);
+    return found.ranked(terms, this.namespaceStatistics(namespace), accept);
+  }
+
+  /** N and the token total of the namespace, from FTS5's row sizes; kept while its generation stays. */
+  private namespaceStatistics(namespace: string): Bm25Statistics {
+    const generation = this.changes?.generation(namespace);
+    const kept = this.statisticsKept.get(namespace);
+    if (kept && generation !== undefined && kept.generation === generation) return kept.statistics;
+    const statistics: Bm25Statistics = { rows: 0, tokens: 0 };
+    for (const sizes of this.statements.rowSizes.iterate(namespace)) {
+      statistics.rows += 1;
+      for (const size of varints(sizes)) statistics.tokens += size;
     }
-    let idf = this.idfByTerm.get(term);
-    if (idf === undefined) {
-      const logarithm = this.statements.idf.get(rows, termMatchExpression(term)) ?? 0;
-      idf = logarithm <= 0 ? IDF_FLOOR : logarithm;
-      this.idfByTerm.set(term, idf);
-    }
-    return idf;
+    if (generation !== undefined) this.statisticsKept.set(namespace, { generation, statistics });
+    return statistics;
   }
 }
 
 /**
  * The unsigned varints of an FTS5 record, in order (SQLite's format: big-endian groups of 7 bits, the
- * high bit set on every byte but the last, at most 9 bytes, the ninth giving 8 bits). The averages
- * record (fts5_index.c) is the row count followed by each column's token total.
+ * high bit set on every byte but the last, at most 9 bytes, the ninth giving 8 bits). A row's size
+ * record (fts5_index.c, the docsize table) is its token count in each column.
  */
 function varints(record: Buffer): number[] {
   const values: number[] = [];
@@ -394,12 +407,14 @@ function prepare(db: Database.Database) {
          FROM json_each(?) AS wanted CROSS JOIN entries AS e ON e.rowid = wanted.value JOIN entry_bodies AS b ON b.rowid = e.rowid
         WHERE e.namespace = ?`,
     ),
-    averages: db.prepare<[], Buffer>("SELECT block FROM entry_terms_data WHERE id = 1").pluck(),
-    // Moves with every commit to the file: data_version with other connections', total_changes() with this one's.
-    fileVersion: db.prepare<[], string>("SELECT (SELECT data_version FROM pragma_data_version()) || ':' || total_changes()").pluck(),
-    // bm25()'s idf, before its floor, with SQLite's ln(): the same libm call, hence the same double.
-    idf: db.prepare<[rows: number, match: string], number>(
-      "SELECT ln((? - hits + 0.5) / (hits + 0.5)) FROM (SELECT count(*) AS hits FROM entry_terms WHERE entry_terms MATCH ?)",
+    // The namespace condition re-checks FTS5's namespace term (a hash) against the record of truth.
+    bodiesMatching: db.prepare<[match: string, namespace: string], BodyRow>(
+      `SELECT e.rowid AS rowid, e.id AS id, b.entry_json AS entry_json
+         FROM entry_terms CROSS JOIN entries AS e ON e.rowid = entry_terms.rowid JOIN entry_bodies AS b ON b.rowid = e.rowid
+        WHERE entry_terms MATCH ? AND e.namespace = ?`,
+    ),
+    rowSizes: db.prepare<[namespace: string], Buffer>(
+      "SELECT d.sz FROM entries AS e JOIN entry_terms_docsize AS d ON d.id = e.rowid WHERE e.namespace = ?",
     ).pluck(),
   };
 }

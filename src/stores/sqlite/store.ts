@@ -51,9 +51,9 @@ import { EntryChanges } from "./entry-changes.js";
 import { FilterMatches } from "./filter-matches.js";
 import { filterSql, filterSqlWithExpired, LIVE_ENTRY_SQL, type FilterSql } from "./filter-sql.js";
 import { jsonOrUndefined, ParsedEntries } from "./parsed-entries.js";
-import { ftsColumns, ftsMatchExpression, namespaceTerm, queryTerms } from "./fts-terms.js";
+import { ftsColumns, namespaceTerm, queryTerms } from "./fts-terms.js";
 import { DEFAULT_LEXICAL_CACHE_ENTRIES, LexicalIndex, LexicalIndexFields, type LexicalIndexCounters } from "./lexical-index.js";
-import { BM25_TAGS_WEIGHT, BM25_TEXT_WEIGHT, hasVectorBookkeeping, openDatabase, type SqliteDatabase } from "./schema.js";
+import { hasVectorBookkeeping, openDatabase, type SqliteDatabase } from "./schema.js";
 import { VectorSearch, VectorSearchOptionsSchema, type IndexBuildResult, type VectorSearchCounters } from "./vector-search.js";
 import type { ReleaseLease } from "../origin-lease.js";
 import { OriginLeases } from "./origin-leases.js";
@@ -98,8 +98,6 @@ const EXPIRED_SKIP_MAX = 1024;
 const FILTER_MATCHES_KEPT = 64;
 /** Parsed entries kept per store: a few MB, more than the entries a run of questions over one namespace keeps loading. */
 const PARSED_ENTRIES_LIMIT = 8192;
-/** A lexical hit's score: bm25() is lower-is-better, the port wants higher-is-better. The namespace column weighs nothing. */
-const BM25_SCORE = `-bm25(entry_terms, 0, ${BM25_TEXT_WEIGHT}, ${BM25_TAGS_WEIGHT})`;
 
 /**
  * Opens (creating when absent) a sqlite store. Throws EmbedderMismatchError when it was built by another
@@ -145,8 +143,8 @@ export class SqliteMemoryStore implements MemoryStore {
   readonly kind = "sqlite" as const;
   private closed = false;
   private readonly statements: ReturnType<typeof prepareStatements>;
-  /** BM25 from the namespaces' terms in memory (lexical-index.ts); absent, FTS5 answers every lexical search. */
-  private readonly lexical: LexicalIndex | undefined;
+  /** BM25 over one namespace at a time (lexical-index.ts), from its terms in memory or FTS5's matches. */
+  private readonly lexical: LexicalIndex;
   /** The namespaces' generations (entry-changes.ts), which decide when kept filter matches are stale; absent without the change log. */
   private readonly changes: EntryChanges | undefined;
   /** Filters' matches kept between searches (filter-matches.ts). */
@@ -177,7 +175,7 @@ export class SqliteMemoryStore implements MemoryStore {
     this.leases = new OriginLeases(db);
     // Without the change log (a read-only file an older version wrote), nothing is kept in memory: FTS5 answers every search.
     this.changes = hasVectorBookkeeping(db) ? new EntryChanges(db) : undefined;
-    this.lexical = this.changes && lexicalCacheEntries > 0 ? new LexicalIndex(db, this.changes, lexicalColumnsOf, lexicalCacheEntries) : undefined;
+    this.lexical = new LexicalIndex(db, this.changes, lexicalColumnsOf, lexicalCacheEntries);
   }
 
   async upsert(namespace: string, records: readonly MemoryRecord[]): Promise<void> {
@@ -297,24 +295,9 @@ export class SqliteMemoryStore implements MemoryStore {
       const terms = queryTerms(text);
       if (!terms.length) return [];
       const now = this.clock();
-      const inMemory = this.lexicalInMemory(ns, terms, k, filter, now);
-      if (inMemory) return this.scored("lexicalSearch", ns, inMemory);
-      const match = ftsMatchExpression(ns, text);
-      if (match === undefined) return [];
-      const expired = isEmptyFilter(filter) ? this.expiredRowids(ns, now, EXPIRED_SKIP_MAX) : undefined;
-      if (expired) {
-        // The MATCH expression already holds the namespace term: no join until the k winners are loaded.
-        return this.scored("lexicalSearch", ns, withoutRowids(this.statements.lexical.all(match, k + expired.size), expired, k));
-      }
-      const { where, params } = filterSql(ns, filter, now);
-      const rows = this.filterStatement<ScoreRow>(
-        `SELECT e.rowid AS rowid, ${BM25_SCORE} AS score
-           FROM entry_terms CROSS JOIN entries AS e ON e.rowid = entry_terms.rowid
-          WHERE entry_terms MATCH ? AND ${where}
-          ORDER BY score DESC, e.rowid
-          LIMIT ?`,
-      ).all(match, ...params, k);
-      return this.scored("lexicalSearch", ns, rows);
+      // One read transaction: the rows, the namespace's statistics and the filter's matches come from one snapshot.
+      const hits = this.db.transaction(() => this.lexical.ranked(ns, terms, this.liveAndMatching(ns, filter, now)).slice(0, k))();
+      return this.scored("lexicalSearch", ns, hits);
     });
   }
 
@@ -449,7 +432,7 @@ export class SqliteMemoryStore implements MemoryStore {
    */
   async buildLexicalIndex(namespace: string): Promise<boolean> {
     const ns = await this.run("buildLexicalIndex", () => validateNamespace(namespace));
-    return this.lexical ? this.lexical.build(ns) : false;
+    return this.lexical.build(ns);
   }
 
   /**
@@ -464,7 +447,7 @@ export class SqliteMemoryStore implements MemoryStore {
 
   /** What the in-memory lexical terms did so far (for tests and stats); zeros when FTS5 answers every search. */
   lexicalIndexCounters(): Readonly<LexicalIndexCounters> {
-    return { ...(this.lexical?.counters ?? { copied: 0, caughtUp: 0 }) };
+    return { ...this.lexical.counters };
   }
 
   /** What the in-memory vector structures did so far (indexes loaded, built, saved; exact copies read; catch-ups). */
@@ -478,7 +461,7 @@ export class SqliteMemoryStore implements MemoryStore {
     try {
       // First: it saves unsaved indexes, which records the generation read from the still-open database.
       this.vectors?.close();
-      this.lexical?.close();
+      this.lexical.close();
       this.filterMatches.clear();
       this.parsed.clear();
       this.db.close();
@@ -550,26 +533,6 @@ export class SqliteMemoryStore implements MemoryStore {
     }
     // Rows are shaped by the SQL text, which this class writes: the caller names the shape it selected.
     return statement as Database.Statement<unknown[], Row>;
-  }
-
-  /**
-   * The k best BM25 rows from the namespace's terms in memory (lexical-index.ts: the same scores and
-   * order as the FTS5 query), live and meeting the filter; undefined when FTS5 must answer. One read
-   * transaction: the terms, the table's statistics and the filter's matches come from one snapshot.
-   */
-  private lexicalInMemory(namespace: string, terms: readonly string[], k: number, filter: MemoryFilter | undefined, now: number): ScoreRow[] | undefined {
-    if (!this.lexical) return undefined;
-    try {
-      return this.db.transaction(() => {
-        const accept = this.liveAndMatching(namespace, filter, now);
-        return this.lexical?.ranked(namespace, terms, accept)?.slice(0, k);
-      })();
-    } catch (error) {
-      // A failing in-memory path degrades to FTS5, never to an error; the namespace is re-read next time.
-      log.warn("lexical_search_failed", { namespace, reason: describeError(error), fallback: "fts5" });
-      this.lexical.forget(namespace);
-      return undefined;
-    }
   }
 
   /**
@@ -794,10 +757,6 @@ function readStatements(db: SqliteDatabase) {
         WHERE e.namespace = ?`,
     ),
     namespaceSize: db.prepare<[string], number>("SELECT count(*) FROM entries WHERE namespace = ?").pluck(),
-    lexical: db.prepare<[string, number], ScoreRow>(
-      `SELECT rowid, ${BM25_SCORE} AS score FROM entry_terms
-        WHERE entry_terms MATCH ? ORDER BY score DESC, rowid LIMIT ?`,
-    ),
     knn: db.prepare<[Buffer, number, string], DistanceRow>(
       "SELECT rowid, distance FROM entry_vectors WHERE embedding MATCH ? AND k = ? AND namespace = ? ORDER BY distance",
     ),
