@@ -181,9 +181,14 @@ async function measureSize(size: number, queries: number, keepDir?: string): Pro
     const broadFilter: MemoryFilter = { timeRange: { startMs: START_MS, endMs: START_MS + SPAN_MS / 2 } };
 
     const k = 25;
+    // Lexical search both ways: from the namespace's terms in memory (read first, as a long-running
+    // process has them) and from FTS5's matches (a process that asks once, or a namespace beyond the budget).
+    await store.buildLexicalIndex(NAMESPACE);
+    const fts5 = await openSqliteStore({ path, embedding: store.embedding, lexicalCacheEntries: 0 });
     const runs: Record<string, (i: number) => Promise<number>> = {
       dense: async (i) => (await store.denseSearch(NAMESPACE, vectors[i] as number[], { k })).length,
       lexical: async (i) => (await store.lexicalSearch(NAMESPACE, lexicalQueries[i] as string, { k: 5 })).length,
+      "lexical (FTS5 matches)": async (i) => (await fts5.lexicalSearch(NAMESPACE, lexicalQueries[i] as string, { k: 5 })).length,
       filtered: async (i) => (await store.filteredSearch(NAMESPACE, filters[i] as MemoryFilter, { k: 5 })).length,
       "filtered+vector": async (i) =>
         (await store.filteredSearch(NAMESPACE, filters[i] as MemoryFilter, { k: 5, vector: vectors[i] as number[] })).length,
@@ -201,6 +206,7 @@ async function measureSize(size: number, queries: number, keepDir?: string): Pro
       meanHits[name] = measured.meanHits;
     }
     const stats = await store.stats();
+    await fts5.close();
     await store.close();
     let walBytes = 0;
     try {

@@ -52,8 +52,8 @@ export const LexicalIndexFields = {
     .int()
     .min(0)
     .describe(
-      `Entries (all namespaces together) whose terms are kept in memory for BM25, scored exactly as FTS5 scores them but several times ` +
-        `faster; a namespace beyond it is searched by FTS5; 0 leaves every search to FTS5 (default ${DEFAULT_LEXICAL_CACHE_ENTRIES})`,
+      `Entries (all namespaces together) whose terms are kept in memory for BM25: the same scores as ranking FTS5's matches, ` +
+        `without tokenizing them for every question; a namespace beyond it is ranked from FTS5's matches; 0 ranks every search so (default ${DEFAULT_LEXICAL_CACHE_ENTRIES})`,
     ),
 };
 
@@ -328,7 +328,7 @@ export class LexicalIndex {
     }
   }
 
-  /** The ranking from the namespace's terms in memory; undefined when they are not held or it fails (FTS5 answers then). */
+  /** The ranking from the namespace's terms in memory; undefined when they are not held or it fails (FTS5's matches are ranked then). */
   private rankedInMemory(namespace: string, terms: readonly string[], accept: (rowid: number) => boolean): LexicalHit[] | undefined {
     try {
       const copy = this.current(namespace);

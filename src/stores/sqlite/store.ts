@@ -168,12 +168,12 @@ export class SqliteMemoryStore implements MemoryStore {
     readonly readOnly = false,
     /** Where nearest-neighbour lookups run (vector-search.ts); absent, sqlite-vec answers them all. */
     private readonly vectors?: VectorSearch,
-    /** Entries whose terms lexical search may keep in memory (lexical-index.ts); 0, FTS5 answers every search. */
+    /** Entries whose terms lexical search may keep in memory (lexical-index.ts); 0, every search ranks FTS5's matches. */
     lexicalCacheEntries = DEFAULT_LEXICAL_CACHE_ENTRIES,
   ) {
     this.statements = prepareStatements(db);
     this.leases = new OriginLeases(db);
-    // Without the change log (a read-only file an older version wrote), nothing is kept in memory: FTS5 answers every search.
+    // Without the change log (a read-only file an older version wrote), no terms are kept in memory: every search ranks FTS5's matches.
     this.changes = hasVectorBookkeeping(db) ? new EntryChanges(db) : undefined;
     this.lexical = new LexicalIndex(db, this.changes, lexicalColumnsOf, lexicalCacheEntries);
   }
@@ -445,7 +445,7 @@ export class SqliteMemoryStore implements MemoryStore {
     return this.vectors ? this.vectors.buildIndex(ns) : "not-indexed";
   }
 
-  /** What the in-memory lexical terms did so far (for tests and stats); zeros when FTS5 answers every search. */
+  /** What the in-memory lexical terms did so far (for tests and stats); zeros when every search ranks FTS5's matches. */
   lexicalIndexCounters(): Readonly<LexicalIndexCounters> {
     return { ...this.lexical.counters };
   }
