@@ -10,7 +10,7 @@
  * whole older file, or the new one naming a whole new file, never one naming a partial file.
  */
 import { createHash } from "node:crypto";
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { errorMessage, StoreError } from "../../core/errors.js";
@@ -41,12 +41,13 @@ export const HnswParametersSchema = z.strictObject({
 export type HnswParameters = z.infer<typeof HnswParametersSchema>;
 
 const ManifestSchema = z.strictObject({
-  format: z.literal(1).describe("Version of this manifest's layout"),
+  format: z.literal(2).describe("Version of this manifest's layout"),
   storeId: z.string().min(1).describe("The store file's id (meta.store_id): index files of a replaced store never match"),
   namespace: z.string().describe("The namespace the index holds"),
   generation: z.number().int().min(0).describe("The namespace's generation the index matches (vector_generations)"),
   file: z.string().regex(/^[0-9a-f]+\.\d+\.usearch$/).describe("The index file, in the same folder"),
   size: z.number().int().min(0).describe("Vectors in the index, checked after loading"),
+  bytes: z.number().int().min(0).describe("The index file's length, checked before loading: usearch before 2.26 corrupts its heap loading a truncated file"),
   dimension: z.number().int().min(1).describe("Vector dimension"),
   connectivity: z.number().int().min(2).describe("The connectivity it was built with (a different one means a rebuild)"),
 });
@@ -127,14 +128,16 @@ export class HnswIndex {
     const temporary = join(folder, `${file}.partial`);
     this.native.save(temporary);
     flush(temporary);
+    const bytes = statSync(temporary).size;
     renameSync(temporary, join(folder, file));
     const manifest: Manifest = {
-      format: 1,
+      format: 2,
       storeId: identity.storeId,
       namespace: identity.namespace,
       generation,
       file,
       size: this.size,
+      bytes,
       dimension: identity.dimension,
       connectivity: this.parameters.connectivity,
     };
@@ -160,9 +163,17 @@ export class HnswIndex {
       manifest.dimension === identity.dimension &&
       manifest.connectivity === parameters.connectivity;
     if (!matches) return undefined;
+    const path = join(folder, manifest.file);
+    let bytes: number;
+    try {
+      bytes = statSync(path).size;
+    } catch {
+      return undefined;
+    }
+    if (bytes !== manifest.bytes) return undefined;
     const index = HnswIndex.create(usearch, identity.dimension, parameters);
     try {
-      index.native.load(join(folder, manifest.file));
+      index.native.load(path);
     } catch {
       return undefined;
     }
