@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync, truncateSync } from "node:fs";
+import { closeSync, cpSync, existsSync, mkdtempSync, openSync, readdirSync, rmSync, statSync, truncateSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
@@ -435,6 +435,27 @@ describe("HNSW index after a crash", () => {
       assert.equal(ids(await otherStore.denseSearch("ns", query, { k: 1 }))[0], "e0");
     } finally {
       await otherStore.close();
+    }
+  });
+
+  it("never hands usearch a saved index whose bytes changed (same length, damaged in place): it rebuilds", async () => {
+    const { path, records } = await indexedStore("damaged");
+    const indexFile = join(indexFolder(path), readdirSync(indexFolder(path)).find((name) => name.endsWith(".usearch")) ?? "");
+    const length = statSync(indexFile).size;
+    const descriptor = openSync(indexFile, "r+");
+    try {
+      // Garbage over the first kilobyte (the header and its sizes) and one in the middle of the graph.
+      for (const at of [0, Math.floor(length / 2)]) writeSync(descriptor, Buffer.alloc(1024, 0xa5), 0, 1024, at);
+    } finally {
+      closeSync(descriptor);
+    }
+    assert.equal(statSync(indexFile).size, length);
+    const store = await open(path, HNSW);
+    try {
+      assert.equal(await store.buildVectorIndex("ns"), "built");
+      assert.equal(ids(await store.denseSearch("ns", records[9]?.vector ?? [], { k: 1 }))[0], "e9");
+    } finally {
+      await store.close();
     }
   });
 

@@ -7,10 +7,12 @@
  * `<key>` is a hash of the namespace, so any namespace makes a safe file name; the manifest names the
  * namespace itself, so a collision is caught. A save writes the index, flushes it to disk, then
  * replaces the manifest (a rename, atomic): a crash at any point leaves the old manifest naming a
- * whole older file, or the new one naming a whole new file, never one naming a partial file.
+ * whole older file, or the new one naming a whole new file, never one naming a partial file. The
+ * manifest holds the file's SHA-256, checked before usearch reads it: usearch trusts its input, and a
+ * truncated or damaged file can corrupt its heap and abort the process.
  */
 import { createHash } from "node:crypto";
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { errorMessage, StoreError } from "../../core/errors.js";
@@ -47,7 +49,10 @@ const ManifestSchema = z.strictObject({
   generation: z.number().int().min(0).describe("The namespace's generation the index matches (vector_generations)"),
   file: z.string().regex(/^[0-9a-f]+\.\d+\.usearch$/).describe("The index file, in the same folder"),
   size: z.number().int().min(0).describe("Vectors in the index, checked after loading"),
-  bytes: z.number().int().min(0).describe("The index file's length, checked before loading: usearch before 2.26 corrupts its heap loading a truncated file"),
+  sha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .describe("The index file's SHA-256, checked before loading: usearch trusts the file, and a truncated or damaged one can corrupt its heap"),
   dimension: z.number().int().min(1).describe("Vector dimension"),
   connectivity: z.number().int().min(2).describe("The connectivity it was built with (a different one means a rebuild)"),
 });
@@ -128,7 +133,7 @@ export class HnswIndex {
     const temporary = join(folder, `${file}.partial`);
     this.native.save(temporary);
     flush(temporary);
-    const bytes = statSync(temporary).size;
+    const sha256 = fileSha256(temporary);
     renameSync(temporary, join(folder, file));
     const manifest: Manifest = {
       format: 2,
@@ -137,7 +142,7 @@ export class HnswIndex {
       generation,
       file,
       size: this.size,
-      bytes,
+      sha256,
       dimension: identity.dimension,
       connectivity: this.parameters.connectivity,
     };
@@ -164,15 +169,9 @@ export class HnswIndex {
       manifest.connectivity === parameters.connectivity;
     if (!matches) return undefined;
     const path = join(folder, manifest.file);
-    let bytes: number;
-    try {
-      bytes = statSync(path).size;
-    } catch {
-      return undefined;
-    }
-    if (bytes !== manifest.bytes) return undefined;
     const index = HnswIndex.create(usearch, identity.dimension, parameters);
     try {
+      if (fileSha256(path) !== manifest.sha256) return undefined;
       index.native.load(path);
     } catch {
       return undefined;
@@ -186,6 +185,22 @@ export class HnswIndex {
     const key = namespaceKey(namespace);
     rmSync(join(folder, `${key}.json`), { force: true });
     removeOtherFiles(folder, key, undefined);
+  }
+}
+
+/** Bytes hashed per read: the file is never held whole (an index of a million 512-d vectors is 2 GB). */
+const HASH_CHUNK_BYTES = 1 << 20;
+
+/** The SHA-256 of a file, read a chunk at a time. */
+function fileSha256(path: string): string {
+  const descriptor = openSync(path, "r");
+  try {
+    const hash = createHash("sha256");
+    const chunk = Buffer.allocUnsafe(HASH_CHUNK_BYTES);
+    for (let read = readSync(descriptor, chunk); read > 0; read = readSync(descriptor, chunk)) hash.update(chunk.subarray(0, read));
+    return hash.digest("hex");
+  } finally {
+    closeSync(descriptor);
   }
 }
 

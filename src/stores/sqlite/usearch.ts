@@ -1,8 +1,9 @@
 /**
- * usearch (Unum's vector search engine: SIMD exact search and HNSW), loaded on first use. Its npm
- * package ships prebuilt N-API binaries (linux x64/arm64, macOS, Windows x64) that Node 20 loads as they
- * are; where none fits and none was built, the import fails, and the store says so once and searches
- * through sqlite-vec alone, with the same results, only slower.
+ * usearch (Unum's vector search engine: SIMD exact search and HNSW), loaded on first use. An optional
+ * dependency: its npm package ships prebuilt N-API binaries for Linux (x64, arm64) and macOS that Node
+ * 20 loads as they are, and elsewhere builds from source at install; where that fails npm leaves it
+ * out, the import fails, and the store says so once and searches through sqlite-vec alone, with the
+ * same results, only slower.
  */
 import { describeError, log } from "../../core/log.js";
 
