@@ -3,12 +3,14 @@
  * the recallgraph adapter's calls, and checks every request body (and its own response bodies)
  * against Qdrant's OpenAPI document. Filters cover what the adapter sends: must / should / must_not of
  * has_id, match (value, any, except) and range conditions, a range on a missing key never matching
- * (so `must_not: [{ key: "expiresAtMs", range: { lte: now } }]` keeps points without an expiry), as in Qdrant.
+ * (so `must_not: [{ key: "expiresAtMs", range: { lte: now } }]` keeps points without an expiry), and a
+ * condition on an array field matching when any element does (`lexical_terms`), as in Qdrant.
  *
  * It is NOT Qdrant. It implements the subset the adapter uses (collections, payload indexes, upsert,
- * scroll with order_by, query with dense cosine or sparse dot product with IDF, count, delete by
- * filter, facet) with the semantics documented by Qdrant, and answers anything else with an error so
- * an unexpected call fails loudly. Approximate-search behaviour, sharding, write-ahead-log and
+ * scroll with order_by, query with dense cosine or sparse dot product, times IDF under the `idf`
+ * modifier and plain without one as by Qdrant's default, exact count, delete by filter, facet) with
+ * the semantics documented by Qdrant, and answers anything else with an error so an unexpected call
+ * fails loudly. Approximate-search behaviour, sharding, write-ahead-log and
  * optimizer behaviour, and the real error messages are not modelled. Passing against it proves the
  * requests are well-formed per the spec and the adapter's logic is consistent, not that a live server
  * behaves identically: that is the live suite's job (QDRANT_URL).
@@ -43,7 +45,8 @@ interface StoredPoint {
 
 interface StubCollection {
   denseVectors: Map<string, { size: number; distance: string }>;
-  sparseVectors: Map<string, { modifier: string }>;
+  /** `modifier` as created: absent when the request gave none (Qdrant then applies none and reports none). */
+  sparseVectors: Map<string, { modifier?: string }>;
   metadata: JsonObject;
   indexes: Map<string, { data_type: string; params?: JsonObject }>;
   points: Map<string, StoredPoint>;
@@ -256,11 +259,11 @@ export class SpecCheckingQdrantStub {
         }
       }
     }
-    const sparseVectors = new Map<string, { modifier: string }>();
+    const sparseVectors = new Map<string, { modifier?: string }>();
     if (isObject(body.sparse_vectors)) {
       for (const [vectorName, params] of Object.entries(body.sparse_vectors)) {
-        const modifier = isObject(params) && typeof params.modifier === "string" ? params.modifier : "none";
-        sparseVectors.set(vectorName, { modifier });
+        const modifier = isObject(params) && typeof params.modifier === "string" ? params.modifier : undefined;
+        sparseVectors.set(vectorName, modifier === undefined ? {} : { modifier });
       }
     }
     return {
@@ -278,7 +281,8 @@ export class SpecCheckingQdrantStub {
     const vectors: JsonObject = {};
     for (const [vectorName, params] of stored.denseVectors) vectors[vectorName] = { size: params.size, distance: params.distance };
     const sparse: JsonObject = {};
-    for (const [vectorName, params] of stored.sparseVectors) sparse[vectorName] = { modifier: params.modifier };
+    // Qdrant leaves an unset modifier out of the collection info (skip_serializing_if Option::is_none).
+    for (const [vectorName, params] of stored.sparseVectors) sparse[vectorName] = params.modifier === undefined ? {} : { modifier: params.modifier };
     const payloadSchema: JsonObject = {};
     for (const [field, index] of stored.indexes) {
       const points = [...stored.points.values()].filter((point) => valuesAt(point.payload, field).length > 0).length;
