@@ -12,12 +12,20 @@ import { EmbeddingSpecSchema, type EmbeddingSpec } from "../text/embedder.js";
 
 /** Named dense vector (cosine) holding the embedder's vector. */
 export const DENSE_VECTOR = "dense";
-/** Named sparse vector holding BM25 term frequencies; Qdrant applies IDF at query time (`modifier: "idf"`). */
+/**
+ * Named sparse vector holding BM25 saturated term frequencies, scored by plain dot product (no `idf`
+ * modifier: Qdrant's idf counts the whole collection). The query vector carries the idf, counted in
+ * the searched namespace (see PAYLOAD.lexicalTerms).
+ */
 export const LEXICAL_VECTOR = "lexical";
 /** Key under the collection's `metadata` where the embedding spec and layout version live. */
 export const COLLECTION_METADATA_KEY = "recallgraph";
-/** Bumped when the payload layout changes incompatibly; a collection with another version is refused. */
-export const LAYOUT_VERSION = 1;
+/**
+ * Bumped when the payload layout changes incompatibly; a collection with another version is refused.
+ * 2: the sparse vector lost the `idf` modifier and memory points gained `lexical_terms` (layout 1's
+ * points lack it, so their namespace's idf cannot be counted).
+ */
+export const LAYOUT_VERSION = 2;
 
 /**
  * Two kinds of point share the collection, told apart by the `record` payload field:
@@ -43,13 +51,16 @@ export const PAYLOAD = {
   documentId: "source.documentId",
   /** The entry's own expiry instant; absent on entries that never expire. */
   expiresAtMs: "expiresAtMs",
+  /** The distinct term indices of the entry's lexical vector: counting points holding a term gives its idf in one namespace. */
+  lexicalTerms: "lexical_terms",
   settings: "settings",
 } as const;
 
 /**
  * Payload indexes created with the collection. `namespace` is the tenant key (Qdrant co-locates each
  * tenant's points); `timestampMs` needs a range index because filtered search and list order by it;
- * `expiresAtMs` one because every read excludes a range of it; persons/entities/location (original
+ * `expiresAtMs` one because every read excludes a range of it; `lexical_terms` an integer lookup index
+ * because lexicalSearch counts the points holding each query term; persons/entities/location (original
  * case) are indexed for the vocabulary facets. An index added here is created on the next open of an
  * existing collection (ensureCollection creates the missing ones), so the layout version stays.
  */
@@ -66,6 +77,7 @@ export const PAYLOAD_INDEXES: ReadonlyArray<Schemas["CreateFieldIndex"] & { fiel
   { field_name: PAYLOAD.documentId, field_schema: "keyword" },
   { field_name: PAYLOAD.timestampMs, field_schema: { type: "integer", lookup: false, range: true } },
   { field_name: PAYLOAD.expiresAtMs, field_schema: { type: "integer", lookup: false, range: true } },
+  { field_name: PAYLOAD.lexicalTerms, field_schema: { type: "integer", lookup: true, range: false } },
 ];
 
 /** What the collection's `metadata.recallgraph` holds. */
@@ -108,16 +120,17 @@ function clusterParams(settings: ClusterSettings): Partial<Record<ClusterParam, 
 }
 
 /**
- * Body of `PUT /collections/{name}`: named dense vector sized to the embedder, named sparse vector with
- * IDF, and the cluster settings given. Sharding stays automatic (no `sharding_method: "custom"`, which
- * would need a shard key on every write): the tenant index on `namespace` keeps each namespace's
- * points together within every shard, and needs no collection-level option of its own.
+ * Body of `PUT /collections/{name}`: named dense vector sized to the embedder, named sparse vector
+ * without a modifier (said, not left to Qdrant's default), and the cluster settings given. Sharding
+ * stays automatic (no `sharding_method: "custom"`, which would need a shard key on every write): the
+ * tenant index on `namespace` keeps each namespace's points together within every shard, and needs no
+ * collection-level option of its own.
  */
 export function createCollectionBody(embedding: EmbeddingSpec, cluster: ClusterSettings = {}): Schemas["CreateCollection"] {
   const metadata: CollectionMetadata = { layoutVersion: LAYOUT_VERSION, embedding };
   return {
     vectors: { [DENSE_VECTOR]: { size: embedding.dimension, distance: "Cosine" } },
-    sparse_vectors: { [LEXICAL_VECTOR]: { modifier: "idf" } },
+    sparse_vectors: { [LEXICAL_VECTOR]: { modifier: "none" } },
     ...clusterParams(cluster),
     metadata: { [COLLECTION_METADATA_KEY]: metadata },
   };
@@ -181,9 +194,10 @@ export function settingsPointId(namespace: string): string {
 // ---------------------------------------------------------------------------------------------
 // Payloads
 
-/** A memory point's payload: the entry's own fields plus lower-cased copies for case-insensitive filters. */
+/** A memory point's payload: the entry's own fields plus lower-cased copies for case-insensitive filters, and its lexical terms. */
 export interface MemoryPayload extends MemoryEntry {
   record: "memory";
+  lexical_terms: number[];
   persons_lc: string[];
   entities_lc: string[];
   location_lc?: string;
@@ -205,10 +219,12 @@ export function substringGrams(text: string, maxLength = 3): string[] {
   return [...grams];
 }
 
-export function memoryPayload(entry: MemoryEntry): MemoryPayload {
+/** `lexicalTerms`: the indices of the entry's sparse vector, so the counted terms are exactly the scored ones. */
+export function memoryPayload(entry: MemoryEntry, lexicalTerms: readonly number[]): MemoryPayload {
   const payload: MemoryPayload = {
     ...entry,
     record: "memory",
+    lexical_terms: [...lexicalTerms],
     persons_lc: [...new Set(entry.persons.map(foldName))],
     entities_lc: [...new Set(entry.entities.map(foldName))],
   };
@@ -253,6 +269,14 @@ export function namespaceFilter(
   if (record !== "any") must.push({ key: PAYLOAD.record, match: { value: record } });
   must.push(...extra);
   return { must } as NamespaceScopedFilter;
+}
+
+/**
+ * The namespace's memory points holding a lexical term: every stored one, expired ones not yet pruned
+ * included, as sqlite counts its stored rows.
+ */
+export function lexicalTermFilter(namespace: string, term: number): NamespaceScopedFilter {
+  return namespaceFilter(namespace, "memory", [{ key: PAYLOAD.lexicalTerms, match: { value: term } }]);
 }
 
 /** Entries whose expiry is at or before `nowMs`. A point without `expiresAtMs` never meets a range condition. */

@@ -3,7 +3,8 @@
  *
  * Layout (see qdrant-layout.ts): one collection; each memory is one point whose id is a v5-style UUID
  * of (namespace, entry id), with a named dense vector `dense` (cosine), a named sparse vector `lexical`
- * (client-side BM25 term frequencies, Qdrant applies IDF: `modifier: "idf"`) and the entry as payload.
+ * (client-side BM25 saturated term frequencies, plain dot product) and the entry as payload, plus the
+ * indices of its lexical terms (`lexical_terms`) so that a search can count its namespace's idf.
  * Namespace settings are one vector-less point per namespace (`record: "settings"`) in the same
  * collection, so a namespace's data lives in one tenant and `clearNamespace` is one filtered delete.
  * The embedding spec and layout version live in the collection's own `metadata`. The cluster settings
@@ -33,8 +34,12 @@
  *   Validation rejects a bad batch before any request is sent.
  * - `delete` and `clearNamespace` count and then delete (two requests): a concurrent writer can make
  *   the returned count differ from what was removed.
- * - IDF comes from Qdrant's statistics over the whole collection (all namespaces), not per namespace,
- *   so lexical scores differ from sqlite's; rankings within a namespace are what the port promises.
+ * - IDF is counted per namespace by the adapter (exact counts of the namespace's memory points, and of
+ *   those holding each query term), never by Qdrant's `idf` modifier, which counts the whole collection:
+ *   another namespace's writes would move this one's scores and tell it which words they hold. The
+ *   counts and the query are separate requests, so a write of the same namespace in between can leave
+ *   a search's idf a write behind. Document lengths are normalised against a constant
+ *   (DEFAULT_AVG_DOC_LENGTH), not the namespace's average, so scores still differ from sqlite's.
  * - Dense search is Qdrant's HNSW (approximate on large namespaces; Qdrant switches to exact scans
  *   for small filtered sets), where sqlite's is exact.
  */
@@ -43,7 +48,8 @@ import { z } from "zod";
 import { EmbedderMismatchError, parseOrThrow, ReadOnlyStoreError, StoreError } from "../core/errors.js";
 import { log } from "../core/log.js";
 import type { MemoryEntry } from "../memory/entry.js";
-import { encodeSparse, encodeSparseQuery } from "../text/sparse.js";
+import { inverseDocumentFrequency } from "../text/bm25.js";
+import { encodeSparse, encodeSparseQuery, queryTerms, type SparseVector } from "../text/sparse.js";
 import { tokenize } from "../text/tokenizer.js";
 import { lexicalDocument } from "./lexical-document.js";
 import { InProcessLeases, type ReleaseLease } from "./origin-lease.js";
@@ -60,6 +66,7 @@ import {
   expiredMemoryFilter,
   LAYOUT_VERSION,
   LEXICAL_VECTOR,
+  lexicalTermFilter,
   liveMemoryFilter,
   memoryPayload,
   memoryPointId,
@@ -206,7 +213,7 @@ export class QdrantMemoryStore implements MemoryStore {
       // A text with no indexable token gets no lexical vector at all (Qdrant allows a named vector to be absent).
       const vectors: Record<string, Schemas["Vector"]> = { [DENSE_VECTOR]: Array.from(vector) };
       if (lexical.indices.length) vectors[LEXICAL_VECTOR] = lexical;
-      return { id: memoryPointId(ns, entry.id), vector: vectors, payload: { ...memoryPayload(entry) } };
+      return { id: memoryPointId(ns, entry.id), vector: vectors, payload: { ...memoryPayload(entry, lexical.indices) } };
     });
     if (points.length <= UPSERT_POINTS_PER_REQUEST) {
       await this.send("upsert", () => this.client.upsert(this.collection, { wait: true, points }));
@@ -310,9 +317,31 @@ export class QdrantMemoryStore implements MemoryStore {
     const text = validateQuery(query);
     const { k, filter } = validateSearchOptions(options);
     // Tokens become sparse indices: the user's text never reaches Qdrant as query syntax.
-    const sparse = encodeSparseQuery(tokenize(text));
+    const terms = queryTerms(tokenize(text));
+    if (!terms.length) return [];
+    const sparse = await this.namespaceIdf(ns, terms);
     if (!sparse.indices.length) return [];
     return this.queryScored("lexicalSearch", ns, translateFilter(filter), k, { query: sparse, using: LEXICAL_VECTOR });
+  }
+
+  /**
+   * The query vector: each term weighted by its idf in this namespace alone, from exact counts (the
+   * namespace's memory points, and those holding each term), all sent at once (the client's connection
+   * pool bounds how many are in flight). Every stored point counts, expired ones not yet pruned too,
+   * as sqlite counts its stored rows: kept simple, and only this namespace's own writes move it. A
+   * term no point of the namespace holds is left out: it could match nothing here.
+   */
+  private async namespaceIdf(ns: string, terms: readonly number[]): Promise<SparseVector> {
+    const [rows = 0, ...holding] = await Promise.all([
+      this.count("lexicalSearch", namespaceFilter(ns, "memory")),
+      ...terms.map((term) => this.count("lexicalSearch", lexicalTermFilter(ns, term))),
+    ]);
+    const idfByTerm = new Map<number, number>();
+    terms.forEach((term, i) => {
+      const count = holding[i] ?? 0;
+      if (count > 0) idfByTerm.set(term, inverseDocumentFrequency(rows, count));
+    });
+    return encodeSparseQuery(idfByTerm);
   }
 
   async filteredSearch(namespace: string, filter: MemoryFilter, options: FilteredSearchOptions): Promise<ScoredEntry[]> {
@@ -698,11 +727,14 @@ function checkCollection(collection: string, info: z.infer<typeof CollectionInfo
   if (!metadata.success) {
     throw new StoreError(operation, `collection "${collection}" exists but was not created by recallgraph (no metadata.${COLLECTION_METADATA_KEY})`);
   }
-  if (metadata.data.layoutVersion !== LAYOUT_VERSION) {
-    throw new StoreError(
-      operation,
-      `collection "${collection}" uses recallgraph layout ${metadata.data.layoutVersion}, this version reads layout ${LAYOUT_VERSION}`,
-    );
+  const layout = metadata.data.layoutVersion;
+  if (layout !== LAYOUT_VERSION) {
+    // A collection is never rewritten in place: an older one's points lack what this layout reads.
+    const remedy =
+      layout < LAYOUT_VERSION
+        ? "ingest the memories again into a new collection (name it with QDRANT_COLLECTION or the store's `collection` option)"
+        : "use a recallgraph version that reads it";
+    throw new StoreError(operation, `collection "${collection}" uses recallgraph layout ${layout}, this version reads layout ${LAYOUT_VERSION}: ${remedy}`);
   }
   const stored = metadata.data.embedding;
   if (stored.model !== embedding.model || stored.dimension !== embedding.dimension) {
@@ -713,8 +745,10 @@ function checkCollection(collection: string, info: z.infer<typeof CollectionInfo
   if (!dense.success || dense.data.size !== embedding.dimension || dense.data.distance !== "Cosine") {
     throw new StoreError(operation, `collection "${collection}": vector "${DENSE_VECTOR}" is missing or not ${embedding.dimension}-d cosine`);
   }
-  if (config.params.sparse_vectors?.[LEXICAL_VECTOR]?.modifier !== "idf") {
-    throw new StoreError(operation, `collection "${collection}": sparse vector "${LEXICAL_VECTOR}" is missing or lacks the idf modifier`);
+  // The query vector carries the namespace's idf: Qdrant's idf modifier would count it twice, collection-wide.
+  const lexical = config.params.sparse_vectors?.[LEXICAL_VECTOR];
+  if (!lexical || (lexical.modifier ?? "none") !== "none") {
+    throw new StoreError(operation, `collection "${collection}": sparse vector "${LEXICAL_VECTOR}" is missing or has a modifier (it must have none)`);
   }
 }
 

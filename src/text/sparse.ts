@@ -1,7 +1,7 @@
 /**
- * Sparse (BM25) vectors for Qdrant: the client computes each term's saturated term frequency, Qdrant's
- * `idf` modifier on the sparse vector multiplies in the inverse document frequency it keeps per
- * collection, and the query side weighs each distinct term 1. The dot product is then BM25.
+ * Sparse (BM25) vectors for Qdrant: a document weighs each term by its saturated term frequency, a
+ * query each distinct term by its idf in the searched namespace (counted by the store, not by Qdrant,
+ * whose `idf` modifier counts the whole collection). The plain dot product is then BM25.
  * Terms come from `tokenize`, so Chinese, identifiers and our stemming work the same as in sqlite.
  */
 import { z } from "zod";
@@ -30,12 +30,13 @@ export const SparseVectorSchema = z
   });
 
 /**
- * Average document length in tokens that lengths are normalised against. Qdrant does not know it
- * (it only supplies IDF), so it is a constant here. Measured with our tokenizer on the 5,882 LoCoMo
- * turns as the rule builder stores them: the lexical document (`lexicalDocument`: text plus
- * keywords, persons, entities...) averages 45.3 tokens (median 43, p90 70; the text alone 14.1),
- * hence 48. Roughly right is enough: it keeps Qdrant's ranking close to sqlite FTS5's, which
- * normalises against the true average; pass `avgDocLength` for corpora of longer documents.
+ * Average document length in tokens that lengths are normalised against: a constant, since a stored
+ * vector's weights are fixed when it is written (so no other namespace's writes move them either).
+ * Measured with our tokenizer on the 5,882 LoCoMo turns as the rule builder stores them: the lexical
+ * document (`lexicalDocument`: text plus keywords, persons, entities...) averages 45.3 tokens (median
+ * 43, p90 70; the text alone 14.1), hence 48. Roughly right is enough: it keeps Qdrant's ranking
+ * close to sqlite FTS5's, which normalises against the true average; pass `avgDocLength` for corpora
+ * of longer documents.
  */
 export const DEFAULT_AVG_DOC_LENGTH = 48;
 
@@ -86,7 +87,7 @@ function termCounts(tokens: readonly string[]): Map<number, number> {
   return counts;
 }
 
-function toSparseVector(weights: Map<number, number>): SparseVector {
+function toSparseVector(weights: ReadonlyMap<number, number>): SparseVector {
   const indices = [...weights.keys()].sort((a, b) => a - b);
   return { indices, values: indices.map((index) => weights.get(index) ?? 0) };
 }
@@ -114,9 +115,12 @@ export function encodeSparse(tokens: readonly string[], options: SparseEncodingO
   return toSparseVector(weights);
 }
 
-/** The query side: weight 1 per distinct term, so the score is the sum of matched terms' IDF-weighted document weights. */
-export function encodeSparseQuery(tokens: readonly string[]): SparseVector {
-  const weights = termCounts(tokens);
-  for (const index of weights.keys()) weights.set(index, 1);
-  return toSparseVector(weights);
+/** The distinct term indices of a query's tokens, ascending: the terms whose idf a search counts. */
+export function queryTerms(tokens: readonly string[]): number[] {
+  return toSparseVector(termCounts(tokens)).indices;
+}
+
+/** The query side: each term weighted by its idf, so the dot product with a document vector is its BM25 score. */
+export function encodeSparseQuery(idfByTerm: ReadonlyMap<number, number>): SparseVector {
+  return toSparseVector(idfByTerm);
 }

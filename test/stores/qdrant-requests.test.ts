@@ -9,7 +9,10 @@ import { EmbedderMismatchError, StoreError, ValidationError } from "../../src/co
 import { normalizeEntry, type MemoryEntry, type MemoryInput } from "../../src/memory/entry.js";
 import type { MemoryRecord } from "../../src/stores/port.js";
 import type { EmbeddingSpec } from "../../src/text/embedder.js";
-import { clusterSettingDifferences, memoryPointId, type ClusterSettings } from "../../src/stores/qdrant-layout.js";
+import { clusterSettingDifferences, createCollectionBody, memoryPointId, type ClusterSettings } from "../../src/stores/qdrant-layout.js";
+import { inverseDocumentFrequency } from "../../src/text/bm25.js";
+import { queryTerms } from "../../src/text/sparse.js";
+import { tokenize } from "../../src/text/tokenizer.js";
 import { openQdrantStore, UPSERT_POINTS_PER_REQUEST, type QdrantMemoryStore } from "../../src/stores/qdrant.js";
 import { QdrantSpec, QDRANT_SPEC_PATH, qdrantSpecAvailable } from "./qdrant-spec.js";
 import { SpecCheckingQdrantStub, type RecordedRequest } from "./qdrant-stub.js";
@@ -126,18 +129,19 @@ describe("Qdrant adapter request shapes (SpecCheckingQdrantStub, not a real Qdra
   });
 
   describe("collection bootstrap", () => {
-    it("creates named dense (cosine) + sparse (idf) vectors, the embedding metadata and the payload indexes", async () => {
+    it("creates named dense (cosine) + sparse (no modifier) vectors, the embedding metadata and the payload indexes", async () => {
       await open();
       const [create] = stub.requestsOf("create_collection");
       assert.ok(create, "collection created");
       const body = create.body as Json;
       assert.deepEqual(field(body, "vectors", "dense"), { size: 4, distance: "Cosine" });
-      assert.deepEqual(field(body, "sparse_vectors", "lexical"), { modifier: "idf" });
-      assert.deepEqual(field(body, "metadata", "recallgraph", "embedding"), EMBEDDING);
+      assert.deepEqual(field(body, "sparse_vectors", "lexical"), { modifier: "none" }, "idf is counted per namespace, not by Qdrant");
+      assert.deepEqual(field(body, "metadata", "recallgraph"), { layoutVersion: 2, embedding: EMBEDDING });
 
       const indexes = new Map(stub.requestsOf("create_field_index").map((request) => [field(request.body as Json, "field_name"), request]));
       assert.deepEqual(field(indexes.get("namespace")?.body as Json, "field_schema"), { type: "keyword", is_tenant: true });
       assert.deepEqual(field(indexes.get("timestampMs")?.body as Json, "field_schema"), { type: "integer", lookup: false, range: true });
+      assert.deepEqual(field(indexes.get("lexical_terms")?.body as Json, "field_schema"), { type: "integer", lookup: true, range: false });
       for (const name of ["record", "id", "persons_lc", "entities_lc", "location_grams", "source.documentId"]) {
         assert.ok(indexes.has(name), `payload index on ${name}`);
       }
@@ -164,6 +168,33 @@ describe("Qdrant adapter request shapes (SpecCheckingQdrantStub, not a real Qdra
         assert.match(error.message, /not created by recallgraph/);
         return true;
       });
+    });
+
+    it("refuses a layout-1 collection (saying how to move on) and one whose lexical vector has the idf modifier", async () => {
+      const layout = (name: string, body: Json): Promise<QdrantMemoryStore> => {
+        stub.createForeignCollection(name, body as { [key: string]: Json });
+        return open({ name });
+      };
+      const current = createCollectionBody(EMBEDDING) as Json;
+      const withLexical = (lexical: Json): Json => ({ ...(current as { [key: string]: Json }), sparse_vectors: { lexical } });
+      const layoutOne = { ...(withLexical({ modifier: "idf" }) as { [key: string]: Json }), metadata: { recallgraph: { layoutVersion: 1, embedding: EMBEDDING } } };
+
+      await assert.rejects(layout(`${collection}_v1`, layoutOne), (error: unknown) => {
+        assert.ok(error instanceof StoreError);
+        assert.match(error.message, /uses recallgraph layout 1, this version reads layout 2: ingest the memories again into a new collection/);
+        assert.match(error.message, /QDRANT_COLLECTION/);
+        return true;
+      });
+      await assert.rejects(layout(`${collection}_v3`, { ...(current as { [key: string]: Json }), metadata: { recallgraph: { layoutVersion: 3, embedding: EMBEDDING } } }), /layout 3.*use a recallgraph version that reads it/);
+      await assert.rejects(layout(`${collection}_idf`, withLexical({ modifier: "idf" })), (error: unknown) => {
+        assert.ok(error instanceof StoreError);
+        assert.match(error.message, /sparse vector "lexical" is missing or has a modifier/);
+        return true;
+      });
+      await assert.rejects(layout(`${collection}_nolexical`, { ...(current as { [key: string]: Json }), sparse_vectors: {} }), /sparse vector "lexical" is missing/);
+      // No modifier key at all is Qdrant's default, none: the same collection.
+      await layout(`${collection}_default`, withLexical({}));
+      assert.deepEqual(stub.violations, []);
     });
 
     it("rejects bad options with a ValidationError naming the field", async () => {
@@ -272,6 +303,7 @@ describe("Qdrant adapter request shapes (SpecCheckingQdrantStub, not a real Qdra
         assert.ok(sparse.indices.length > 0);
         assert.equal(sparse.indices.length, sparse.values.length);
         assert.ok(sparse.indices.every((index, i) => i === 0 || index > (sparse.indices[i - 1] ?? -1)), "indices strictly ascending (sorted, unique)");
+        assert.deepEqual(field(point, "payload", "lexical_terms"), sparse.indices, "the payload's terms are the vector's, to count per namespace");
         assert.equal(field(point, "payload", "namespace"), "alice");
       }
       assert.equal(field(points[0], "id"), memoryPointId("alice", "m1"));
@@ -397,16 +429,35 @@ describe("Qdrant adapter request shapes (SpecCheckingQdrantStub, not a real Qdra
       assert.equal(field(denseRequest?.body as Json, "using"), "dense");
       assert.equal(field(denseRequest?.body as Json, "limit"), 2);
 
-      const lexical = await store.lexicalSearch("alice", "Which job took Alice to BERLIN?", { k: 5 });
+      stub.clearRequests();
+      const question = "Which job took Alice to BERLIN?";
+      const lexical = await store.lexicalSearch("alice", question, { k: 5 });
       assert.equal(lexical[0]?.entry.id, "berlin");
       assert.ok(lexical.every((hit) => hit.entry.namespace === "alice"));
       const lexicalRequest = stub.requestsOf("query_points").at(-1);
       assert.equal(field(lexicalRequest?.body as Json, "using"), "lexical");
-      const sparse = field(lexicalRequest?.body as Json, "query") as { indices: number[]; values: number[] };
-      assert.ok(sparse.indices.every((index, i) => i === 0 || index > (sparse.indices[i - 1] ?? -1)));
-      assert.ok(sparse.values.every((value) => value === 1));
 
+      // idf from alice's counts alone: all her memories, then those holding each distinct query term.
+      const terms = queryTerms(tokenize(question));
+      const counts = stub.requestsOf("count_points").map((request) => request.body as Json);
+      const scope = [{ key: "namespace", match: { value: "alice" } }, { key: "record", match: { value: "memory" } }];
+      assert.equal(counts.length, terms.length + 1, "one count for the namespace, one per distinct term");
+      assert.deepEqual(counts[0], { filter: { must: scope }, exact: true });
+      assert.deepEqual(counts.slice(1), terms.map((term) => ({ filter: { must: [...scope, { key: "lexical_terms", match: { value: term } }] }, exact: true })));
+      const aliceTerms = stub.storedPoints(collection).filter((point) => point.payload.namespace === "alice" && point.payload.record === "memory").map((point) => point.payload.lexical_terms as number[]);
+      const held = terms.map((term) => aliceTerms.filter((pointTerms) => pointTerms.includes(term)).length);
+      const sparse = field(lexicalRequest?.body as Json, "query") as { indices: number[]; values: number[] };
+      assert.deepEqual(sparse.indices, terms.filter((_, i) => (held[i] ?? 0) > 0), "terms no memory of alice holds are left out");
+      assert.deepEqual(sparse.values, held.filter((n) => n > 0).map((n) => inverseDocumentFrequency(aliceTerms.length, n)));
+      assert.ok(sparse.indices.length < terms.length, "the question has words alice never stored");
+
+      stub.clearRequests();
+      assert.deepEqual(await store.lexicalSearch("alice", "Mallory", { k: 5 }), [], "a word only mallory holds: counted, then no query at all");
+      assert.equal(stub.requestsOf("query_points").length, 0);
+      assert.equal(stub.requestsOf("count_points").length, 2);
+      stub.clearRequests();
       assert.deepEqual(await store.lexicalSearch("alice", "   the of ?! ", { k: 5 }), [], "no indexable term, no request, no hit");
+      assert.equal(stub.requests.length, 0);
 
       const newest = await store.filteredSearch("alice", { timeRange: { startMs: Date.parse("2023-01-01T00:00:00Z") } }, { k: 3 });
       assert.deepEqual(newest.map((hit) => hit.entry.id), ["trap", "tea", "paris"]);
@@ -535,6 +586,12 @@ describe("Qdrant adapter request shapes (SpecCheckingQdrantStub, not a real Qdra
         }
       }
       assert.deepEqual(await store.get("alice", ["a"]), [], "expired at the later clock");
+      stub.clearRequests();
+      // The idf counts take every stored memory of the namespace, expired ones not yet pruned included (as sqlite).
+      await store.lexicalSearch("alice", "rows", { k: 2 });
+      const counts = stub.requestsOf("count_points");
+      assert.equal(counts.length, 2);
+      for (const request of counts) assert.equal(field(request.body as Json, "filter", "must_not"), undefined, "lexicalSearch's counts");
       stub.clearRequests();
       await store.vocabulary("alice");
       await store.documentVersions("alice", ["doc"]);
