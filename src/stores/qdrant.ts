@@ -49,7 +49,7 @@ import { EmbedderMismatchError, parseOrThrow, ReadOnlyStoreError, StoreError } f
 import { log } from "../core/log.js";
 import type { MemoryEntry } from "../memory/entry.js";
 import { inverseDocumentFrequency } from "../text/bm25.js";
-import { encodeSparse, encodeSparseQuery, queryTerms, type SparseVector } from "../text/sparse.js";
+import { encodeSparse, encodeSparseQuery, queryTermIndices, type SparseVector } from "../text/sparse.js";
 import { tokenize } from "../text/tokenizer.js";
 import { lexicalDocument } from "./lexical-document.js";
 import { InProcessLeases, type ReleaseLease } from "./origin-lease.js";
@@ -317,7 +317,7 @@ export class QdrantMemoryStore implements MemoryStore {
     const text = validateQuery(query);
     const { k, filter } = validateSearchOptions(options);
     // Tokens become sparse indices: the user's text never reaches Qdrant as query syntax.
-    const terms = queryTerms(tokenize(text));
+    const terms = queryTermIndices(tokenize(text));
     if (!terms.length) return [];
     const sparse = await this.namespaceIdf(ns, terms);
     if (!sparse.indices.length) return [];

@@ -35,8 +35,8 @@ export const SparseVectorSchema = z
  * Measured with our tokenizer on the 5,882 LoCoMo turns as the rule builder stores them: the lexical
  * document (`lexicalDocument`: text plus keywords, persons, entities...) averages 45.3 tokens (median
  * 43, p90 70; the text alone 14.1), hence 48. Roughly right is enough: it keeps Qdrant's ranking
- * close to sqlite FTS5's, which normalises against the true average; pass `avgDocLength` for corpora
- * of longer documents.
+ * close to sqlite's, which normalises against the namespace's true average; pass `avgDocLength` for
+ * corpora of longer documents.
  */
 export const DEFAULT_AVG_DOC_LENGTH = 48;
 
@@ -116,7 +116,7 @@ export function encodeSparse(tokens: readonly string[], options: SparseEncodingO
 }
 
 /** The distinct term indices of a query's tokens, ascending: the terms whose idf a search counts. */
-export function queryTerms(tokens: readonly string[]): number[] {
+export function queryTermIndices(tokens: readonly string[]): number[] {
   return toSparseVector(termCounts(tokens)).indices;
 }
 

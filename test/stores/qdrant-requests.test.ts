@@ -11,7 +11,7 @@ import type { MemoryRecord } from "../../src/stores/port.js";
 import type { EmbeddingSpec } from "../../src/text/embedder.js";
 import { clusterSettingDifferences, createCollectionBody, memoryPointId, type ClusterSettings } from "../../src/stores/qdrant-layout.js";
 import { inverseDocumentFrequency } from "../../src/text/bm25.js";
-import { queryTerms } from "../../src/text/sparse.js";
+import { queryTermIndices } from "../../src/text/sparse.js";
 import { tokenize } from "../../src/text/tokenizer.js";
 import { openQdrantStore, UPSERT_POINTS_PER_REQUEST, type QdrantMemoryStore } from "../../src/stores/qdrant.js";
 import { QdrantSpec, QDRANT_SPEC_PATH, qdrantSpecAvailable } from "./qdrant-spec.js";
@@ -438,7 +438,7 @@ describe("Qdrant adapter request shapes (SpecCheckingQdrantStub, not a real Qdra
       assert.equal(field(lexicalRequest?.body as Json, "using"), "lexical");
 
       // idf from alice's counts alone: all her memories, then those holding each distinct query term.
-      const terms = queryTerms(tokenize(question));
+      const terms = queryTermIndices(tokenize(question));
       const counts = stub.requestsOf("count_points").map((request) => request.body as Json);
       const scope = [{ key: "namespace", match: { value: "alice" } }, { key: "record", match: { value: "memory" } }];
       assert.equal(counts.length, terms.length + 1, "one count for the namespace, one per distinct term");

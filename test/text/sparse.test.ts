@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { DEFAULT_AVG_DOC_LENGTH, encodeSparse, encodeSparseQuery, queryTerms, SparseVectorSchema, termIndex } from "../../src/text/sparse.js";
+import { DEFAULT_AVG_DOC_LENGTH, encodeSparse, encodeSparseQuery, queryTermIndices, SparseVectorSchema, termIndex } from "../../src/text/sparse.js";
 import { tokenize } from "../../src/text/tokenizer.js";
 
 function isStrictlyAscending(values: readonly number[]): boolean {
@@ -76,22 +76,22 @@ describe("encodeSparse", () => {
   });
 });
 
-describe("queryTerms and encodeSparseQuery", () => {
+describe("queryTermIndices and encodeSparseQuery", () => {
   it("lists each distinct term once, sorted", () => {
-    const terms = queryTerms(["dog", "dog", "cat", "err_1024"]);
+    const terms = queryTermIndices(["dog", "dog", "cat", "err_1024"]);
     assert.equal(terms.length, 3);
     assert.ok(isStrictlyAscending(terms));
     assert.deepEqual(terms, encodeSparse(["dog", "dog", "cat", "err_1024"]).indices, "the same indices a document with these tokens stores");
   });
 
   it("weighs each term as given (its idf), sorted by index", () => {
-    const [a = 0, b = 0] = queryTerms(["dog", "cat"]);
+    const [a = 0, b = 0] = queryTermIndices(["dog", "cat"]);
     assert.deepEqual(encodeSparseQuery(new Map([[b, 0.5], [a, 2]])), a < b ? { indices: [a, b], values: [2, 0.5] } : { indices: [b, a], values: [0.5, 2] });
     assert.deepEqual(encodeSparseQuery(new Map()), { indices: [], values: [] });
   });
 
   it("scores the matching document higher by dot product", () => {
-    const query = encodeSparseQuery(new Map(queryTerms(tokenize("报销标准")).map((index) => [index, 1])));
+    const query = encodeSparseQuery(new Map(queryTermIndices(tokenize("报销标准")).map((index) => [index, 1])));
     const match = encodeSparse(tokenize("报销的标准是多少"));
     const other = encodeSparse(tokenize("今天天气很好"));
     const dot = (a: typeof query, b: typeof query): number =>
