@@ -10,8 +10,9 @@ import ts from "typescript";
 import { ValidationError } from "../../src/core/errors.js";
 import { CheckedEmbeddings } from "../../src/text/embedders/checked.js";
 import { createEmbedder, embedderConfigFromEnv, EmbedderConfigSchema } from "../../src/text/embedders/create-embedder.js";
-import { EmbeddingWorkerError, spawnUseLiteWorker, type SpawnWorker } from "../../src/text/embedders/use-lite-pool.js";
-import { createUseLiteEmbedder, defaultUseLiteWorkers, UseLiteEmbeddings, useLiteBatches } from "../../src/text/embedders/use-lite.js";
+import { lengthSortedBatches } from "../../src/text/embedders/batched.js";
+import { EmbeddingWorkerError, spawnEmbeddingWorker, type SpawnWorker } from "../../src/text/embedders/worker-pool.js";
+import { createUseLiteEmbedder, defaultUseLiteWorkers, UseLiteEmbeddings } from "../../src/text/embedders/use-lite.js";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
@@ -99,7 +100,7 @@ describe("USE-lite worker pool: configuration", () => {
   });
 
   it("plans the same batches as the single-thread path: by length, at most batchSize, every position once", () => {
-    const batches = useLiteBatches(TEXTS, 4);
+    const batches = lengthSortedBatches(TEXTS, 4);
     assert.deepEqual(batches.flat().sort((a, b) => a - b), TEXTS.map((_, i) => i));
     assert.ok(batches.every((batch) => batch.length <= 4));
     const lengths = batches.flat().map((position) => TEXTS[position]?.length ?? 0);
@@ -196,7 +197,7 @@ describe("USE-lite worker pool: failures reject, never hang", { timeout: 120_000
     let spawned = 0;
     const crashFirst: SpawnWorker = (source, data) => {
       spawned += 1;
-      return spawned === 1 ? new Worker(`process.exit(1)`, { eval: true, execArgv: [] }) : spawnUseLiteWorker(source, data);
+      return spawned === 1 ? new Worker(`process.exit(1)`, { eval: true, execArgv: [] }) : spawnEmbeddingWorker(source, data);
     };
     const embedder = createUseLiteEmbedder({ workers: 2, batchSize: 2, spawnWorker: crashFirst });
     await assert.rejects(embedder.embeddings.embedDocuments(texts), EmbeddingWorkerError);

@@ -34,7 +34,7 @@ export { EmbeddingOutputError } from "./checked.js";
 export { createHashEmbedder, hashEmbed, HASH_EMBEDDER_MODEL } from "./hashing.js";
 export { createOpenAIEmbedder } from "./openai.js";
 export { createUseLiteEmbedder, defaultUseLiteWorkers, useLiteTrustworthyFor, USE_LITE_SPEC } from "./use-lite.js";
-export { EmbeddingWorkerError, type EmbeddingWorkerFailure } from "./use-lite-pool.js";
+export { EmbeddingWorkerError, type EmbeddingWorkerFailure } from "./worker-pool.js";
 
 const MAX_DIMENSION = 65_536;
 const MAX_RETRIES = 10;

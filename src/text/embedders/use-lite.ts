@@ -8,7 +8,7 @@
  * embedder instance. It prints nothing to the console (checked; no suppression needed).
  *
  * That backend is single-threaded in Node (TensorFlow.js turns WASM threads off there), so large
- * embedDocuments calls go to a pool of worker threads, one model copy each (`use-lite-pool.ts`):
+ * embedDocuments calls go to a pool of worker threads, one model copy each (`worker-pool.ts`):
  * `workers` of them, by default one per core up to USE_LITE_MAX_DEFAULT_WORKERS. Queries (one short
  * text) and calls of one batch, while no pool is running, stay in this thread: they cannot be
  * split, and starting workers for them would cost more than it saves.
@@ -20,7 +20,9 @@ import type { EmbeddingSpec } from "../embedder.js";
 import type { Embedder } from "../embedder.js";
 import { sentencesOf, wordCount } from "../sentences.js";
 import { checkedEmbedder } from "./checked.js";
-import { acquireUseLitePool, releaseUseLitePool, sharedUseLitePool, UseLiteWorkerPool, type SpawnWorker } from "./use-lite-pool.js";
+import { BatchedModel, positiveInteger } from "./batched.js";
+import { USE_LITE_WORKER_SOURCE } from "./use-lite-worker.js";
+import type { SpawnWorker } from "./worker-pool.js";
 
 export const USE_LITE_SPEC: EmbeddingSpec = { model: "use-lite", dimension: 512 };
 
@@ -115,38 +117,28 @@ export function useLiteTrustworthyFor(text: string): boolean {
   return latin * 2 >= letters;
 }
 
-/**
- * The model calls an embedDocuments call makes, as positions of `documents`. The encoder pads every
- * text of a batch to the longest one, so batches are formed from texts of similar length (by
- * character count, a good proxy for word pieces), at most `batchSize` each; results go back in
- * input order. The in-process path and the worker pool make exactly these calls.
- */
-export function useLiteBatches(documents: readonly string[], batchSize: number): number[][] {
-  const order = documents.map((_, position) => position).sort((a, b) => (documents[a]?.length ?? 0) - (documents[b]?.length ?? 0));
-  const batches: number[][] = [];
-  for (let start = 0; start < order.length; start += batchSize) batches.push(order.slice(start, start + batchSize));
-  return batches;
-}
-
-function positiveInteger(name: string, value: number): number {
-  if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got ${value}`);
-  return value;
-}
-
 /** USE-lite as LangChain embeddings, batched, large calls spread over worker threads. Vectors are unit length. */
 export class UseLiteEmbeddings extends Embeddings {
   readonly batchSize: number;
   readonly workers: number;
   readonly timeoutMs: number;
-  private readonly spawnWorker: SpawnWorker | undefined;
-  private pool: UseLiteWorkerPool | undefined;
+  private readonly model: BatchedModel;
 
   constructor(options: UseLiteEmbedderOptions = {}) {
     super({ maxRetries: 0 });
     this.batchSize = positiveInteger("batchSize", options.batchSize ?? USE_LITE_DEFAULT_BATCH_SIZE);
     this.workers = positiveInteger("workers", options.workers ?? defaultUseLiteWorkers());
     this.timeoutMs = positiveInteger("timeoutMs", options.timeoutMs ?? USE_LITE_DEFAULT_TIMEOUT_MS);
-    this.spawnWorker = options.spawnWorker;
+    this.model = new BatchedModel({
+      name: USE_LITE_SPEC.model,
+      workerSource: USE_LITE_WORKER_SOURCE,
+      dimension: USE_LITE_SPEC.dimension,
+      batchSize: this.batchSize,
+      workers: this.workers,
+      timeoutMs: this.timeoutMs,
+      spawnWorker: options.spawnWorker,
+      embedHere: async (texts) => (await loadUseLiteModel()).embed(texts),
+    });
   }
 
   /**
@@ -154,14 +146,13 @@ export class UseLiteEmbeddings extends Embeddings {
    * that needs them, this embedder's or another's sharing the pool).
    */
   get poolRunning(): boolean {
-    const pool = this.pool ?? (this.spawnWorker || this.workers === 1 ? undefined : sharedUseLitePool(this.workers));
-    return pool?.running ?? false;
+    return this.model.poolRunning;
   }
 
   /** Texts up to USE_LITE_TEXT_WORDS words embedded whole, longer ones as the mean of their sentences. */
   override async embedDocuments(documents: string[]): Promise<number[][]> {
     const parts = documents.map(partsToEmbed);
-    const vectors = await this.embedWhole(parts.flat());
+    const vectors = await this.model.embed(parts.flat());
     let next = 0;
     return parts.map((ofText) => meanDirection(vectors.slice(next, (next += ofText.length))));
   }
@@ -174,40 +165,9 @@ export class UseLiteEmbeddings extends Embeddings {
     return parts.length === 1 ? model.embed(document) : meanDirection(await model.embed(parts));
   }
 
-  private async embedWhole(documents: string[]): Promise<number[][]> {
-    // The model rejects an empty batch (a zero-size sparse tensor), so never send one.
-    if (documents.length === 0) return [];
-    const batches = useLiteBatches(documents, this.batchSize);
-    const texts = batches.map((positions) => positions.map((position) => documents[position] ?? ""));
-    // One batch cannot be split: it stays here unless workers are already running (then it goes
-    // there, rather than loading one more model copy in this thread).
-    const usePool = this.workers > 1 && (batches.length > 1 || this.poolRunning);
-    const embedded = usePool ? await this.poolFor().embed(texts, this.timeoutMs) : await embedHere(texts);
-    const vectors: number[][] = new Array<number[]>(documents.length);
-    batches.forEach((positions, b) => {
-      const batch = embedded[b];
-      positions.forEach((position, i) => {
-        const vector = batch?.[i];
-        if (vector) vectors[position] = vector;
-      });
-    });
-    return vectors;
-  }
-
   /** Lets go of the worker pool (its workers end when no other embedder shares it). Idempotent; later calls start it again. */
   async close(): Promise<void> {
-    const pool = this.pool;
-    this.pool = undefined;
-    if (!pool) return;
-    if (this.spawnWorker) await pool.close();
-    else await releaseUseLitePool(this, this.workers);
-  }
-
-  private poolFor(): UseLiteWorkerPool {
-    this.pool ??= this.spawnWorker
-      ? new UseLiteWorkerPool({ size: this.workers, dimension: USE_LITE_SPEC.dimension, spawn: this.spawnWorker })
-      : acquireUseLitePool(this, this.workers, USE_LITE_SPEC.dimension);
-    return this.pool;
+    await this.model.close();
   }
 }
 
@@ -227,14 +187,6 @@ function meanDirection(vectors: readonly number[][]): number[] {
   for (const vector of rest) vector.forEach((value, i) => (sum[i] = (sum[i] ?? 0) + value));
   const norm = Math.hypot(...sum);
   return norm > 0 ? sum.map((value) => value / norm) : sum;
-}
-
-/** Each batch in one model call, in this thread, one after the other. */
-async function embedHere(batches: readonly string[][]): Promise<number[][][]> {
-  const model = await loadUseLiteModel();
-  const embedded: number[][][] = [];
-  for (const batch of batches) embedded.push(await model.embed(batch));
-  return embedded;
 }
 
 export function createUseLiteEmbedder(options: UseLiteEmbedderOptions = {}): Embedder {

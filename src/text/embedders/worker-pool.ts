@@ -1,6 +1,8 @@
 /**
- * A pool of worker threads, each holding its own USE-lite model, so that a large embedDocuments call
- * uses every core. TensorFlow.js runs USE-lite on its WASM backend, which in Node is single-threaded
+ * A pool of worker threads, each holding its own copy of an embedding model, so that a large
+ * embedDocuments call uses every core. Generic over the model: each worker runs the program it is
+ * given (`use-lite-worker.ts`, `onnx-worker.ts`), all speaking one protocol (see use-lite-worker.ts).
+ * Written for USE-lite first: TensorFlow.js runs it on its WASM backend, which in Node is single-threaded
  * (the backend turns WASM threads off when it detects Node): one process embeds on one core however
  * many it has. Measured here (2 cores free, 512 synthetic memories in ingest's calls of 64,
  * `npm run bench:embedding`): 61 texts/s in one thread, 98 with 2 workers (1.6x; CPU time per text
@@ -19,12 +21,11 @@
  *   timeout for one batch is terminated, and the call waiting for it rejects with an
  *   EmbeddingWorkerError; the pool starts a fresh worker for the next call.
  * - **Shared.** Like the in-process model (one per process), pools are per process: every embedder
- *   asking for N workers shares the one pool of N, so several embedder instances never multiply the
- *   model copies.
+ *   asking for N workers of one model shares the one pool of N, so several embedder instances never
+ *   multiply the model copies.
  */
 import { Worker } from "node:worker_threads";
 import { RecallGraphError } from "../../core/errors.js";
-import { USE_LITE_WORKER_SOURCE } from "./use-lite-worker.js";
 
 /** Why a worker's batch failed. */
 export type EmbeddingWorkerFailure = "crashed" | "exited" | "timeout" | "failed" | "closed";
@@ -39,22 +40,24 @@ export class EmbeddingWorkerError extends RecallGraphError {
   constructor(reason: EmbeddingWorkerFailure, message: string, context: Record<string, unknown> = {}, options?: { cause?: unknown }) {
     // "not_configured", as for a model that cannot be loaded: the embedder is not available (a
     // recallgraph failure, not the caller's: the CLI exits with status 2).
-    super("not_configured", `USE-lite embedding worker: ${message}`, { reason, ...context }, options);
+    super("not_configured", `embedding worker: ${message}`, { reason, ...context }, options);
     this.reason = reason;
   }
 }
 
 /** Starts one worker thread running `source` (eval'd) with `workerData`: the pool's default, replaceable in tests. */
-export type SpawnWorker = (source: string, workerData: UseLiteWorkerData) => Worker;
+export type SpawnWorker = (source: string, workerData: EmbeddingWorkerData) => Worker;
 
-export interface UseLiteWorkerData {
+export interface EmbeddingWorkerData {
   /** A file URL that the model packages are resolved from (this module's, so the same copies as the main thread's). */
   resolveFrom: string;
   dimension: number;
+  /** What the worker's program needs to know of its model beyond that (a folder, a dtype...); plain data. */
+  model?: Readonly<Record<string, unknown>>;
 }
 
 /** The default spawn: an eval'd CommonJS program with no loader flags (the parent's `--import tsx` is not needed there). */
-export const spawnUseLiteWorker: SpawnWorker = (source, workerData) =>
+export const spawnEmbeddingWorker: SpawnWorker = (source, workerData) =>
   new Worker(source, { eval: true, workerData, execArgv: [] });
 
 interface Task {
@@ -79,27 +82,35 @@ interface Slot {
   retired: boolean;
 }
 
-export interface UseLitePoolOptions {
+export interface EmbeddingPoolOptions {
   /** Worker threads (model copies). */
   size: number;
+  /** The program each worker runs (CommonJS source, eval'd). */
+  source: string;
   dimension: number;
+  /** Passed to each worker as `workerData.model`. */
+  model?: Readonly<Record<string, unknown>>;
   spawn?: SpawnWorker;
 }
 
-export class UseLiteWorkerPool {
+export class EmbeddingWorkerPool {
   readonly size: number;
+  private readonly source: string;
   private readonly dimension: number;
+  private readonly model: Readonly<Record<string, unknown>> | undefined;
   private readonly spawn: SpawnWorker;
   private readonly slots: Slot[] = [];
   private queue: Task[] = [];
   private nextRequest = 0;
   private spawned = 0;
 
-  constructor(options: UseLitePoolOptions) {
+  constructor(options: EmbeddingPoolOptions) {
     if (!Number.isInteger(options.size) || options.size < 1) throw new RangeError(`size must be a positive integer, got ${options.size}`);
     this.size = options.size;
+    this.source = options.source;
     this.dimension = options.dimension;
-    this.spawn = options.spawn ?? spawnUseLiteWorker;
+    this.model = options.model;
+    this.spawn = options.spawn ?? spawnEmbeddingWorker;
   }
 
   /** Whether any worker is running (started and not yet terminated). */
@@ -160,7 +171,8 @@ export class UseLiteWorkerPool {
   }
 
   private start(): Slot {
-    const worker = this.spawn(USE_LITE_WORKER_SOURCE, { resolveFrom: import.meta.url, dimension: this.dimension });
+    const data: EmbeddingWorkerData = { resolveFrom: import.meta.url, dimension: this.dimension, ...(this.model ? { model: this.model } : {}) };
+    const worker = this.spawn(this.source, data);
     const slot: Slot = { worker, index: this.spawned, task: undefined, requestId: 0, timer: undefined, retired: false };
     this.spawned += 1;
     this.slots.push(slot);
@@ -276,33 +288,34 @@ function isAnswer(message: unknown): message is { id: number; vectors?: unknown;
   return typeof message === "object" && message !== null && typeof (message as { id?: unknown }).id === "number";
 }
 
-/** The process's pools, one per size, shared by the embedders that ask for that many workers. */
-const pools = new Map<number, { pool: UseLiteWorkerPool; holders: Set<object> }>();
+/** The process's pools, one per model and size, shared by the embedders that ask for the same. */
+const pools = new Map<string, { pool: EmbeddingWorkerPool; holders: Set<object> }>();
 
 /**
- * The process-wide pool of `size` workers, held by `holder` until `releaseUseLitePool(holder)`.
- * A pool is created idle; its workers start with its first call.
+ * The process-wide pool under `key` (which names the model and the worker count, e.g. `use-lite:4`),
+ * held by `holder` until `releaseEmbeddingPool(holder, key)`. A pool is created idle (`options` are
+ * used only then); its workers start with its first call.
  */
-export function acquireUseLitePool(holder: object, size: number, dimension: number): UseLiteWorkerPool {
-  let entry = pools.get(size);
+export function acquireEmbeddingPool(holder: object, key: string, options: EmbeddingPoolOptions): EmbeddingWorkerPool {
+  let entry = pools.get(key);
   if (!entry) {
-    entry = { pool: new UseLiteWorkerPool({ size, dimension }), holders: new Set() };
-    pools.set(size, entry);
+    entry = { pool: new EmbeddingWorkerPool(options), holders: new Set() };
+    pools.set(key, entry);
   }
   entry.holders.add(holder);
   return entry.pool;
 }
 
-/** The process-wide pool of `size` workers if one exists (running or not); starts nothing. */
-export function sharedUseLitePool(size: number): UseLiteWorkerPool | undefined {
-  return pools.get(size)?.pool;
+/** The process-wide pool under `key` if one exists (running or not); starts nothing. */
+export function sharedEmbeddingPool(key: string): EmbeddingWorkerPool | undefined {
+  return pools.get(key)?.pool;
 }
 
 /** Lets go of `holder`'s pool; the last holder's release terminates its workers. */
-export async function releaseUseLitePool(holder: object, size: number): Promise<void> {
-  const entry = pools.get(size);
+export async function releaseEmbeddingPool(holder: object, key: string): Promise<void> {
+  const entry = pools.get(key);
   if (!entry || !entry.holders.delete(holder)) return;
   if (entry.holders.size > 0) return;
-  pools.delete(size);
+  pools.delete(key);
   await entry.pool.close();
 }
