@@ -21,7 +21,7 @@ import type { Embedder } from "../embedder.js";
 import { sentencesOf, wordCount } from "../sentences.js";
 import { checkedEmbedder } from "./checked.js";
 import { BatchedModel, positiveInteger } from "./batched.js";
-import { USE_LITE_WORKER_SOURCE } from "./use-lite-worker.js";
+import { USE_LITE_WORKER_SOURCE } from "./worker-program.js";
 import type { SpawnWorker } from "./worker-pool.js";
 
 export const USE_LITE_SPEC: EmbeddingSpec = { model: "use-lite", dimension: 512 };

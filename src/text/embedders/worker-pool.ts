@@ -1,7 +1,7 @@
 /**
  * A pool of worker threads, each holding its own copy of an embedding model, so that a large
  * embedDocuments call uses every core. Generic over the model: each worker runs the program it is
- * given (`use-lite-worker.ts`, `onnx-worker.ts`), all speaking one protocol (see use-lite-worker.ts).
+ * given (`worker-program.ts`), all speaking one protocol (see there).
  * Written for USE-lite first: TensorFlow.js runs it on its WASM backend, which in Node is single-threaded
  * (the backend turns WASM threads off when it detects Node): one process embeds on one core however
  * many it has. Measured here (2 cores free, 512 synthetic memories in ingest's calls of 64,
