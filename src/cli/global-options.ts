@@ -7,7 +7,7 @@ import { parseOptionValues } from "./option-values.js";
 // Listed here rather than imported so that loading the CLI does not load the stores and embedders;
 // the `satisfies` clauses and the exhaustiveness checks below keep the lists in step with the library.
 export const STORE_KINDS = ["sqlite", "qdrant"] as const satisfies readonly StoreConfig["kind"][];
-export const EMBEDDER_CHOICES = ["use-lite", "openai", "hash"] as const satisfies readonly EmbedderProvider[];
+export const EMBEDDER_CHOICES = ["use-lite", "onnx", "openai", "hash"] as const satisfies readonly EmbedderProvider[];
 /** Compiles only when nothing is left out: a store kind or embedder the lists above forgot. */
 type NothingMissing<Missing extends never> = Missing;
 export type EveryStoreKindListed = NothingMissing<Exclude<StoreConfig["kind"], (typeof STORE_KINDS)[number]>>;

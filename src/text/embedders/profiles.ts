@@ -7,6 +7,7 @@
 import { z } from "zod";
 import type { EmbeddingSpec } from "../embedder.js";
 import { HASH_EMBEDDER_MODEL } from "./hashing.js";
+import { ONNX_MODEL_PREFIX } from "./onnx.js";
 import { OPENAI_MODEL_PREFIX } from "./openai.js";
 import { USE_LITE_SPEC, USE_LITE_TEXT_WORDS } from "./use-lite.js";
 
@@ -28,7 +29,7 @@ export const EmbedderProfileSchema = z.strictObject({
 });
 export type EmbedderProfile = z.infer<typeof EmbedderProfileSchema>;
 
-export const EMBEDDER_KINDS = ["use-lite", "hash", "openai", "unknown"] as const;
+export const EMBEDDER_KINDS = ["use-lite", "hash", "onnx", "openai", "unknown"] as const;
 export type EmbedderKind = (typeof EMBEDDER_KINDS)[number];
 
 export const EMBEDDER_PROFILES = {
@@ -41,6 +42,11 @@ export const EMBEDDER_PROFILES = {
   hash: {
     denseWeight: 0.1,
     basis: "not a semantic model: its cosine is term and spelling overlap, mostly what BM25 already votes for, so it only breaks ties",
+  },
+  onnx: {
+    denseWeight: 1,
+    basis:
+      "not yet measured with this kind: the published hybrid chain's equal vote, as for openai (a retrieval-trained model such as all-MiniLM-L6-v2 run in process)",
   },
   openai: {
     denseWeight: 1,
@@ -59,6 +65,7 @@ export const EMBEDDER_PROFILES = {
 export function embedderKindOf(spec: EmbeddingSpec): EmbedderKind {
   if (spec.model === USE_LITE_SPEC.model) return "use-lite";
   if (spec.model === HASH_EMBEDDER_MODEL) return "hash";
+  if (spec.model.startsWith(ONNX_MODEL_PREFIX)) return "onnx";
   if (spec.model.startsWith(OPENAI_MODEL_PREFIX)) return "openai";
   return "unknown";
 }
