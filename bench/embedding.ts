@@ -1,9 +1,13 @@
 /**
- * Embedding benchmark (a script, not a test): USE-lite texts per second as ingest embeds them (calls of
- * 64 texts, writeMemories' batch), in this thread (1 worker: the path before the pool) and spread over
- * a pool of worker threads, with each one's CPU use, start-up, memory and query latency.
+ * Embedding benchmark (a script, not a test): an in-process embedder's texts per second as ingest
+ * embeds them (calls of 64 texts, writeMemories' batch), in this thread (1 worker: the path before the
+ * pool) and spread over a pool of worker threads, with each one's CPU use, start-up, memory and, apart
+ * from throughput, the time to embed one query.
  *
- *   npm run bench:embedding -- [--texts 512] [--rounds 3] [--workers 1,2] [--json] [--no-write]
+ *   npm run bench:embedding -- [--embedder use-lite|onnx] [--model <folder or hub id>] [--texts 512]
+ *     [--rounds 3] [--workers 1,2] [--json] [--no-write]
+ *
+ * `--embedder onnx` runs the ONNX embedder on `--model` (default ../shared/models/all-MiniLM-L6-v2-int8).
  *
  * Honest setup notes, also written with the results:
  * - Texts are synthetic memories (bench/synthetic.ts, ~90 characters, the shape of dialogue memories).
@@ -17,21 +21,31 @@
  * - Query latency is one short question through `embedQuery`, which always runs in the calling thread;
  *   `poolQueryMs` is the same text through a running pool (`embedDocuments([text])`), for comparison.
  *
- * Writes bench/results/embedding.json (EmbeddingBenchSchema below), which the speed benchmark reads.
+ * Writes bench/results/embedding.json for use-lite, embedding-onnx.json for onnx (EmbeddingBenchSchema
+ * below), which the speed benchmark reads.
  */
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { z } from "zod";
+import type { Embedder } from "../src/text/embedder.js";
+import { createOnnxEmbedder, ONNX_DEFAULT_BATCH_SIZE, defaultOnnxWorkers } from "../src/text/embedders/onnx.js";
 import { createUseLiteEmbedder, defaultUseLiteWorkers, USE_LITE_DEFAULT_BATCH_SIZE } from "../src/text/embedders/use-lite.js";
 import { syntheticMemories, syntheticQuestions } from "./synthetic.js";
 import { machineDescription } from "./machine.js";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 export const EMBEDDING_RESULTS_PATH = join(HERE, "results", "embedding.json");
+export const BENCHED_EMBEDDERS = ["use-lite", "onnx"] as const;
+export type BenchedEmbedder = (typeof BENCHED_EMBEDDERS)[number];
+/** Each embedder's results file: USE-lite's keeps its name (the speed benchmark read it first). */
+export function embeddingResultsPath(embedder: BenchedEmbedder): string {
+  return embedder === "use-lite" ? EMBEDDING_RESULTS_PATH : join(HERE, "results", `embedding-${embedder}.json`);
+}
+const DEFAULT_ONNX_MODEL = join(HERE, "..", "..", "shared", "models", "all-MiniLM-L6-v2-int8");
 /** Texts per embedDocuments call: writeMemories' batch. */
 const CALL_SIZE = 64;
 const QUERY_SAMPLES = 30;
@@ -60,7 +74,9 @@ const RunSchema = z.object({
 type Run = z.infer<typeof RunSchema>;
 
 export const EmbeddingBenchSchema = z.object({
-  model: z.literal("use-lite"),
+  model: z.enum(BENCHED_EMBEDDERS),
+  /** The spec's model name (which ONNX model and dtype); absent in results saved before onnx was benchmarked. */
+  modelName: z.string().optional(),
   texts: z.number().int(),
   meanCharacters: z.number(),
   callSize: z.number().int(),
@@ -97,6 +113,8 @@ export const EmbeddingBenchSchema = z.object({
 export type EmbeddingBench = z.infer<typeof EmbeddingBenchSchema>;
 
 const ArgsSchema = z.object({
+  embedder: z.enum(BENCHED_EMBEDDERS),
+  model: z.string().min(1).describe("onnx: a model folder or hub id"),
   texts: z.number().int().min(CALL_SIZE).max(100_000),
   rounds: z.number().int().min(1).max(20),
   workers: z.array(z.number().int().min(1).max(64)).min(1),
@@ -112,10 +130,13 @@ function parseArgs(argv: readonly string[]): Args {
     return at >= 0 ? argv[at + 1] : undefined;
   };
   const workers = value("--workers")?.split(",").map((item) => Number(item.trim()));
+  const embedder = value("--embedder") ?? "use-lite";
   return ArgsSchema.parse({
+    embedder,
+    model: value("--model") ?? DEFAULT_ONNX_MODEL,
     texts: Number(value("--texts") ?? 512),
     rounds: Number(value("--rounds") ?? 3),
-    workers: workers ?? [...new Set([1, Math.max(2, defaultUseLiteWorkers())])],
+    workers: workers ?? [...new Set([1, Math.max(2, defaultWorkersOf(embedder === "onnx" ? "onnx" : "use-lite"))])],
     json: argv.includes("--json"),
     write: !argv.includes("--no-write"),
     child: argv.includes("--child"),
@@ -132,9 +153,21 @@ const round = (value: number, digits: number) => Math.round(value * 10 ** digits
 const latency = (values: readonly number[]) => ({ p50: round(percentile(values, 50), 2), p95: round(percentile(values, 95), 2) });
 const mb = (bytes: number) => Math.round(bytes / 1e6);
 
+function defaultWorkersOf(embedder: BenchedEmbedder): number {
+  return embedder === "onnx" ? defaultOnnxWorkers() : defaultUseLiteWorkers();
+}
+
+function batchSizeOf(embedder: BenchedEmbedder): number {
+  return embedder === "onnx" ? ONNX_DEFAULT_BATCH_SIZE : USE_LITE_DEFAULT_BATCH_SIZE;
+}
+
+function embedderFor(args: Pick<Args, "embedder" | "model">, workers: number): Embedder {
+  return args.embedder === "onnx" ? createOnnxEmbedder({ model: args.model, workers }) : createUseLiteEmbedder({ workers });
+}
+
 /** The measurement of one configuration, in this (child) process. */
-async function measure(workers: number, count: number): Promise<Omit<Run, "loadAverage">> {
-  const embedder = createUseLiteEmbedder({ workers });
+async function measure(args: Args, workers: number, count: number): Promise<Omit<Run, "loadAverage">> {
+  const embedder = embedderFor(args, workers);
   const texts = syntheticMemories(count, 99).map((memory) => memory.text);
   const questions = syntheticQuestions(QUERY_SAMPLES, 5);
 
@@ -142,7 +175,7 @@ async function measure(workers: number, count: number): Promise<Omit<Run, "loadA
   // (a call of one batch per worker starts them all; other texts, so nothing is cached).
   const baseRssMb = mb(process.memoryUsage().rss);
   const startup = performance.now();
-  const warm = syntheticMemories(USE_LITE_DEFAULT_BATCH_SIZE * Math.max(2, workers), 3).map((memory) => memory.text);
+  const warm = syntheticMemories(batchSizeOf(args.embedder) * Math.max(2, workers), 3).map((memory) => memory.text);
   if (workers === 1) await embedder.embeddings.embedQuery("load the model before the clock starts");
   else await embedder.embeddings.embedDocuments(warm);
   const startupMs = performance.now() - startup;
@@ -207,10 +240,10 @@ function cpuTicks(): { idle: number; total: number } | undefined {
   }
 }
 
-function inChild(workers: number, texts: number): Run {
+function inChild(args: Args, workers: number): Run {
   const before = loadavg()[0] ?? 0;
   const ticksBefore = cpuTicks();
-  const child = spawnSync(process.execPath, ["--import", "tsx", fileURLToPath(import.meta.url), "--child", "--workers", String(workers), "--texts", String(texts)], {
+  const child = spawnSync(process.execPath, ["--import", "tsx", fileURLToPath(import.meta.url), "--child", "--embedder", args.embedder, "--model", args.model, "--workers", String(workers), "--texts", String(args.texts)], {
     encoding: "utf8",
     maxBuffer: 16 * 1024 * 1024,
     env: { ...process.env, RECALLGRAPH_LOG_LEVEL: "error" },
@@ -236,16 +269,17 @@ async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   if (args.child) {
     const workers = args.workers[0] ?? 1;
-    process.stdout.write(`${JSON.stringify(await measure(workers, args.texts))}\n`);
+    process.stdout.write(`${JSON.stringify(await measure(args, workers, args.texts))}\n`);
     return;
   }
   const note = (text: string) => process.stderr.write(`${text}\n`);
-  note(`embedding benchmark: USE-lite, ${args.texts} texts in calls of ${CALL_SIZE}, workers ${args.workers.join(", ")}, ${args.rounds} rounds; ${machineDescription()}`);
+  const modelName = embedderFor(args, 1).spec.model;
+  note(`embedding benchmark: ${modelName}, ${args.texts} texts in calls of ${CALL_SIZE}, workers ${args.workers.join(", ")}, ${args.rounds} rounds; ${machineDescription()}`);
   const runs: Run[] = [];
   for (let r = 0; r < args.rounds; r += 1) {
     const order = r % 2 === 0 ? args.workers : [...args.workers].reverse();
     for (const workers of order) {
-      const run = inChild(workers, args.texts);
+      const run = inChild(args, workers);
       note(
         `  round ${r + 1}, ${workers} worker${workers === 1 ? "" : "s"}: ${run.textsPerSec} texts/s (parallelism ${run.parallelism}, ` +
           `load ${run.loadAverage.before} -> ${run.loadAverage.after}${run.machineIdle === undefined ? "" : `, machine idle ${Math.round(run.machineIdle * 100)}%`})`,
@@ -279,17 +313,18 @@ async function main(): Promise<void> {
   });
   const single = configurations.find((configuration) => configuration.workers === 1);
   const pooled =
-    configurations.find((configuration) => configuration.workers === defaultUseLiteWorkers() && configuration.workers > 1) ??
+    configurations.find((configuration) => configuration.workers === defaultWorkersOf(args.embedder) && configuration.workers > 1) ??
     configurations.find((configuration) => configuration.workers > 1);
   const loads = runs.flatMap((run) => [run.loadAverage.before, run.loadAverage.after]);
   const results: EmbeddingBench = EmbeddingBenchSchema.parse({
-    model: "use-lite",
+    model: args.embedder,
+    modelName,
     texts: args.texts,
     meanCharacters: Math.round(texts.reduce((sum, text) => sum + text.length, 0) / texts.length),
     callSize: CALL_SIZE,
-    batchSize: USE_LITE_DEFAULT_BATCH_SIZE,
+    batchSize: batchSizeOf(args.embedder),
     rounds: args.rounds,
-    defaultWorkers: defaultUseLiteWorkers(),
+    defaultWorkers: defaultWorkersOf(args.embedder),
     configurations,
     speedup: single && pooled ? round(pooled.textsPerSec / single.textsPerSec, 2) : 1,
     identical: new Set(runs.map((run) => run.vectorsSha256)).size === 1,
@@ -297,7 +332,7 @@ async function main(): Promise<void> {
     machine: machineDescription(),
     measuredAt: new Date().toISOString(),
     notes: [
-      `synthetic memories (bench/synthetic.ts), embedded in calls of ${CALL_SIZE} (writeMemories' batch), ${USE_LITE_DEFAULT_BATCH_SIZE} texts per model call`,
+      `synthetic memories (bench/synthetic.ts), embedded in calls of ${CALL_SIZE} (writeMemories' batch), ${batchSizeOf(args.embedder)} texts per model call`,
       "1 worker = in the calling thread (the path before the pool); N workers = a pool of N worker threads, one model copy each",
       "each configuration in a child process of its own, alternating round by round; medians of the rounds, every sample kept",
       "parallelism = the process's CPU time (all threads) over wall time; the 1-minute load average around each run is in loadAverage, and machineIdle is the share of all cores' time left idle during it (other processes share the cores)",
@@ -308,16 +343,17 @@ async function main(): Promise<void> {
   });
 
   if (args.write) {
-    mkdirSync(dirname(EMBEDDING_RESULTS_PATH), { recursive: true });
-    writeFileSync(EMBEDDING_RESULTS_PATH, `${JSON.stringify(results, null, 2)}\n`);
-    note(`  wrote ${join("bench", "results", "embedding.json")}`);
+    const file = embeddingResultsPath(args.embedder);
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+    note(`  wrote ${join("bench", "results", basename(file))}`);
   }
   if (args.json) {
     process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
     return;
   }
   const lines = [
-    `USE-lite on ${results.texts} texts (${results.meanCharacters} characters on average), calls of ${results.callSize}:`,
+    `${modelName} on ${results.texts} texts (${results.meanCharacters} characters on average), calls of ${results.callSize}:`,
     ...results.configurations.map(
       (c) =>
         `  ${String(c.workers).padStart(2)} worker${c.workers === 1 ? " " : "s"} (${c.path.padEnd(11)}): ${String(c.textsPerSec).padStart(6)} texts/s ` +
