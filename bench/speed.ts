@@ -3,7 +3,7 @@
  * the rule-based planner and judge (no LLM: plan, three views, RRF, reflection, re-check), and LangGraph's
  * InMemoryStore.search on the same vectors, at several namespace sizes.
  *
- *   npm run bench:speed -- [--sizes 1000,10000,100000] [--queries 100] [--json] [--no-chart] [--markdown]
+ *   npm run bench:speed -- [--sizes 1000,10000,100000] [--queries 100] [--embedder use-lite|onnx] [--json] [--no-chart] [--markdown]
  *   npm run bench:speed -- --from bench/results/speed.json --markdown   (the README's tables from saved results)
  *
  * Honest setup notes, also printed with the results:
@@ -12,7 +12,8 @@
  *   entries takes seconds, not the hour the offline model would need. The offline model's own rates
  *   (USE-lite, the embedded default, in this thread and over its worker pool) are not measured here:
  *   they are read from bench/results/embedding.json, which `npm run bench:embedding` writes, and
- *   reported next to these (measuring them twice would give two numbers for one thing).
+ *   reported next to these (measuring them twice would give two numbers for one thing); with
+ *   `--embedder onnx`, the ONNX embedder's, from embedding-onnx.json.
  * - "ingestPerSec" is the product's write path (validation, one transaction per batch, FTS5 + vector
  *   + name indexes) with the time spent inside the embedder taken out; with embedding included it is
  *   reported for the hashing embedder.
@@ -55,7 +56,7 @@ import type { MemoryStore } from "../src/stores/port.js";
 import { openSqliteStore } from "../src/stores/sqlite/store.js";
 import type { Embedder } from "../src/text/embedder.js";
 import { createHashEmbedder } from "../src/text/embedders/create-embedder.js";
-import { EMBEDDING_RESULTS_PATH, EmbeddingBenchSchema } from "./embedding.js";
+import { BENCHED_EMBEDDERS, EmbeddingBenchSchema, embeddingResultsPath, type BenchedEmbedder } from "./embedding.js";
 import { speedBreakdownChart, speedChart, speedReadmeTables } from "./speed-chart.js";
 import {
   GRAPH_NODES,
@@ -84,6 +85,7 @@ const ArgsSchema = z.object({
   from: z.string().optional(),
   child: z.enum(["recallgraph", "inmemory"]).optional(),
   size: z.number().int().min(1).optional(),
+  embedder: z.enum(BENCHED_EMBEDDERS).describe("Whose embedding rates (bench:embedding's results) go with the figures"),
 });
 type Args = z.infer<typeof ArgsSchema>;
 
@@ -102,6 +104,7 @@ function parseArgs(argv: readonly string[]): Args {
     from: value("--from"),
     child: value("--child"),
     size: value("--size") === undefined ? undefined : Number(value("--size")),
+    embedder: value("--embedder") ?? "use-lite",
   });
 }
 
@@ -334,7 +337,7 @@ async function main(): Promise<void> {
   const note = (text: string) => process.stderr.write(`${text}\n`);
   note(`speed benchmark: sizes ${args.sizes.join(", ")}, ${args.queries} questions each; ${machineDescription()}`);
   // Read first, so that an unreadable results file fails before minutes of measuring, not after.
-  const embedding = embeddingRates();
+  const embedding = embeddingRates(args.embedder);
   if (embedding.status === "missing") note(`  ${embedding.note}`);
   const sizes: SpeedResults["sizes"] = {};
   for (const size of args.sizes) {
@@ -382,18 +385,18 @@ async function main(): Promise<void> {
   process.stdout.write(`${args.markdown ? markdownOf(results) : speedTable(results)}\n`);
 }
 
-const EMBEDDING_SOURCE = relative(join(HERE, ".."), EMBEDDING_RESULTS_PATH);
-
-/** USE-lite's rates as the embedding benchmark last measured them, or why there are none. */
-function embeddingRates(): SpeedEmbedding {
-  if (!existsSync(EMBEDDING_RESULTS_PATH)) {
+/** The embedder's rates as the embedding benchmark last measured them, or why there are none. */
+function embeddingRates(embedder: BenchedEmbedder): SpeedEmbedding {
+  const file = embeddingResultsPath(embedder);
+  const source = relative(join(HERE, ".."), file);
+  if (!existsSync(file)) {
     return {
       status: "missing",
-      source: EMBEDDING_SOURCE,
-      note: `no USE-lite embedding rates: ${EMBEDDING_SOURCE} does not exist; run \`npm run bench:embedding\` to measure them`,
+      source,
+      note: `no ${embedder} embedding rates: ${source} does not exist; run \`npm run bench:embedding -- --embedder ${embedder}\` to measure them`,
     };
   }
-  const bench = EmbeddingBenchSchema.parse(JSON.parse(readFileSync(EMBEDDING_RESULTS_PATH, "utf8")));
+  const bench = EmbeddingBenchSchema.parse(JSON.parse(readFileSync(file, "utf8")));
   const path = (configuration: (typeof bench.configurations)[number]) => ({
     workers: configuration.workers,
     textsPerSec: configuration.textsPerSec,
@@ -401,15 +404,15 @@ function embeddingRates(): SpeedEmbedding {
     rssPerModelMb: configuration.rssPerModelMb,
   });
   const single = bench.configurations.find((configuration) => configuration.workers === 1);
-  if (!single) throw new Error(`${EMBEDDING_SOURCE} has no 1-worker (in-process) configuration: run \`npm run bench:embedding\` with its default --workers`);
+  if (!single) throw new Error(`${source} has no 1-worker (in-process) configuration: run \`npm run bench:embedding\` with its default --workers`);
   // The pool the embedding benchmark compares with (its speedup's): the default worker count, else any.
   const pool =
     bench.configurations.find((configuration) => configuration.workers === bench.defaultWorkers && configuration.workers > 1) ??
     bench.configurations.find((configuration) => configuration.workers > 1);
   return {
     status: "measured",
-    model: bench.model,
-    source: EMBEDDING_SOURCE,
+    model: bench.modelName ?? bench.model,
+    source,
     measuredAt: bench.measuredAt,
     texts: bench.texts,
     inProcess: path(single),
