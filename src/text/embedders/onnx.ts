@@ -36,8 +36,8 @@ export const ONNX_DEFAULT_BATCH_SIZE = 32;
 
 /**
  * Default threads for large embedDocuments calls: USE-lite's rule (one per core, at most 4), though
- * onnxruntime, unlike USE-lite's WASM, spreads one call over the cores itself. Measured here (2 cores shared with other jobs, 512 synthetic memories,
- * `npm run bench:embedding -- --embedder onnx`): 74.6 texts/s in one thread, 113 with 2 workers of one
+ * onnxruntime, unlike USE-lite's WASM, spreads one call over the cores itself. Measured here (2 cores
+ * shared with other jobs, 512 synthetic memories, `npm run bench:embedding -- --embedder onnx`): 74.6 texts/s in one thread, 113 with 2 workers of one
  * runtime thread each (1.52x, 8.7 CPU ms per text against 13.8: one runtime's threads waiting on each
  * other cost more than a second model copy, about 260 MB RSS).
  */
