@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, describe, it } from "node:test";
 import { setTimeout as delay } from "node:timers/promises";
+import { StoreError } from "../../src/core/errors.js";
 import { ingestFile } from "../../src/ingest/ingest-file.js";
 import type { MemoryStore } from "../../src/stores/port.js";
 import { openSqliteStore } from "../../src/stores/sqlite/store.js";
@@ -87,5 +88,22 @@ describe("two ingests of one origin into one sqlite file", () => {
     await taken();
     await store.close();
     await other.close();
+  });
+});
+
+describe("an origin lease taken over while held", () => {
+  it("fails the release with a StoreError, so the ingest that held it does not report success", async () => {
+    const file = path.join(folder, "lost.db");
+    const store = await openSqliteStore({ path: file, embedding: testEmbedder.spec });
+    const release = await store.leaseOrigin("parcels");
+    // Another process took it over, as after LEASE_TAKEOVER_MS without a renewal.
+    const { default: Database } = await import("better-sqlite3");
+    const raw = new Database(file);
+    raw.prepare("UPDATE origin_leases SET holder = ?, renewed_ms = ? WHERE origin = ?").run("other", Date.now(), "parcels");
+    raw.close();
+    await assert.rejects(release(), (error: unknown) => error instanceof StoreError && /took it over/.test(error.message));
+    const rows = new Database(file).prepare("SELECT holder FROM origin_leases").all();
+    assert.deepEqual(rows, [{ holder: "other" }], "the other holder's lease is left alone");
+    await store.close();
   });
 });

@@ -55,8 +55,8 @@ import { ftsColumns, namespaceTerm, queryTerms } from "./fts-terms.js";
 import { DEFAULT_LEXICAL_CACHE_ENTRIES, LexicalIndex, LexicalIndexFields, type LexicalIndexCounters } from "./lexical-index.js";
 import { hasVectorBookkeeping, openDatabase, type SqliteDatabase } from "./schema.js";
 import { VectorSearch, VectorSearchOptionsSchema, type IndexBuildResult, type VectorSearchCounters } from "./vector-search.js";
-import type { ReleaseLease } from "../origin-lease.js";
-import { OriginLeases } from "./origin-leases.js";
+import { SharedLeases, type ReleaseLease } from "../origin-lease.js";
+import { SqliteLeaseBook } from "./origin-leases.js";
 import { cosineFromUnitL2, unitVectorBlob } from "./vectors.js";
 
 export const SqliteStoreOptionsSchema = z.strictObject({
@@ -152,7 +152,7 @@ export class SqliteMemoryStore implements MemoryStore {
   /** Entries parsed from their rows (parsed-entries.ts): each row's JSON validated once. */
   private readonly parsed = new ParsedEntries(PARSED_ENTRIES_LIMIT);
   /** Ingest leases of sources, kept in the file (origin-leases.ts). */
-  private readonly leases: OriginLeases;
+  private readonly leases: SharedLeases;
   /** Statements built from filters, by SQL text: a filter has few shapes, each is prepared once. */
   private readonly filterStatements = new Map<string, Database.Statement<unknown[], unknown>>();
 
@@ -172,7 +172,7 @@ export class SqliteMemoryStore implements MemoryStore {
     lexicalCacheEntries = DEFAULT_LEXICAL_CACHE_ENTRIES,
   ) {
     this.statements = prepareStatements(db);
-    this.leases = new OriginLeases(db);
+    this.leases = new SharedLeases(new SqliteLeaseBook(db), "sqlite");
     // Without the change log (a read-only file an older version wrote), no terms are kept in memory: every search ranks FTS5's matches.
     this.changes = hasVectorBookkeeping(db) ? new EntryChanges(db) : undefined;
     this.lexical = new LexicalIndex(db, this.changes, lexicalColumnsOf, lexicalCacheEntries);
