@@ -28,8 +28,9 @@ export const COLLECTION_METADATA_KEY = "recallgraph";
 export const LAYOUT_VERSION = 2;
 
 /**
- * Two kinds of point share the collection, told apart by the `record` payload field:
- * memory entries, and one settings point per namespace (no vectors).
+ * The kinds of point in a namespace, told apart by the `record` payload field: memory entries, and
+ * one settings point per namespace (no vectors). A third kind, `record: "lease"`, belongs to no
+ * namespace (see LeasePayload), so no namespace-scoped read or delete can reach it.
  */
 export type RecordKind = "memory" | "settings";
 
@@ -54,6 +55,10 @@ export const PAYLOAD = {
   /** The distinct term indices of the entry's lexical vector: counting points holding a term gives its idf in one namespace. */
   lexicalTerms: "lexical_terms",
   settings: "settings",
+  /** Lease points (see LeasePayload): the ingest source, its holder, and when the lease lapses. */
+  origin: "origin",
+  holder: "holder",
+  heldUntilMs: "heldUntilMs",
 } as const;
 
 /**
@@ -191,6 +196,11 @@ export function settingsPointId(namespace: string): string {
   return uuidV5(JSON.stringify(["settings", namespace]), POINT_ID_NAMESPACE);
 }
 
+/** The one lease point of an ingest source (origins name sources across namespaces, as sqlite keys its leases). */
+export function leasePointId(origin: string): string {
+  return uuidV5(JSON.stringify(["lease", origin]), POINT_ID_NAMESPACE);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Payloads
 
@@ -233,6 +243,36 @@ export function memoryPayload(entry: MemoryEntry, lexicalTerms: readonly number[
     payload.location_grams = substringGrams(payload.location_lc);
   }
   return payload;
+}
+
+/**
+ * A lease point's payload: who holds the source's ingest lease and until when (epoch ms of the
+ * holder's clock). A free lease has holder "" and heldUntilMs 0. No `namespace` and no vectors, so
+ * only the lease requests (by point id) ever see it; its fields are its own (not `expiresAtMs`) so
+ * no memory filter can match them.
+ */
+export const LeasePayloadSchema = z.object({
+  record: z.literal("lease"),
+  origin: z.string(),
+  holder: z.string(),
+  heldUntilMs: z.number(),
+});
+export type LeasePayload = z.infer<typeof LeasePayloadSchema>;
+
+/** The lease point of `origin`, held by `holder` until `heldUntilMs` (a free one: "" and 0). */
+export function leasePoint(origin: string, holder: string, heldUntilMs: number): Schemas["PointStruct"] {
+  const payload: LeasePayload = { record: "lease", origin, holder, heldUntilMs };
+  return { id: leasePointId(origin), vector: {}, payload };
+}
+
+/** The lease is `holder`'s: what a renewal or release may overwrite. */
+export function leaseHeldBy(holder: string): Schemas["Filter"] {
+  return { must: [{ key: PAYLOAD.holder, match: { value: holder } }] };
+}
+
+/** The lease is `holder`'s already, or lapsed by `nowMs` (free leases have lapsed at 0): what a take may overwrite. */
+export function leaseTakeableBy(holder: string, nowMs: number): Schemas["Filter"] {
+  return { should: [{ key: PAYLOAD.holder, match: { value: holder } }, { key: PAYLOAD.heldUntilMs, range: { lt: nowMs } }] };
 }
 
 const ENTRY_FIELDS = Object.keys(MemoryEntrySchema.shape) as ReadonlyArray<keyof MemoryEntry>;

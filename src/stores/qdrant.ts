@@ -52,7 +52,8 @@ import { inverseDocumentFrequency } from "../text/bm25.js";
 import { encodeSparse, encodeSparseQuery, queryTermIndices, type SparseVector } from "../text/sparse.js";
 import { tokenize } from "../text/tokenizer.js";
 import { lexicalDocument } from "./lexical-document.js";
-import { InProcessLeases, type ReleaseLease } from "./origin-lease.js";
+import { SharedLeases, type ReleaseLease } from "./origin-lease.js";
+import { QdrantLeaseBook } from "./qdrant-lease.js";
 import { byRecency, compareText, pageOf, type ListPosition } from "./list-cursor.js";
 import { isEmptyFilter, NamespaceSettingsSchema, type FilteredSearchOptions, type ListOptions, type ListPage, type MemoryFilter, type MemoryRecord, type MemoryStore, type NamespaceSettings, type ScoredEntry, type SearchOptions, type Vocabulary } from "./port.js";
 import { EmbeddingSpecSchema, type EmbeddingSpec } from "../text/embedder.js";
@@ -191,17 +192,20 @@ export async function openQdrantStore(options: QdrantStoreOptions): Promise<Qdra
 export class QdrantMemoryStore implements MemoryStore {
   readonly kind = "qdrant" as const;
   private closed = false;
-  private readonly leases = new InProcessLeases();
+  /** Ingest leases of sources, held on the server (qdrant-lease.ts). */
+  private readonly leases: SharedLeases;
 
   constructor(
     private readonly client: QdrantClient,
     readonly collection: string,
     readonly embedding: EmbeddingSpec,
-    /** Epoch ms deciding what has expired, read once per call and sent in the request's filter. */
+    /** Epoch ms deciding what has expired (read once per call and sent in the request's filter) and when a lease lapses. */
     private readonly clock: () => number = Date.now,
     /** Refuses every write operation before any request is sent. */
     readonly readOnly = false,
-  ) {}
+  ) {
+    this.leases = new SharedLeases(new QdrantLeaseBook(client, collection, clock, (operation, call) => this.send(operation, call)), "qdrant");
+  }
 
   async upsert(namespace: string, records: readonly MemoryRecord[]): Promise<void> {
     const ns = this.beginWrite("upsert", namespace);
@@ -444,11 +448,7 @@ export class QdrantMemoryStore implements MemoryStore {
     await this.send("setSettings", () => this.client.upsert(this.collection, { wait: true, points: [point] }));
   }
 
-  /**
-   * Within this process only. A lease on the server could be a point written with the upsert's
-   * `update_filter` (renewed or taken only when lapsed or its own); not built, since CI's Qdrant is a
-   * stub that no recording of a real server holds to for that request.
-   */
+  /** Held on the server, so ingests of the source in other processes wait too (qdrant-lease.ts). */
   async leaseOrigin(origin: string): Promise<ReleaseLease> {
     this.assertOpen("leaseOrigin");
     // Nothing to hold a source against where nothing can be written: the ingest's write is refused by name.

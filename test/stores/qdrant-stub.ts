@@ -6,9 +6,10 @@
  * (so `must_not: [{ key: "expiresAtMs", range: { lte: now } }]` keeps points without an expiry), and a
  * condition on an array field matching when any element does (`lexical_terms`), as in Qdrant.
  *
- * It is NOT Qdrant. It implements the subset the adapter uses (collections, payload indexes, upsert,
- * scroll with order_by, query with dense cosine or sparse dot product, times IDF under the `idf`
- * modifier and plain without one as by Qdrant's default, exact count, delete by filter, facet) with
+ * It is NOT Qdrant. It implements the subset the adapter uses (collections, payload indexes, upsert
+ * with update_mode and update_filter, retrieve by id, scroll with order_by, query with dense cosine
+ * or sparse dot product, times IDF under the `idf` modifier and plain without one as by Qdrant's
+ * default, exact count, delete by filter, facet) with
  * the semantics documented by Qdrant, and answers anything else with an error so an unexpected call
  * fails loudly. Approximate-search behaviour, sharding, write-ahead-log and
  * optimizer behaviour, and the real error messages are not modelled. Passing against it proves the
@@ -219,6 +220,8 @@ export class SpecCheckingQdrantStub {
         return this.upsert(this.collection(name), body);
       case "scroll_points":
         return this.scroll(this.collection(name), asObject(body));
+      case "get_points":
+        return this.retrieve(this.collection(name), asObject(body));
       case "query_points":
         return this.query(this.collection(name), asObject(body));
       case "count_points": {
@@ -323,13 +326,38 @@ export class SpecCheckingQdrantStub {
     return { operation_id: 0, status: "completed" };
   }
 
+  /**
+   * `update_mode` and `update_filter` as Qdrant 1.18 applies them (lib/shard/src/update/points/upsert.rs,
+   * retain_conditional_upsert_points): every point of the request is judged against the state before
+   * it (`upsert`: new points, and existing ones matching the filter; `insert_only`: new points only;
+   * `update_only`: existing points matching the filter), then the kept ones are written whole. No
+   * filter matches every point. The stub handles one request at a time (a synchronous call on Node's
+   * one thread), as a Qdrant shard's update worker applies one operation at a time: what is assumed of
+   * a real server is that the check and the write of one request are not interleaved with another
+   * request's, which holds for one replica; replicas are not modelled.
+   */
   private upsert(stored: StubCollection, body: JsonValue | undefined): JsonValue {
-    const points = asObject(body).points;
+    const request = asObject(body);
+    const points = request.points;
     if (!Array.isArray(points)) throw new StubError(400, "stub: only the points-list form of upsert is implemented");
     // Validate the whole request first, then apply it: one request's points land together.
     const parsed = points.map((point) => this.parsePoint(stored, asObject(point)));
-    for (const point of parsed) stored.points.set(pointKey(point.id), point);
+    const mode = typeof request.update_mode === "string" ? request.update_mode : "upsert";
+    const kept = parsed.filter((point) => this.keepsInUpsert(stored, stored.points.get(pointKey(point.id)), mode, request.update_filter));
+    for (const point of kept) stored.points.set(pointKey(point.id), point);
     return { operation_id: 0, status: "completed" };
+  }
+
+  private keepsInUpsert(stored: StubCollection, existing: StoredPoint | undefined, mode: string, filter: JsonValue | undefined): boolean {
+    if (existing === undefined) return mode !== "update_only";
+    return mode !== "insert_only" && this.matches(stored, existing, filter);
+  }
+
+  /** `POST /collections/{name}/points`: the stored points among `ids`, in the order asked. */
+  private retrieve(stored: StubCollection, body: JsonObject): JsonValue {
+    if (!Array.isArray(body.ids)) throw new StubError(400, "stub: ids are required");
+    const found = body.ids.map((id) => stored.points.get(pointKey(id))).filter((point): point is StoredPoint => point !== undefined);
+    return found.map((point) => this.record(point, body));
   }
 
   private parsePoint(stored: StubCollection, point: JsonObject): StoredPoint {
