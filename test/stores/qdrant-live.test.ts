@@ -8,6 +8,7 @@ import { after, describe, it } from "node:test";
 import { QdrantClient } from "@qdrant/js-client-rest";
 import { openQdrantStore } from "../../src/stores/qdrant.js";
 import { runMemoryStoreContract } from "../contract/memory-store.contract.js";
+import { runQdrantLeaseCases } from "./qdrant-lease.cases.js";
 
 const url = process.env.QDRANT_URL?.trim();
 const apiKey = process.env.QDRANT_API_KEY?.trim() || undefined;
@@ -37,4 +38,15 @@ describe("Qdrant adapter against a live server (QDRANT_URL)", { skip: SKIP }, ()
     },
     { reopenable: true },
   );
+
+  let leaseCollections = 0;
+  runQdrantLeaseCases(`live at ${url ?? "-"}`, () => ({
+    url: url ?? "",
+    ...(apiKey ? { apiKey } : {}),
+    collection: () => {
+      const collection = `rg_lease_${runId}_${++leaseCollections}`;
+      created.add(collection);
+      return collection;
+    },
+  }));
 });

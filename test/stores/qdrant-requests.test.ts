@@ -9,7 +9,8 @@ import { EmbedderMismatchError, StoreError, ValidationError } from "../../src/co
 import { normalizeEntry, type MemoryEntry, type MemoryInput } from "../../src/memory/entry.js";
 import type { MemoryRecord } from "../../src/stores/port.js";
 import type { EmbeddingSpec } from "../../src/text/embedder.js";
-import { clusterSettingDifferences, createCollectionBody, memoryPointId, type ClusterSettings } from "../../src/stores/qdrant-layout.js";
+import { clusterSettingDifferences, createCollectionBody, leasePointId, memoryPointId, type ClusterSettings } from "../../src/stores/qdrant-layout.js";
+import { LEASE_TAKEOVER_MS } from "../../src/stores/origin-lease.js";
 import { inverseDocumentFrequency } from "../../src/text/bm25.js";
 import { queryTermIndices } from "../../src/text/sparse.js";
 import { tokenize } from "../../src/text/tokenizer.js";
@@ -664,6 +665,53 @@ describe("Qdrant adapter request shapes (SpecCheckingQdrantStub, not a real Qdra
       stub.clearRequests();
       assert.equal(await store.deleteExpired(), 0);
       assert.equal(stub.requestsOf("delete_points").length, 0, "nothing expired: count only");
+    });
+  });
+
+  describe("origin lease", () => {
+    const leaseRequests = () => stub.requests.filter((request) => ["upsert_points", "get_points"].includes(request.operationId));
+    const holderOf = (request: RecordedRequest | undefined) => field(request?.body as Json, "points", 0, "payload", "holder");
+
+    it("takes, renews and frees one vector-less lease point by conditional upserts (wait, strong ordering), each read back from all replicas", async () => {
+      const store = await openQdrantStore({ url: stub.url, collection, embedding: EMBEDDING, clock: () => NOW });
+      stub.clearRequests();
+      const release = await store.leaseOrigin("/data/parcels.jsonl");
+      await release();
+      const requests = leaseRequests();
+      assert.deepEqual(
+        requests.map((request) => [request.operationId, field(request.body as Json, "update_mode") ?? null]),
+        [["upsert_points", "upsert"], ["get_points", null], ["upsert_points", "update_only"], ["get_points", null], ["upsert_points", "update_only"]],
+        "take, read back; at the release a last renewal, read back; then free",
+      );
+      const holder = holderOf(requests[0]);
+      assert.ok(typeof holder === "string" && holder.length > 0);
+      const id = leasePointId("/data/parcels.jsonl");
+      const take = requests[0]?.body as Json;
+      assert.deepEqual(take, {
+        points: [{ id, vector: {}, payload: { record: "lease", origin: "/data/parcels.jsonl", holder, heldUntilMs: NOW + LEASE_TAKEOVER_MS } }],
+        update_filter: { should: [{ key: "holder", match: { value: holder } }, { key: "heldUntilMs", range: { lt: NOW } }] },
+        update_mode: "upsert",
+      }, "inserted when absent, else overwritten only when mine or lapsed; no namespace, so no namespace read or delete reaches it");
+      assert.deepEqual(requests[1]?.body, { ids: [id], with_payload: true, with_vector: false });
+      assert.deepEqual(field(requests[2]?.body as Json, "update_filter"), { must: [{ key: "holder", match: { value: holder } }] });
+      assert.deepEqual(field(requests[4]?.body as Json, "points", 0, "payload"), { record: "lease", origin: "/data/parcels.jsonl", holder: "", heldUntilMs: 0 });
+      assert.deepEqual(field(requests[4]?.body as Json, "update_filter"), { must: [{ key: "holder", match: { value: holder } }] });
+      for (const request of requests) {
+        if (request.operationId === "upsert_points") assert.deepEqual([request.query.get("wait"), request.query.get("ordering")], ["true", "strong"]);
+        else assert.equal(request.query.get("consistency"), "all");
+      }
+    });
+
+    it("is a no-op on a read-only store, and a lease request that fails is a StoreError of leaseOrigin", async () => {
+      await open();
+      const readOnly = await openQdrantStore({ url: stub.url, collection, embedding: EMBEDDING, readOnly: true });
+      stub.clearRequests();
+      await (await readOnly.leaseOrigin("parcels"))();
+      assert.deepEqual(leaseRequests(), []);
+      const store = await open();
+      stub.failNext("upsert_points", 503, "overloaded");
+      await assert.rejects(store.leaseOrigin("parcels"), (error: unknown) => error instanceof StoreError && /^leaseOrigin: .*HTTP 503/.test(error.message));
+      await (await store.leaseOrigin("parcels"))();
     });
   });
 
