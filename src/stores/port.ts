@@ -155,7 +155,8 @@ export interface MemoryStore {
    * Holds the lease of one ingest source (`origin`, see ingest/origin.ts) until the returned function is
    * called; a second caller waits for it. An ingest that replaces a source holds it from its first read
    * to its last delete, so two ingests of one source run one after the other. sqlite keeps the lease in
-   * its file (other processes wait too); Qdrant within this process only.
+   * its file, Qdrant on the server (other processes and machines wait too). The returned function
+   * throws a StoreError when the lease lapsed and another ingest took it over meanwhile.
    */
   leaseOrigin(origin: string): Promise<ReleaseLease>;
 

@@ -7,6 +7,9 @@
  * indices of its lexical terms (`lexical_terms`) so that a search can count its namespace's idf.
  * Namespace settings are one vector-less point per namespace (`record: "settings"`) in the same
  * collection, so a namespace's data lives in one tenant and `clearNamespace` is one filtered delete.
+ * Each ingest source has one vector-less lease point (`record: "lease"`, no namespace: no memory
+ * read, stats, clearNamespace or deleteExpired reaches it), taken, renewed and freed by conditional
+ * upserts (qdrant-lease.ts), so ingests of one source on several machines run one after the other.
  * The embedding spec and layout version live in the collection's own `metadata`. The cluster settings
  * (shards, replicationFactor, writeConsistencyFactor) apply only when the adapter creates the
  * collection; an existing one that differs is logged (`qdrant_settings_differ`), never changed or refused.
@@ -32,6 +35,9 @@
  *   vectors and payload go together), the write-ahead log replays an acknowledged request after a
  *   crash, and re-running the same upsert repairs a partial one (point ids are deterministic).
  *   Validation rejects a bad batch before any request is sent.
+ * - The origin lease assumes the ingesting machines' clocks agree to within the takeover window
+ *   (LEASE_TAKEOVER_MS less one renewal), and, on a replicated collection, that writes sent with
+ *   `ordering: strong` reach every replica in one order (qdrant-lease.ts).
  * - `delete` and `clearNamespace` count and then delete (two requests): a concurrent writer can make
  *   the returned count differ from what was removed.
  * - IDF is counted per namespace by the adapter (exact counts of the namespace's memory points, and of
