@@ -59,6 +59,11 @@ export function queryTerms(query: string): string[] {
   return [...new Set(tokenize(query).map(ftsTerm))];
 }
 
+/** An FTS5 MATCH expression for the rows holding one term in the text or tag columns (in any namespace). */
+export function termMatchExpression(term: string): string {
+  return `{text_terms tag_terms} : ${quote(term)}`;
+}
+
 function quote(term: string): string {
   return `"${term.replaceAll('"', '""')}"`;
 }

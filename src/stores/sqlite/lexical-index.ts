@@ -5,7 +5,7 @@
  * Statistics per namespace. bm25() (fts5_aux.c) reads N, avgdl and each term's n over the whole table,
  * so one namespace's writes would move another's scores, and a caller could learn which words someone
  * else stored by scoring guesses. Here N, avgdl and n are the namespace's own (text/bm25.ts), on both
- * paths, so FTS5 serves only as an inverted index: which rows of the namespace hold a term.
+ * paths; FTS5 only finds the namespace's rows holding a term and says how often they hold it.
  *
  * The formula is bm25()'s: the sum over the query's distinct terms, in order, of idf x saturated f,
  * with f a term's instances in the row weighted by column (text 1, tags 2) and D the row's tokens in
@@ -13,14 +13,15 @@
  * NamespaceTerms and rank with the same code, so their scores are bit-identical and ties fall to
  * rowid. test/stores/lexical-index.test.ts holds them equal to each other and to a direct computation.
  *
- * In memory. FTS5 has no way to score with other statistics, so the FTS5 path tokenizes the rows it
- * finds (~70 µs each; a question's words match ~13 % of a namespace). Each namespace's terms are
- * therefore read once in the background from its first search on (its entries' text and tags,
- * tokenized as the write path tokenizes them: fts-terms.ts), FTS5 answering until they are ready,
- * within a budget of rows for all namespaces together, least recently searched dropped first; a
- * namespace beyond it is left to FTS5. Each namespace's terms record the generation they match
- * (entry-changes.ts); before a search they are brought up to date from the change log, or re-read
- * when it no longer reaches back.
+ * From FTS5. FTS5 cannot score with other statistics, and reading and tokenizing the rows it finds
+ * would cost ~70 µs each (a question's words match ~13 % of a namespace): so each term's count in a
+ * row is recovered from bm25() itself, whose whole-table statistics are known (rankedFromFts5). That
+ * still walks every matching row per term; hence, in memory: each namespace's terms are read once in
+ * the background from its first search on (its entries' text and tags, tokenized as the write path
+ * tokenizes them: fts-terms.ts), FTS5 answering until they are ready, within a budget of rows for all
+ * namespaces together, least recently searched dropped first; a namespace beyond it is left to FTS5.
+ * Each namespace's terms record the generation they match (entry-changes.ts); before a search they
+ * are brought up to date from the change log, or re-read when it no longer reaches back.
  */
 import type Database from "better-sqlite3";
 import { z } from "zod";
@@ -28,11 +29,13 @@ import type { LexicalFields } from "../lexical-document.js";
 import { describeError, log } from "../../core/log.js";
 import { nextTurn } from "../../core/next-turn.js";
 import { RecentMap } from "../../core/recent-map.js";
-import { inverseDocumentFrequency, saturatedFrequency, type Bm25Statistics } from "../../text/bm25.js";
+import { BM25_B, BM25_K1, inverseDocumentFrequency, saturatedFrequency, type Bm25Statistics } from "../../text/bm25.js";
 import type { EntryChanges } from "./entry-changes.js";
-import { ftsMatchExpression } from "./fts-terms.js";
+import { ftsMatchExpression, termMatchExpression } from "./fts-terms.js";
 import { BM25_TAGS_WEIGHT, BM25_TEXT_WEIGHT, type SqliteDatabase } from "./schema.js";
 
+/** The idf bm25() gives a term in over half of the table's rows (fts5_aux.c). */
+const FTS5_IDF_FLOOR = 1e-6;
 /** Rows tokenized per slice of a build: ~15 ms of work here, then the event loop runs. */
 const BUILD_SLICE_ROWS = 200;
 /** The namespace_term column holds one term per row, which counts in a row's size D. */
@@ -103,8 +106,8 @@ class NamespaceTerms {
     return { rows: this.size, tokens: this.tokens };
   }
 
+  /** Holds a row from its text and tag columns (the terms fts-terms.ts writes). */
   set(rowid: number, columns: LexicalFields): void {
-    this.delete(rowid);
     const counts = new Map<string, number>();
     let tokens = NAMESPACE_TERM_TOKENS;
     // Column by column, instance by instance: bm25() adds the weights in this order.
@@ -118,6 +121,12 @@ class NamespaceTerms {
         counts.set(term, (counts.get(term) ?? 0) + weight);
       }
     }
+    this.setCounts(rowid, tokens, counts);
+  }
+
+  /** Holds a row from its size D and its terms' column-weighted counts. */
+  setCounts(rowid: number, tokens: number, counts: ReadonlyMap<string, number>): void {
+    this.delete(rowid);
     const slot = this.freeSlots.pop() ?? this.rowids.length;
     this.slotOf.set(rowid, slot);
     this.rowids[slot] = rowid;
@@ -342,16 +351,47 @@ export class LexicalIndex {
   }
 
   /**
-   * The ranking from the rows FTS5 finds holding any of the terms in the namespace: each tokenized, so
-   * every row holding a term is counted in its n, and N and avgdl read for the namespace alone.
-   * A row whose entry cannot be read is left out: it could not be returned either.
+   * The ranking from the rows FTS5 finds holding each term in the namespace, without reading their
+   * text: for each row FTS5 gives its size D and bm25() of the term in one column at a time, computed
+   * with the whole table's statistics (N, avgdl and the term's idf over every namespace). Those are
+   * known, so the term's count in the column follows exactly (see countInColumn); the rows are then
+   * ranked with the namespace's own statistics, by the same code and to the same bits as in memory.
    */
   private rankedFromFts5(namespace: string, terms: readonly string[], accept: (rowid: number) => boolean): LexicalHit[] {
-    const match = ftsMatchExpression(namespace, terms);
-    if (match === undefined) return [];
+    const table = this.tableStatistics();
+    if (table.rows === 0) return [];
+    const averageLength = table.tokens / table.rows;
+    const rows = new Map<number, { length: number; counts: Map<string, number> }>();
+    for (const term of terms) {
+      const match = ftsMatchExpression(namespace, [term]);
+      if (match === undefined) continue;
+      const idf = this.tableIdf(term, table.rows);
+      for (const found of this.statements.termScores.all(match, namespace)) {
+        let row = rows.get(found.rowid);
+        if (!row) rows.set(found.rowid, (row = { length: varints(found.sizes).reduce((sum, size) => sum + size, 0), counts: new Map() }));
+        const text = countInColumn(found.text_score, idf, row.length, averageLength);
+        const tags = countInColumn(found.tags_score, idf, row.length, averageLength);
+        row.counts.set(term, text * BM25_TEXT_WEIGHT + tags * BM25_TAGS_WEIGHT);
+      }
+    }
     const found = new NamespaceTerms(0);
-    for (const row of this.statements.bodiesMatching.all(match, namespace)) this.add(found, row);
+    for (const [rowid, row] of rows) found.setCounts(rowid, row.length, row.counts);
     return found.ranked(terms, this.namespaceStatistics(namespace), accept);
+  }
+
+  /** The whole table's rows and tokens (all columns), from FTS5's averages record: what bm25() reads as N and N x avgdl. */
+  private tableStatistics(): Bm25Statistics {
+    const record = this.statements.averages.get();
+    if (!record) return { rows: 0, tokens: 0 };
+    const [rows = 0, ...columns] = varints(record);
+    return { rows, tokens: columns.reduce((sum, value) => sum + value, 0) };
+  }
+
+  /** The idf bm25() gives a term: over the whole table, floored as fts5_aux.c floors it. */
+  private tableIdf(term: string, rows: number): number {
+    const hits = this.statements.tableHits.get(termMatchExpression(term)) ?? 0;
+    const idf = Math.log((rows - hits + 0.5) / (hits + 0.5));
+    return idf > 0 ? idf : FTS5_IDF_FLOOR;
   }
 
   /** N and the token total of the namespace, from FTS5's row sizes; kept while its generation stays. */
@@ -367,6 +407,17 @@ export class LexicalIndex {
     if (generation !== undefined) this.statisticsKept.set(namespace, { generation, statistics });
     return statistics;
   }
+}
+
+/**
+ * A term's instances in one column of a row, from bm25() of that term in that column alone:
+ * score = idf x f x (k1 + 1) / (f + K) with K = k1 x (1 - b + b x D / avgdl), solved for f. f is a
+ * whole number and the score a double, so rounding gives it exactly.
+ */
+function countInColumn(score: number, idf: number, length: number, averageLength: number): number {
+  if (!(score > 0)) return 0;
+  const saturation = BM25_K1 * (1 - BM25_B + (BM25_B * length) / averageLength);
+  return Math.round((score * saturation) / (idf * (BM25_K1 + 1) - score));
 }
 
 /**
@@ -407,12 +458,17 @@ function prepare(db: Database.Database) {
          FROM json_each(?) AS wanted CROSS JOIN entries AS e ON e.rowid = wanted.value JOIN entry_bodies AS b ON b.rowid = e.rowid
         WHERE e.namespace = ?`,
     ),
-    // The namespace condition re-checks FTS5's namespace term (a hash) against the record of truth.
-    bodiesMatching: db.prepare<[match: string, namespace: string], BodyRow>(
-      `SELECT e.rowid AS rowid, e.id AS id, b.entry_json AS entry_json
-         FROM entry_terms CROSS JOIN entries AS e ON e.rowid = entry_terms.rowid JOIN entry_bodies AS b ON b.rowid = e.rowid
+    // bm25() of the one term in the text column, then in the tag column (the namespace phrase weighs
+    // 0 in both), and the row's sizes. The namespace condition re-checks FTS5's namespace term (a
+    // hash) against the record of truth.
+    termScores: db.prepare<[match: string, namespace: string], { rowid: number; text_score: number; tags_score: number; sizes: Buffer }>(
+      `SELECT e.rowid AS rowid, -bm25(entry_terms, 0, 1, 0) AS text_score, -bm25(entry_terms, 0, 0, 1) AS tags_score, d.sz AS sizes
+         FROM entry_terms CROSS JOIN entries AS e ON e.rowid = entry_terms.rowid JOIN entry_terms_docsize AS d ON d.id = e.rowid
         WHERE entry_terms MATCH ? AND e.namespace = ?`,
     ),
+    averages: db.prepare<[], Buffer>("SELECT block FROM entry_terms_data WHERE id = 1").pluck(),
+    // The rows of the whole table holding a term: bm25()'s n.
+    tableHits: db.prepare<[match: string], number>("SELECT count(*) FROM entry_terms WHERE entry_terms MATCH ?").pluck(),
     rowSizes: db.prepare<[namespace: string], Buffer>(
       "SELECT d.sz FROM entries AS e JOIN entry_terms_docsize AS d ON d.id = e.rowid WHERE e.namespace = ?",
     ).pluck(),
