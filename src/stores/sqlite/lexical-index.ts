@@ -368,7 +368,7 @@ export class LexicalIndex {
       const idf = this.tableIdf(term, table.rows);
       for (const found of this.statements.termScores.all(match, namespace)) {
         let row = rows.get(found.rowid);
-        if (!row) rows.set(found.rowid, (row = { length: varints(found.sizes).reduce((sum, size) => sum + size, 0), counts: new Map() }));
+        if (!row) rows.set(found.rowid, (row = { length: rowLength(found.sizes), counts: new Map() }));
         const text = countInColumn(found.text_score, idf, row.length, averageLength);
         const tags = countInColumn(found.tags_score, idf, row.length, averageLength);
         row.counts.set(term, text * BM25_TEXT_WEIGHT + tags * BM25_TAGS_WEIGHT);
@@ -402,11 +402,16 @@ export class LexicalIndex {
     const statistics: Bm25Statistics = { rows: 0, tokens: 0 };
     for (const sizes of this.statements.rowSizes.iterate(namespace)) {
       statistics.rows += 1;
-      for (const size of varints(sizes)) statistics.tokens += size;
+      statistics.tokens += rowLength(sizes);
     }
     if (generation !== undefined) this.statisticsKept.set(namespace, { generation, statistics });
     return statistics;
   }
+}
+
+/** A row's size D, its tokens in all columns, from its size record. */
+function rowLength(sizes: Buffer): number {
+  return varints(sizes).reduce((sum, size) => sum + size, 0);
 }
 
 /**
