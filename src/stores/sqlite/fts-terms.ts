@@ -36,22 +36,12 @@ function toTerms(text: string): string {
 
 /**
  * The term naming a namespace in the `namespace_term` column: `§ns` plus the SHA-256 of the name, so
- * any namespace (any length, any characters) is one fixed-size term that no token can equal.
- * Results are still checked against `entries.namespace`: a hash collision could only hide rows.
+ * any namespace (any length, any characters) is one fixed-size term that no token can equal. Every
+ * row is written with it, and it counts 1 in the row's size D; searches join `entries.namespace`
+ * instead of matching it (lexical-index.ts).
  */
 export function namespaceTerm(namespace: string): string {
   return `${ESCAPE_MARK}ns${createHash("sha256").update(namespace, "utf8").digest("hex")}`;
-}
-
-/**
- * An FTS5 MATCH expression for the rows of one namespace holding any of a query's terms (queryTerms)
- * in the text or tag columns. Each term is quoted as a string (so `near`, `or`, `not` stay terms).
- * Undefined without a term. The user's text itself never reaches FTS5: only tokens do.
- */
-export function ftsMatchExpression(namespace: string, terms: readonly string[]): string | undefined {
-  if (!terms.length) return undefined;
-  const anyTerm = terms.map(quote).join(" OR ");
-  return `namespace_term : ${quote(namespaceTerm(namespace))} AND {text_terms tag_terms} : (${anyTerm})`;
 }
 
 /** A query's distinct FTS5 terms, in order: the order each row's score adds them in. */

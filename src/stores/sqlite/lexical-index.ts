@@ -31,7 +31,7 @@ import { nextTurn } from "../../core/next-turn.js";
 import { RecentMap } from "../../core/recent-map.js";
 import { BM25_B, BM25_K1, inverseDocumentFrequency, saturatedFrequency, type Bm25Statistics } from "../../text/bm25.js";
 import type { EntryChanges } from "./entry-changes.js";
-import { ftsMatchExpression, termMatchExpression } from "./fts-terms.js";
+import { termMatchExpression } from "./fts-terms.js";
 import { BM25_TAGS_WEIGHT, BM25_TEXT_WEIGHT, type SqliteDatabase } from "./schema.js";
 
 /** The idf bm25() gives a term in over half of the table's rows (fts5_aux.c). */
@@ -363,9 +363,8 @@ export class LexicalIndex {
     const averageLength = table.tokens / table.rows;
     const rows = new Map<number, { length: number; counts: Map<string, number> }>();
     for (const term of terms) {
-      const match = ftsMatchExpression(namespace, [term]);
-      if (match === undefined) continue;
-      const idf = this.tableIdf(term, table.rows);
+      const match = termMatchExpression(term);
+      const idf = this.tableIdf(match, table.rows);
       for (const found of this.statements.termScores.all(match, namespace)) {
         let row = rows.get(found.rowid);
         if (!row) rows.set(found.rowid, (row = { length: rowLength(found.sizes), counts: new Map() }));
@@ -388,8 +387,8 @@ export class LexicalIndex {
   }
 
   /** The idf bm25() gives a term: over the whole table, floored as fts5_aux.c floors it. */
-  private tableIdf(term: string, rows: number): number {
-    const hits = this.statements.tableHits.get(termMatchExpression(term)) ?? 0;
+  private tableIdf(match: string, rows: number): number {
+    const hits = this.statements.tableHits.get(match) ?? 0;
     const idf = Math.log((rows - hits + 0.5) / (hits + 0.5));
     return idf > 0 ? idf : FTS5_IDF_FLOOR;
   }
@@ -463,9 +462,9 @@ function prepare(db: Database.Database) {
          FROM json_each(?) AS wanted CROSS JOIN entries AS e ON e.rowid = wanted.value JOIN entry_bodies AS b ON b.rowid = e.rowid
         WHERE e.namespace = ?`,
     ),
-    // bm25() of the one term in the text column, then in the tag column (the namespace phrase weighs
-    // 0 in both), and the row's sizes. The namespace condition re-checks FTS5's namespace term (a
-    // hash) against the record of truth.
+    // bm25() of the one term in the text column, then in the tag column, and the row's sizes, for the
+    // namespace's rows holding it. The term alone is matched, not with the namespace's term: FTS5
+    // would walk the whole namespace's postings again for every term of the question.
     termScores: db.prepare<[match: string, namespace: string], { rowid: number; text_score: number; tags_score: number; sizes: Buffer }>(
       `SELECT e.rowid AS rowid, -bm25(entry_terms, 0, 1, 0) AS text_score, -bm25(entry_terms, 0, 0, 1) AS tags_score, d.sz AS sizes
          FROM entry_terms CROSS JOIN entries AS e ON e.rowid = entry_terms.rowid JOIN entry_terms_docsize AS d ON d.id = e.rowid

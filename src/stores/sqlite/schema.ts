@@ -122,7 +122,7 @@ function schemaV1(dimension: number): string {
     -- Contentless: the tokens are derived from entry_bodies, storing them twice buys nothing.
     -- The ascii tokenizer splits only on ASCII characters other than letters, digits and _ . @ -, and
     -- folds only ASCII case: every token of src/text/tokenizer.ts passes through as exactly one term.
-    -- namespace_term holds one term naming the namespace, so FTS5 itself restricts a search to it.
+    -- namespace_term holds one term naming the namespace (fts-terms.ts: namespaceTerm).
     CREATE VIRTUAL TABLE entry_terms USING fts5 (
       namespace_term, text_terms, tag_terms,
       tokenize = "ascii tokenchars '_.@-'",
