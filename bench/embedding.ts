@@ -32,8 +32,9 @@ import { basename, dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { z } from "zod";
 import type { Embedder } from "../src/text/embedder.js";
-import { createOnnxEmbedder, ONNX_DEFAULT_BATCH_SIZE, defaultOnnxWorkers } from "../src/text/embedders/onnx.js";
-import { createUseLiteEmbedder, defaultUseLiteWorkers, USE_LITE_DEFAULT_BATCH_SIZE } from "../src/text/embedders/use-lite.js";
+import { defaultEmbeddingWorkers } from "../src/text/embedders/batched.js";
+import { createOnnxEmbedder, ONNX_DEFAULT_BATCH_SIZE } from "../src/text/embedders/onnx.js";
+import { createUseLiteEmbedder, USE_LITE_DEFAULT_BATCH_SIZE } from "../src/text/embedders/use-lite.js";
 import { syntheticMemories, syntheticQuestions } from "./synthetic.js";
 import { machineDescription } from "./machine.js";
 
@@ -136,7 +137,7 @@ function parseArgs(argv: readonly string[]): Args {
     model: value("--model") ?? DEFAULT_ONNX_MODEL,
     texts: Number(value("--texts") ?? 512),
     rounds: Number(value("--rounds") ?? 3),
-    workers: workers ?? [...new Set([1, Math.max(2, defaultWorkersOf(embedder === "onnx" ? "onnx" : "use-lite"))])],
+    workers: workers ?? [...new Set([1, Math.max(2, defaultEmbeddingWorkers())])],
     json: argv.includes("--json"),
     write: !argv.includes("--no-write"),
     child: argv.includes("--child"),
@@ -152,10 +153,6 @@ const median = (values: readonly number[]) => percentile(values, 50);
 const round = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits;
 const latency = (values: readonly number[]) => ({ p50: round(percentile(values, 50), 2), p95: round(percentile(values, 95), 2) });
 const mb = (bytes: number) => Math.round(bytes / 1e6);
-
-function defaultWorkersOf(embedder: BenchedEmbedder): number {
-  return embedder === "onnx" ? defaultOnnxWorkers() : defaultUseLiteWorkers();
-}
 
 function batchSizeOf(embedder: BenchedEmbedder): number {
   return embedder === "onnx" ? ONNX_DEFAULT_BATCH_SIZE : USE_LITE_DEFAULT_BATCH_SIZE;
@@ -313,7 +310,7 @@ async function main(): Promise<void> {
   });
   const single = configurations.find((configuration) => configuration.workers === 1);
   const pooled =
-    configurations.find((configuration) => configuration.workers === defaultWorkersOf(args.embedder) && configuration.workers > 1) ??
+    configurations.find((configuration) => configuration.workers === defaultEmbeddingWorkers() && configuration.workers > 1) ??
     configurations.find((configuration) => configuration.workers > 1);
   const loads = runs.flatMap((run) => [run.loadAverage.before, run.loadAverage.after]);
   const results: EmbeddingBench = EmbeddingBenchSchema.parse({
@@ -324,7 +321,7 @@ async function main(): Promise<void> {
     callSize: CALL_SIZE,
     batchSize: batchSizeOf(args.embedder),
     rounds: args.rounds,
-    defaultWorkers: defaultWorkersOf(args.embedder),
+    defaultWorkers: defaultEmbeddingWorkers(),
     configurations,
     speedup: single && pooled ? round(pooled.textsPerSec / single.textsPerSec, 2) : 1,
     identical: new Set(runs.map((run) => run.vectorsSha256)).size === 1,

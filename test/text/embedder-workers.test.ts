@@ -12,7 +12,8 @@ import { CheckedEmbeddings } from "../../src/text/embedders/checked.js";
 import { createEmbedder, embedderConfigFromEnv, EmbedderConfigSchema } from "../../src/text/embedders/create-embedder.js";
 import { lengthSortedBatches } from "../../src/text/embedders/batched.js";
 import { EmbeddingWorkerError, spawnEmbeddingWorker, type SpawnWorker } from "../../src/text/embedders/worker-pool.js";
-import { createUseLiteEmbedder, defaultUseLiteWorkers, UseLiteEmbeddings } from "../../src/text/embedders/use-lite.js";
+import { defaultEmbeddingWorkers } from "../../src/text/embedders/batched.js";
+import { createUseLiteEmbedder, UseLiteEmbeddings } from "../../src/text/embedders/use-lite.js";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
@@ -79,7 +80,7 @@ describe("USE-lite worker pool: configuration", () => {
     assert.equal(EmbedderConfigSchema.safeParse({ provider: "use-lite", workers: 65 }).success, false);
     const inner = innerOf(createEmbedder({ provider: "use-lite", workers: 3, timeoutMs: 1234, batchSize: 4 }));
     assert.deepEqual([inner.workers, inner.timeoutMs, inner.batchSize], [3, 1234, 4]);
-    assert.equal(innerOf(createEmbedder({ provider: "use-lite" })).workers, defaultUseLiteWorkers());
+    assert.equal(innerOf(createEmbedder({ provider: "use-lite" })).workers, defaultEmbeddingWorkers());
   });
 
   it("names the variable of a bad worker count, whatever the provider", () => {
@@ -95,8 +96,8 @@ describe("USE-lite worker pool: configuration", () => {
   });
 
   it("defaults to one worker per core, at most four, and 1 (this thread) on one core", () => {
-    assert.deepEqual([1, 2, 3, 4, 8, 64].map((cores) => defaultUseLiteWorkers(cores)), [1, 2, 3, 4, 4, 4]);
-    assert.equal(defaultUseLiteWorkers(0), 1);
+    assert.deepEqual([1, 2, 3, 4, 8, 64].map((cores) => defaultEmbeddingWorkers(cores)), [1, 2, 3, 4, 4, 4]);
+    assert.equal(defaultEmbeddingWorkers(0), 1);
   });
 
   it("plans the same batches as the single-thread path: by length, at most batchSize, every position once", () => {

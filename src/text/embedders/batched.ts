@@ -3,6 +3,7 @@
  * batches of texts of similar length, in the calling thread or, for calls of several batches, on a
  * pool of worker threads (`worker-pool.ts`) each with its own copy of the model.
  */
+import { availableParallelism } from "node:os";
 import { acquireEmbeddingPool, EmbeddingWorkerPool, releaseEmbeddingPool, sharedEmbeddingPool, type SpawnWorker } from "./worker-pool.js";
 
 /**
@@ -16,6 +17,17 @@ export function lengthSortedBatches(documents: readonly string[], batchSize: num
   const batches: number[][] = [];
   for (let start = 0; start < order.length; start += batchSize) batches.push(order.slice(start, start + batchSize));
   return batches;
+}
+
+/**
+ * The most worker threads the default gives (each holds a model copy: about 100-150 MB RSS for
+ * USE-lite, 260-420 MB for MiniLM); more can be configured.
+ */
+export const MAX_DEFAULT_WORKERS = 4;
+
+/** The default worker count of an in-process model: one per core the process may use, at most MAX_DEFAULT_WORKERS; 1 means no workers. */
+export function defaultEmbeddingWorkers(parallelism: number = availableParallelism()): number {
+  return Math.max(1, Math.min(Math.floor(parallelism), MAX_DEFAULT_WORKERS));
 }
 
 export function positiveInteger(name: string, value: number): number {

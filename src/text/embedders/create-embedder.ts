@@ -44,7 +44,8 @@ export { createHashEmbedder, hashEmbed, HASH_EMBEDDER_MODEL } from "./hashing.js
 export { createOnnxEmbedder, ONNX_MODEL_PREFIX } from "./onnx.js";
 export { OnnxModelError, type OnnxModelFailure } from "./onnx-folder.js";
 export { createOpenAIEmbedder } from "./openai.js";
-export { createUseLiteEmbedder, defaultUseLiteWorkers, useLiteTrustworthyFor, USE_LITE_SPEC } from "./use-lite.js";
+export { defaultEmbeddingWorkers } from "./batched.js";
+export { createUseLiteEmbedder, useLiteTrustworthyFor, USE_LITE_SPEC } from "./use-lite.js";
 export { EmbeddingWorkerError, type EmbeddingWorkerFailure } from "./worker-pool.js";
 
 const MAX_DIMENSION = 65_536;

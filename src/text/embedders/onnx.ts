@@ -17,9 +17,8 @@ import { boundedFetch } from "../../core/bounded-fetch.js";
 import { ValidationError } from "../../core/errors.js";
 import { abortAfter, untilAborted } from "../../core/time-limit.js";
 import type { Embedder, EmbeddingSpec } from "../embedder.js";
-import { BatchedModel, positiveInteger } from "./batched.js";
+import { BatchedModel, defaultEmbeddingWorkers, positiveInteger } from "./batched.js";
 import { checkedEmbedder } from "./checked.js";
-import { defaultUseLiteWorkers } from "./use-lite.js";
 import { ONNX_FILE_OF_DTYPE, OnnxModelError, readModelFolder, type OnnxDtype, type OnnxModelOverrides, type OnnxModelSettings } from "./onnx-folder.js";
 import { embeddingWorkerSource } from "./worker-program.js";
 import type { SpawnWorker } from "./worker-pool.js";
@@ -34,16 +33,6 @@ export const ONNX_MODEL_PREFIX = "onnx:";
  */
 export const ONNX_DEFAULT_BATCH_SIZE = 32;
 
-/**
- * Default threads for large embedDocuments calls: USE-lite's rule (one per core, at most 4), though
- * onnxruntime, unlike USE-lite's WASM, spreads one call over the cores itself. Measured here (2 cores
- * shared with other jobs, 512 synthetic memories, `npm run bench:embedding -- --embedder onnx`): 74.6 texts/s in one thread, 113 with 2 workers of one
- * runtime thread each (1.52x, 8.7 CPU ms per text against 13.8: one runtime's threads waiting on each
- * other cost more than a second model copy, about 260 MB RSS).
- */
-export function defaultOnnxWorkers(): number {
-  return defaultUseLiteWorkers();
-}
 
 /** The model `RECALLGRAPH_EMBEDDER=onnx` runs when none is named, and its vector size (known before its first download). */
 export const ONNX_DEFAULT_MODEL = "Xenova/all-MiniLM-L6-v2";
@@ -226,7 +215,11 @@ export class OnnxEmbeddings extends Embeddings {
   ) {
     super({ maxRetries: 0 });
     this.batchSize = positiveInteger("batchSize", options.batchSize ?? ONNX_DEFAULT_BATCH_SIZE);
-    this.workers = positiveInteger("workers", options.workers ?? defaultOnnxWorkers());
+    // USE-lite's default (defaultEmbeddingWorkers), though onnxruntime spreads one call over the cores
+    // itself. Measured here (2 busy cores, 512 synthetic memories, bench:embedding --embedder onnx): 74.6
+    // texts/s in one thread, 113 with 2 workers of one runtime thread each (8.7 CPU ms per text
+    // against 13.8: one runtime's threads waiting on each other cost more than a second model copy).
+    this.workers = positiveInteger("workers", options.workers ?? defaultEmbeddingWorkers());
     this.timeoutMs = positiveInteger("timeoutMs", options.timeoutMs ?? ONNX_DEFAULT_TIMEOUT_MS);
   }
 

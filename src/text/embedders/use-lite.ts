@@ -9,18 +9,17 @@
  *
  * That backend is single-threaded in Node (TensorFlow.js turns WASM threads off there), so large
  * embedDocuments calls go to a pool of worker threads, one model copy each (`worker-pool.ts`):
- * `workers` of them, by default one per core up to USE_LITE_MAX_DEFAULT_WORKERS. Queries (one short
+ * `workers` of them, by default one per core up to MAX_DEFAULT_WORKERS (batched.ts). Queries (one short
  * text) and calls of one batch, while no pool is running, stay in this thread: they cannot be
  * split, and starting workers for them would cost more than it saves.
  */
-import { availableParallelism } from "node:os";
 import { Embeddings } from "@langchain/core/embeddings";
 import { RecallGraphError } from "../../core/errors.js";
 import type { EmbeddingSpec } from "../embedder.js";
 import type { Embedder } from "../embedder.js";
 import { sentencesOf, wordCount } from "../sentences.js";
 import { checkedEmbedder } from "./checked.js";
-import { BatchedModel, positiveInteger } from "./batched.js";
+import { BatchedModel, defaultEmbeddingWorkers, positiveInteger } from "./batched.js";
 import { USE_LITE_WORKER_SOURCE } from "./worker-program.js";
 import type { SpawnWorker } from "./worker-pool.js";
 
@@ -42,17 +41,6 @@ export const USE_LITE_TEXT_WORDS = 100;
 export const USE_LITE_DEFAULT_BATCH_SIZE = 16;
 
 /**
- * The most worker threads the default gives (each holds a model copy, about 100-150 MB RSS); more
- * can be configured.
- */
-export const USE_LITE_MAX_DEFAULT_WORKERS = 4;
-
-/** The default worker count: one per core the process may use, at most USE_LITE_MAX_DEFAULT_WORKERS; 1 means no workers. */
-export function defaultUseLiteWorkers(parallelism: number = availableParallelism()): number {
-  return Math.max(1, Math.min(Math.floor(parallelism), USE_LITE_MAX_DEFAULT_WORKERS));
-}
-
-/**
  * How long one worker may take for one batch (including loading its model, on its first) before it
  * is terminated and the call rejects. A batch of 16 long texts takes a few seconds on a busy core.
  */
@@ -64,7 +52,7 @@ export interface UseLiteEmbedderOptions {
   /**
    * Threads that embed a large embedDocuments call: 1 embeds in this thread (no workers); N > 1
    * splits its batches over a pool of N worker threads, each with its own model. Default:
-   * `defaultUseLiteWorkers()`.
+   * `defaultEmbeddingWorkers()`.
    */
   workers?: number;
   /** Per-batch limit for a worker (default USE_LITE_DEFAULT_TIMEOUT_MS); this thread's own calls are not bounded. */
@@ -127,7 +115,7 @@ export class UseLiteEmbeddings extends Embeddings {
   constructor(options: UseLiteEmbedderOptions = {}) {
     super({ maxRetries: 0 });
     this.batchSize = positiveInteger("batchSize", options.batchSize ?? USE_LITE_DEFAULT_BATCH_SIZE);
-    this.workers = positiveInteger("workers", options.workers ?? defaultUseLiteWorkers());
+    this.workers = positiveInteger("workers", options.workers ?? defaultEmbeddingWorkers());
     this.timeoutMs = positiveInteger("timeoutMs", options.timeoutMs ?? USE_LITE_DEFAULT_TIMEOUT_MS);
     this.model = new BatchedModel({
       name: USE_LITE_SPEC.model,
