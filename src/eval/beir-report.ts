@@ -33,6 +33,8 @@ export interface BeirJson extends Measures {
   dataset: string;
   format: "beir";
   split: string;
+  /** The embedder whose vectors every row searched, e.g. "onnx:all-MiniLM-L6-v2-int8:q8 (384-d)". */
+  embedder: string;
   queries: number;
   mode: string;
   /** Only with --peers: every retriever of the run, the requested mode first. */
@@ -42,7 +44,7 @@ export interface BeirJson extends Measures {
 export function beirJson(run: BeirRun): BeirJson {
   const primary = primaryRun(run);
   const { ndcg, recall, mrr, latencyMs } = measuresOf(primary);
-  const json: BeirJson = { dataset: run.dataset, format: "beir", split: run.split, queries: run.queries, mode: run.mode, ndcg, recall, mrr, latencyMs };
+  const json: BeirJson = { dataset: run.dataset, format: "beir", split: run.split, embedder: run.embedder, queries: run.queries, mode: run.mode, ndcg, recall, mrr, latencyMs };
   if (run.retrievers.length > 1) {
     json.peers = run.retrievers.map((retriever) => ({
       name: retriever.name,

@@ -21,6 +21,8 @@ export interface PeerJson {
 /** The machine output of `recallgraph eval --json`; recall, hit and MRR are over categories 1-4. */
 export interface EvalJson {
   dataset: string;
+  /** The embedder whose vectors every row searched, e.g. "use-lite-v1 (512-d)". */
+  embedder: string;
   questions: number;
   skipped: number;
   mode: string;
@@ -46,6 +48,7 @@ export function evalJson(run: EvalRun): EvalJson {
   const calls = primary.results.map((result) => result.llmCalls);
   const json: EvalJson = {
     dataset: run.dataset,
+    embedder: run.embedder,
     questions: run.questions.length,
     skipped: run.skipped.length,
     mode: run.mode,

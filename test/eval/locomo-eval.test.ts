@@ -18,9 +18,10 @@ describe("recallgraph eval on LoCoMo", () => {
     const json = evalJson(run);
 
     assert.deepEqual(Object.keys(json), [
-      "dataset", "questions", "skipped", "mode", "recall", "hit", "mrr", "byCategory", "llmCallsPerQuery", "latencyMs", "turnsPerEntry", "peers",
+      "dataset", "embedder", "questions", "skipped", "mode", "recall", "hit", "mrr", "byCategory", "llmCallsPerQuery", "latencyMs", "turnsPerEntry", "peers",
     ]);
     assert.equal(json.dataset, "locomo10.json");
+    assert.match(json.embedder, /^hash-v1 \(\d+-d\)$/, "the report names the vectors every row searched");
     assert.equal(json.questions, 31);
     // conv-26's qa item 30 has no evidence: it is counted and skipped on the way to the 31st scorable question.
     assert.equal(json.skipped, 1);
