@@ -2,7 +2,7 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { z } from "zod";
 import { parseOrThrow } from "../core/errors.js";
 import { VIEW_NAMES, ViewNameSchema } from "../domain/views.js";
-import { SeparationRampSchema } from "../retrieval/list-evidence.js";
+import { SeparationRampSchema } from "../text/embedders/profiles.js";
 import { described } from "./channels.js";
 import { PRESET_NAMES } from "./preset-names.js";
 import { RETRIEVAL_PRESETS } from "./presets.js";
@@ -46,9 +46,14 @@ const ConfigurableSchema = z.object({
     .describe("Per-view RRF weights; the semantic view's follows the embedder unless set here"),
   // Off by default: on conversations the dense view earns its weight even where its first hit does
   // not stand out (LoCoMo's multi-hop and open-domain questions lost recall with any ramp tried).
-  denseSeparation: SeparationRampSchema.default({ from: 0, to: 0 }).describe(
-    "How much of its weight a dense list earns for a query, from how far its first score stands out from the rest of the list (z-score); from = to = 0 always gives the full weight",
-  ),
+  // "embedder": the ramp the embedder's profile gives, since a ramp that helps a weak embedder costs a
+  // retrieval-trained one (text/embedders/profiles.ts).
+  denseSeparation: z
+    .union([SeparationRampSchema, z.literal("embedder")])
+    .default({ from: 0, to: 0 })
+    .describe(
+      "How much of its weight a dense list earns for a query, from how far its first score stands out from the rest of the list (z-score); from = to = 0 always gives the full weight; \"embedder\": the ramp the embedder's profile gives (none for a retrieval-trained one)",
+    ),
   timeWindowWeight: z
     .number()
     .min(0)

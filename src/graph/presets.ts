@@ -36,11 +36,11 @@ export const RETRIEVAL_PRESETS = {
     // profile says (1 for a retrieval-trained model, as published; less for the weak offline one).
     rrfK: 60,
     viewWeights: { lexical: 1, symbolic: 1 },
-    // A dense list earns no vote when its first score is at most 5 standard deviations above the next
-    // 24, its full weight from 7: documents share rare terms with their questions, so BM25 is sure
-    // where a weak embedder's first neighbour is not. Chosen on the first half of SciFact's training
-    // claims with USE-lite, checked on the second (README, "A knowledge base").
-    denseSeparation: { from: 5, to: 7 },
+    // Documents share rare terms with their questions, so BM25 is sure where a weak embedder's first
+    // neighbour is not: such an embedder's dense list earns its vote only where its first score stands
+    // clear of the rest, by the ramp its profile gives (USE-lite: 5 to 7 standard deviations; none for
+    // a retrieval-trained model, whose first neighbour is evidence on its own).
+    denseSeparation: "embedder",
     timeWindowWeight: 1,
     // Documents are not conversations: chunks written together are not an exchange.
     contextVotes: NO_CONTEXT_VOTES,

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { ViewName } from "../domain/views.js";
 import type { NamespaceSettings } from "../stores/port.js";
-import type { EmbedderProfile } from "../text/embedders/profiles.js";
+import { SeparationRampSchema, type EmbedderProfile, type SeparationRamp } from "../text/embedders/profiles.js";
 import { RetrievalConfigSchema, type RetrievalConfig } from "./configuration.js";
 
 /**
@@ -14,6 +14,7 @@ export const RunSettingsSchema = RetrievalConfigSchema.extend({
   viewWeights: z
     .strictObject({ semantic: z.number(), lexical: z.number(), symbolic: z.number() } satisfies Record<ViewName, z.ZodNumber>)
     .describe("Every view's RRF weight for this run, the semantic one resolved from the embedder's profile when not configured"),
+  denseSeparation: SeparationRampSchema.describe("The dense lists' separation ramp for this run, the embedder's profile's when configured as \"embedder\""),
   longTextWords: z
     .number()
     .int()
@@ -22,6 +23,9 @@ export const RunSettingsSchema = RetrievalConfigSchema.extend({
     .describe("From the embedder's profile: the longest text, in words, it represents as one (ranked lists over longer texts vote by their scores); unset, no limit"),
 });
 export type RunSettings = z.output<typeof RunSettingsSchema>;
+
+/** A ramp that gives every dense list its full vote. */
+const FULL_VOTE: SeparationRamp = { from: 0, to: 0 };
 
 /**
  * Settings for a question over several namespaces, read with the embedder that built their vectors:
@@ -39,6 +43,7 @@ export function widestSettings(
   return {
     ...config,
     viewWeights: { ...config.viewWeights, semantic: config.viewWeights.semantic ?? embedder.denseWeight },
+    denseSeparation: config.denseSeparation === "embedder" ? (embedder.denseSeparation ?? FULL_VOTE) : config.denseSeparation,
     ...(embedder.representsWords === undefined ? {} : { longTextWords: embedder.representsWords }),
     semanticTopK: largest("semanticTopK", config.semanticTopK),
     lexicalTopK: largest("lexicalTopK", config.lexicalTopK),

@@ -5,7 +5,8 @@ import type { ViewName } from "../domain/views.js";
 import { timed } from "../graph/timing.js";
 import type { ViewHitList } from "../domain/hits.js";
 import { fuseRankedLists } from "../retrieval/fusion.js";
-import { overLongTexts, separationEvidence, type SeparationRamp } from "../retrieval/list-evidence.js";
+import { overLongTexts, separationEvidence } from "../retrieval/list-evidence.js";
+import type { SeparationRamp } from "../text/embedders/profiles.js";
 
 /**
  * Fuses every view's ranked lists of every round so far into one de-duplicated ranking, each view

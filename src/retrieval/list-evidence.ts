@@ -1,4 +1,4 @@
-import { z } from "zod";
+import type { SeparationRamp } from "../text/embedders/profiles.js";
 import { wordCount } from "../text/sentences.js";
 
 /**
@@ -13,15 +13,6 @@ import { wordCount } from "../text/sentences.js";
  * different ranges (USE-lite's sit between 0.6 and 0.85 on SciFact, whatever the query).
  */
 export const SEPARATION_DEPTH = 25;
-
-export const SeparationRampSchema = z
-  .strictObject({
-    from: z.number().min(0).max(100).describe("Separation (z-score of the first score) at or below which the list earns no vote"),
-    to: z.number().min(0).max(100).describe("Separation at or above which the list earns its view's full vote; linear between"),
-  })
-  .refine((ramp) => ramp.to >= ramp.from, "to must be at least from")
-  .describe("How a list's vote grows with the separation of its first score from the rest");
-export type SeparationRamp = z.infer<typeof SeparationRampSchema>;
 
 /** The first score's z-score against scores 2..SEPARATION_DEPTH; undefined with fewer than 3 scores or no spread. */
 export function topSeparation(scores: readonly number[]): number | undefined {

@@ -42,7 +42,19 @@ describe("configuration and per-namespace settings", () => {
     const config = resolveConfiguration({ configurable: { preset: "knowledge-base" } });
     assert.equal(config.rrfK, 60);
     assert.deepEqual(config.viewWeights, { lexical: 1, symbolic: 1 });
-    assert.deepEqual(config.denseSeparation, { from: 5, to: 7 });
+    assert.equal(config.denseSeparation, "embedder");
+  });
+
+  it("gives the knowledge-base preset's dense lists the separation ramp of the embedder's profile, and none elsewhere", () => {
+    const kb = resolveConfiguration({ configurable: { preset: "knowledge-base" } });
+    const full = resolveConfiguration({});
+    const noRamp = { from: 0, to: 0 };
+    assert.deepEqual(widestSettings(kb, [], EMBEDDER_PROFILES["use-lite"]).denseSeparation, { from: 5, to: 7 }, "the weak offline embedder's first neighbour must stand out");
+    assert.deepEqual(widestSettings(kb, [], EMBEDDER_PROFILES.onnx).denseSeparation, noRamp, "a retrieval-trained model keeps its vote");
+    assert.deepEqual(widestSettings(kb, [], EMBEDDER_PROFILES.openai).denseSeparation, noRamp);
+    assert.deepEqual(widestSettings(full, [], EMBEDDER_PROFILES["use-lite"]).denseSeparation, noRamp, "conversations: no ramp, whatever the embedder");
+    const configured = resolveConfiguration({ configurable: { preset: "knowledge-base", denseSeparation: { from: 1, to: 2 } } });
+    assert.deepEqual(widestSettings(configured, [], EMBEDDER_PROFILES["use-lite"]).denseSeparation, { from: 1, to: 2 }, "a configured ramp wins");
   });
 
   for (const preset of ["full", "knowledge-base"] as const) {

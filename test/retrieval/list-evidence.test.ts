@@ -3,7 +3,8 @@ import { describe, it } from "node:test";
 import type { ViewHitList } from "../../src/domain/hits.js";
 import { votesByScore } from "../../src/nodes/merge.js";
 import { fuseRankedLists } from "../../src/retrieval/fusion.js";
-import { LENGTH_DEPTH, overLongTexts, SEPARATION_DEPTH, SeparationRampSchema, separationEvidence, topSeparation } from "../../src/retrieval/list-evidence.js";
+import { LENGTH_DEPTH, overLongTexts, SEPARATION_DEPTH, separationEvidence, topSeparation } from "../../src/retrieval/list-evidence.js";
+import { SeparationRampSchema } from "../../src/text/embedders/profiles.js";
 
 const ramp = { from: 3, to: 5 };
 /** 25 scores falling evenly (the first like the rest), and the same list with a first score far above it. */

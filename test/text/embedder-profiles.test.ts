@@ -33,6 +33,7 @@ describe("embedder profiles", () => {
     const weight = (kind: (typeof EMBEDDER_KINDS)[number]) => EMBEDDER_PROFILES[kind].denseWeight;
     assert.ok(weight("hash") < weight("use-lite"), "the hashing embedder only repeats BM25's evidence");
     assert.ok(weight("use-lite") < weight("unknown") && weight("unknown") < weight("openai"));
+    assert.ok(weight("use-lite") < weight("onnx"), "the in-process retrieval-trained model votes more than the weak offline one");
   });
 
   it("declares one valid profile per kind", () => {

@@ -12,7 +12,7 @@ import { EmbedderMismatchError, ValidationError } from "../../src/core/errors.js
 import { openStore } from "../../src/stores/open-store.js";
 import { createEmbedder, embedderConfigFromEnv, OnnxModelError } from "../../src/text/embedders/create-embedder.js";
 import { readModelFolder } from "../../src/text/embedders/onnx-folder.js";
-import { embedderKindOf, embedderProfileFor } from "../../src/text/embedders/profiles.js";
+import { EMBEDDER_PROFILES, embedderKindOf, embedderProfileFor } from "../../src/text/embedders/profiles.js";
 import { oneLineError, ROOT, runProcess, temporaryFolder } from "../cli/helpers.js";
 
 const MODEL = path.resolve(ROOT, "../shared/models/all-MiniLM-L6-v2-int8");
@@ -57,7 +57,7 @@ describe("the onnx embedder (all-MiniLM-L6-v2, int8)", { skip }, () => {
       documentPrefix: "",
     });
     assert.equal(embedderKindOf(embedder?.spec ?? { model: "", dimension: 1 }), "onnx");
-    assert.equal(embedderProfileFor(embedder?.spec ?? { model: "", dimension: 1 }).denseWeight, 1);
+    assert.deepEqual(embedderProfileFor(embedder?.spec ?? { model: "", dimension: 1 }), EMBEDDER_PROFILES.onnx);
   });
 
   it("gives 384-d unit vectors with the model README's cosines, to 3 decimals", async () => {
