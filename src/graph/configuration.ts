@@ -38,7 +38,7 @@ const ConfigurableSchema = z.object({
         .min(0)
         .max(10)
         .optional()
-        .describe("Unset: the embedder's profile says (text/embedders/profiles.ts: 0.3 for the offline USE-lite, 1 for OpenAI-compatible models)"),
+        .describe("Unset: the embedder's profile says (text/embedders/profiles.ts: 0.3 for the offline USE-lite, 0.7 for an ONNX model in process, 1 for OpenAI-compatible models)"),
       lexical: z.number().min(0).max(10).default(1),
       symbolic: z.number().min(0).max(10).default(0.3),
     })

@@ -1,8 +1,8 @@
 /**
  * What is known about each kind of embedder, as data: how much the semantic view's RRF vote should
- * count against BM25's (weight 1). The retrieval settings take the semantic view's weight from here
- * unless a caller sets `viewWeights.semantic` itself, so a stronger embedder is weighed as strongly
- * without anyone re-tuning constants measured with another one.
+ * count against BM25's (weight 1), and whether its dense lists must earn that vote by standing out.
+ * The retrieval settings take both from here unless a caller sets them (`viewWeights.semantic`,
+ * `denseSeparation`), so each embedder is weighed by what was measured with it, not with another.
  */
 import { z } from "zod";
 import type { EmbeddingSpec } from "../embedder.js";
