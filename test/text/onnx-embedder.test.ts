@@ -4,7 +4,9 @@
  * the file: one embedder serves every test that needs vectors.
  */
 import assert from "node:assert/strict";
-import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, createReadStream, existsSync, mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, describe, it } from "node:test";
@@ -30,6 +32,37 @@ function brokenCopy(name: string): string {
     cpSync(path.join(MODEL, file), path.join(folder, file), { recursive: true });
   }
   return folder;
+}
+
+/**
+ * The model folder served as a model hub serves it (`/<owner>/<name>/resolve/main/<file>`), on
+ * loopback, so the first-use download runs without the network. Records every path asked for.
+ */
+async function loopbackHub(folder: string, hubId: string): Promise<{ url: string; asked: string[]; close: () => Promise<void> }> {
+  const asked: string[] = [];
+  const prefix = `/${hubId}/resolve/main/`;
+  const server = createServer((request, response) => {
+    const url = decodeURIComponent(new URL(request.url ?? "/", "http://127.0.0.1").pathname);
+    asked.push(url);
+    const file = url.startsWith(prefix) ? path.join(folder, url.slice(prefix.length)) : undefined;
+    if (!file || !existsSync(file) || !statSync(file).isFile()) {
+      response.writeHead(404).end();
+      return;
+    }
+    response.writeHead(200, { "content-length": statSync(file).size });
+    if (request.method === "HEAD") response.end();
+    else createReadStream(file).pipe(response);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    asked,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
 }
 
 describe("the onnx embedder (all-MiniLM-L6-v2, int8)", { skip }, () => {
@@ -130,6 +163,40 @@ describe("the onnx embedder (all-MiniLM-L6-v2, int8)", { skip }, () => {
     // Nothing is fetched to build it: the spec is known, the model comes on first use.
     assert.deepEqual(createEmbedder(config).spec, { model: "onnx:Xenova/all-MiniLM-L6-v2:q8", dimension: 384 });
     assert.throws(() => embedderConfigFromEnv({ RECALLGRAPH_EMBEDDER: "onnx", RECALLGRAPH_EMBEDDING_DTYPE: "fp16" }), (error: unknown) => error instanceof ValidationError && error.field === "RECALLGRAPH_EMBEDDING_DTYPE");
+  });
+
+  it("fetches a hub model once into its cache on first use, then embeds from there with no server (a hub on loopback)", { timeout: 120_000 }, async () => {
+    const { env } = await import("@huggingface/transformers");
+    const hubId = "Xenova/all-MiniLM-L6-v2";
+    const hub = await loopbackHub(MODEL, hubId);
+    const cacheDir = path.join(tmpdir(), `recallgraph-onnx-hub-${process.pid}`);
+    scratch.push(cacheDir);
+    const remoteHost = env.remoteHost;
+    env.remoteHost = hub.url;
+    const text = "the cat sat on the mat";
+    const [fromFolder] = await embeddings().embedDocuments([text]);
+    try {
+      const first = createEmbedder({ provider: "onnx", model: hubId, dimensions: 384, cacheDir, workers: 1 });
+      assert.deepEqual(first.spec, { model: `onnx:${hubId}:q8`, dimension: 384 }, "known before anything is fetched");
+      const [fetched] = await first.embeddings.embedDocuments([text]);
+      await first.close?.();
+      for (const file of ["onnx/model_quantized.onnx", "tokenizer.json", "modules.json", "1_Pooling/config.json"]) {
+        assert.ok(hub.asked.includes(`/${hubId}/resolve/main/${file}`), `${file} fetched (asked: ${hub.asked.join(", ")})`);
+        assert.ok(existsSync(path.join(cacheDir, hubId, file)), `${file} kept in the cache`);
+      }
+      await hub.close();
+      const asked = hub.asked.length;
+      const again = createEmbedder({ provider: "onnx", model: hubId, dimensions: 384, cacheDir, workers: 1 });
+      const [cached] = await again.embeddings.embedDocuments([text]);
+      await again.close?.();
+      assert.equal(hub.asked.length, asked, "the second embedder asked the hub nothing");
+      assert.ok(fromFolder && fetched && cached);
+      assert.deepEqual(cached, fetched);
+      assert.ok(cosine(fetched, fromFolder) > 0.99999, "the same model as the folder's");
+    } finally {
+      env.remoteHost = remoteHost;
+      await hub.close();
+    }
   });
 
   it("writes a store that refuses another model", async () => {
