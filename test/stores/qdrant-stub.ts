@@ -501,7 +501,7 @@ export class SpecCheckingQdrantStub {
         counts.set(id, current);
       }
     }
-    const hits = [...counts.values()].sort((a, b) => b.count - a.count || String(a.value).localeCompare(String(b.value)));
+    const hits = [...counts.values()].sort((a, b) => b.count - a.count || compareFacetValues(a.value, b.value));
     return { hits: hits.slice(0, limit).map((hit) => ({ value: hit.value, count: hit.count })) };
   }
 
@@ -627,6 +627,18 @@ function cosine(a: number[], b: number[]): number {
     normB += other * other;
   });
   return normA && normB ? dot / Math.sqrt(normA * normB) : 0;
+}
+
+/**
+ * Facet values in Qdrant's order among equal counts (FacetHit's Ord, lib/segment/src/data_types/facets.rs):
+ * ascending, keywords before integers before booleans, keywords by their UTF-8 bytes as Rust compares
+ * strings, so "ACME CORP" < "Acme Corp" < "acme corp" (localeCompare would put lower case first).
+ */
+function compareFacetValues(a: string | number | boolean, b: string | number | boolean): number {
+  const rank = (value: string | number | boolean): number => (typeof value === "string" ? 0 : typeof value === "number" ? 1 : 2);
+  if (rank(a) !== rank(b)) return rank(a) - rank(b);
+  if (typeof a === "string" && typeof b === "string") return Buffer.compare(Buffer.from(a, "utf8"), Buffer.from(b, "utf8"));
+  return Number(a) - Number(b);
 }
 
 /** Qdrant orders integer ids before UUIDs, UUIDs by their 128-bit value (= lower-case hex order). */
