@@ -8,8 +8,9 @@
  *
  * It is NOT Qdrant. It implements the subset the adapter uses (collections, payload indexes, upsert
  * with update_mode and update_filter, retrieve by id, scroll with order_by, query with dense cosine
- * or sparse dot product, times IDF under the `idf` modifier and plain without one as by Qdrant's
- * default, exact count, delete by filter, facet) with
+ * or sparse dot product, times IDF under the `idf` modifier (deleted points still counted, as by a
+ * Qdrant segment not yet vacuumed) and plain without one as by Qdrant's default, exact count, delete
+ * by filter, facet) with
  * the semantics documented by Qdrant, and answers anything else with an error so an unexpected call
  * fails loudly. Approximate-search behaviour, sharding, write-ahead-log and
  * optimizer behaviour, and the real error messages are not modelled. Passing against it proves the
@@ -51,6 +52,12 @@ interface StubCollection {
   metadata: JsonObject;
   indexes: Map<string, { data_type: string; params?: JsonObject }>;
   points: Map<string, StoredPoint>;
+  /**
+   * Sparse vectors of deleted points, which Qdrant's `idf` statistics still count (see `idf`). A point
+   * deleted twice over (deleted, re-inserted, deleted) leaves two: in Qdrant's source the re-inserted
+   * point gets a new internal offset (the recording has no such case).
+   */
+  deletedSparse: Array<Map<string, SparseVector>>;
   createBody: JsonObject;
 }
 
@@ -275,6 +282,7 @@ export class SpecCheckingQdrantStub {
       metadata: isObject(body.metadata) ? body.metadata : {},
       indexes: new Map(),
       points: new Map(),
+      deletedSparse: [],
       createBody: body,
     };
   }
@@ -457,23 +465,44 @@ export class SpecCheckingQdrantStub {
     };
   }
 
-  /** BM25's IDF as Qdrant documents it for the `idf` modifier: ln(1 + (N - n + 0.5) / (n + 0.5)), over points having the vector. */
+  /**
+   * BM25's IDF as Qdrant computes it for the `idf` modifier: ln(1 + (N - n + 0.5) / (n + 0.5)), N the
+   * vectors in the sparse index and n those holding the term (QueryContext's `fancy_idf`; the global
+   * statistics are the inverted index's `vector_count` and posting-list lengths, read_view/idf.rs).
+   * Deleting a point leaves its sparse vector in the inverted index, so deleted points stay counted in
+   * N and n until the optimizer rebuilds the segment, which by default it does not do below
+   * vacuum_min_vector_number (1000) vectors; the stub never does. The recorded Qdrant 1.18.3 shows it:
+   * with one of two lexical points deleted, the other still scored its weight times ln 2 (N = 2, n = 1).
+   * Overwriting a point replaces its vector in place (in an appendable segment, as every small
+   * collection's is), leaving nothing behind: the recording shows that too, as counting the old vector
+   * would have changed two recorded scores.
+   */
   private idf(stored: StubCollection, using: string, indices: number[]): Map<number, number> {
-    const withVector = [...stored.points.values()].map((point) => point.sparse.get(using)).filter((v): v is SparseVector => v !== undefined);
-    const total = withVector.length;
+    const live = [...stored.points.values()].map((point) => point.sparse.get(using));
+    const deleted = stored.deletedSparse.map((vectors) => vectors.get(using));
+    const indexed = [...live, ...deleted].filter((v): v is SparseVector => v !== undefined);
+    const total = indexed.length;
     const idf = new Map<number, number>();
     for (const index of indices) {
-      const containing = withVector.filter((vector) => vector.indices.includes(index)).length;
+      const containing = indexed.filter((vector) => vector.indices.includes(index)).length;
       idf.set(index, Math.log(1 + (total - containing + 0.5) / (containing + 0.5)));
     }
     return idf;
   }
 
+  /** The point goes; its sparse vectors stay in the `idf` statistics, as in Qdrant's inverted index. */
+  private deletePoint(stored: StubCollection, key: string): void {
+    const point = stored.points.get(key);
+    if (!point) return;
+    stored.points.delete(key);
+    if (point.sparse.size) stored.deletedSparse.push(point.sparse);
+  }
+
   private deletePoints(stored: StubCollection, body: JsonObject): JsonValue {
     if (Array.isArray(body.points)) {
-      for (const id of body.points) stored.points.delete(pointKey(id));
+      for (const id of body.points) this.deletePoint(stored, pointKey(id));
     } else if (isObject(body.filter)) {
-      for (const [key, point] of stored.points) if (this.matches(stored, point, body.filter)) stored.points.delete(key);
+      for (const [key, point] of stored.points) if (this.matches(stored, point, body.filter)) this.deletePoint(stored, key);
     } else {
       throw new StubError(400, "stub: delete needs points or filter");
     }
