@@ -27,4 +27,14 @@ export { createRecallTool } from "./integrations/tool.js";
 export { createMemoryTools, type MemoryToolsOptions } from "./integrations/memory-tools.js";
 export { RecallGraphStore, namespaceOfTuple } from "./integrations/langgraph-store.js";
 export { MEMORY_ACTIONS, type ActionContext } from "./library/memory-actions.js";
-export { RecallGraphError, ValidationError, EmbedderMismatchError, StoreError, AccessDeniedError } from "./core/errors.js";
+export {
+  AccessDeniedError,
+  EmbedderMismatchError,
+  isRecallGraphError,
+  ReadOnlyStoreError,
+  RecallGraphError,
+  ResponseTooLargeError,
+  StoreError,
+  ValidationError,
+  type ErrorCode,
+} from "./core/errors.js";

@@ -10,8 +10,16 @@ export type ErrorCode =
   | "read_only"
   | "response_too_large";
 
+/**
+ * Marks recallgraph's errors in the runtime's shared symbol registry: an application that ends up
+ * with two copies of the package (two versions in node_modules, or a bundle beside an install) gets
+ * errors from either, and `instanceof` knows only its own copy's class.
+ */
+const RECALLGRAPH_ERROR = Symbol.for("recallgraph.error");
+
 /** Base of every error recallgraph throws on purpose: a code, a message that names the problem, and context. */
 export class RecallGraphError extends Error {
+  readonly [RECALLGRAPH_ERROR] = true;
   readonly code: ErrorCode;
   readonly context: Readonly<Record<string, unknown>>;
 
@@ -71,6 +79,11 @@ export class ReadOnlyStoreError extends RecallGraphError {
     super("read_only", `${operation}: ${message}`, { operation });
     this.operation = operation;
   }
+}
+
+/** Whether `value` is an error recallgraph threw on purpose, from this copy of the package or any other. */
+export function isRecallGraphError(value: unknown): value is RecallGraphError {
+  return value instanceof Error && (value as Error & { [RECALLGRAPH_ERROR]?: unknown })[RECALLGRAPH_ERROR] === true;
 }
 
 /** The message of any thrown value (an Error's own message, without its name; anything else as a string). */

@@ -1,4 +1,5 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import type { RunnableConfig } from "@langchain/core/runnables";
 import { loadChatModelFromEnv } from "../llm/load-chat-model.js";
 import { reembedMemories, writeMemories, type ReembedOptions, type WriteOptions } from "../ingest/write-memories.js";
 import type { MemoryEntry } from "../memory/entry.js";
@@ -39,7 +40,8 @@ export async function openDependencies(options: OpenOptions = {}): Promise<Graph
 export interface RecallGraph extends GraphDependencies {
   graph: RetrievalGraph;
   remember(namespace: string, inputs: readonly unknown[], options?: WriteOptions): Promise<MemoryEntry[]>;
-  retrieve(request: RetrieveRequest, configurable?: RetrievalConfigInput): Promise<RetrievalOutput>;
+  /** As the free `retrieve`: `config` carries the caller's abort signal, callbacks, tags and run name to the graph. */
+  retrieve(request: RetrieveRequest, configurable?: RetrievalConfigInput, config?: Omit<RunnableConfig, "configurable">): Promise<RetrievalOutput>;
   /** A page of the namespace's memories, newest first (filter, limit, cursor). */
   list(namespace: string, options?: ListRequest): Promise<ListPage>;
   /** Memories by id; ids not held are left out. */
@@ -66,7 +68,7 @@ export async function openRecallGraph(options: OpenOptions = {}): Promise<Recall
     ...dependencies,
     graph,
     remember: (namespace, inputs, writeOptions) => writeMemories(dependencies.store, dependencies.embedder, namespace, inputs, writeOptions),
-    retrieve: (request, configurable) => retrieve(graph, request, configurable),
+    retrieve: (request, configurable, config) => retrieve(graph, request, configurable, config),
     list: (namespace, listOptions) => listMemories(dependencies.store, namespace, listOptions),
     get: (namespace, ids) => getMemories(dependencies.store, namespace, ids),
     forget: (namespace, ids) => forgetMemories(dependencies.store, namespace, ids),

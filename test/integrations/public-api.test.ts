@@ -1,6 +1,9 @@
 import assert from "node:assert/strict";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { describe, it } from "node:test";
-import { entryInput, openRecallGraph, ValidationError } from "../../src/index.js";
+import { entryInput, isRecallGraphError, openRecallGraph, ReadOnlyStoreError, ValidationError } from "../../src/index.js";
+import { assertBuildIsCurrent, ROOT, temporaryFolder } from "../cli/helpers.js";
 
 describe("the public API as the README shows it", () => {
   it("remembers, retrieves with a relative time, and refuses bad input without writing", async () => {
@@ -34,6 +37,46 @@ describe("the public API as the README shows it", () => {
     });
     assert.deepEqual((await memory.store.stats()).namespaces, { alice: 2 });
     await memory.close();
+  });
+
+  it("hands the caller's run config to the graph: callbacks see the run, an aborted signal stops it", async () => {
+    const memory = await openRecallGraph({ store: { kind: "sqlite", path: ":memory:" }, embedder: { provider: "hash", dimension: 64 }, model: null });
+    try {
+      await memory.remember("alice", [{ text: "Alice keeps bees in Lyon." }]);
+      const request = { question: "Where does Alice keep bees?", namespace: "alice" };
+      const runs: string[] = [];
+      await memory.retrieve(request, {}, { runName: "bees", callbacks: [{ handleChainStart: (_chain, _inputs, _runId, _parent, _tags, _metadata, _type, name) => void runs.push(name ?? "") }] });
+      assert.ok(runs.includes("bees"), `the caller's run name and callbacks reached the graph (saw ${runs.join(", ")})`);
+      const aborted = new AbortController();
+      aborted.abort();
+      await assert.rejects(memory.retrieve(request, {}, { signal: aborted.signal }), /abort/i);
+    } finally {
+      await memory.close();
+    }
+  });
+
+  it("lets callers recognise its errors by code, also from another copy of the package", async () => {
+    const folder = await temporaryFolder();
+    const open = (readOnly: boolean) =>
+      openRecallGraph({ store: { kind: "sqlite", path: path.join(folder.path, "memory.db"), readOnly }, embedder: { provider: "hash", dimension: 64 }, model: null });
+    try {
+      await (await open(false)).close();
+      const reader = await open(true);
+      await assert.rejects(reader.remember("alice", [{ text: "x" }]), (error: unknown) => error instanceof ReadOnlyStoreError && error.code === "read_only");
+      await reader.close();
+    } finally {
+      await folder.remove();
+    }
+    // The built package is a second copy of every class: instanceof fails across copies, the guard does not.
+    assertBuildIsCurrent();
+    const built: unknown = await import(pathToFileURL(path.join(ROOT, "dist/index.js")).href);
+    const copy = built as Pick<typeof import("../../src/index.js"), "ValidationError" | "isRecallGraphError">;
+    const fromCopy = new copy.ValidationError("entries.0.text", "must not be empty");
+    assert.equal(fromCopy instanceof ValidationError, false, "two copies, two classes");
+    assert.equal(isRecallGraphError(fromCopy), true);
+    assert.equal(copy.isRecallGraphError(new ValidationError("x", "y")), true);
+    assert.equal(isRecallGraphError(new Error("someone else's")), false);
+    assert.equal(isRecallGraphError({ code: "invalid_input", message: "a look-alike" }), false);
   });
 
   it("moves memories to a store with another embedder: each listed entry written again as it was", async () => {
