@@ -20,7 +20,7 @@ export type { ListPage } from "./stores/port.js";
 export { openStore, storeConfigFromEnv, StoreConfigSchema, type StoreConfig } from "./stores/open-store.js";
 export { createEmbedder, embedderConfigFromEnv, EmbedderConfigSchema, type EmbedderConfig } from "./text/embedders/create-embedder.js";
 export type { Embedder } from "./text/embedder.js";
-export { chatModelFromEnv } from "./llm/chat-model.js";
+export { loadChatModelFromEnv } from "./llm/load-chat-model.js";
 export { ingestFile } from "./ingest/ingest-file.js";
 export { RecallGraphRetriever } from "./integrations/retriever.js";
 export { createRecallTool } from "./integrations/tool.js";

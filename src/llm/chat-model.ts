@@ -1,7 +1,7 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { ChatOpenAI } from "@langchain/openai";
 import { boundedFetch } from "../core/bounded-fetch.js";
-import { chatModelSettingsFromEnv, type ChatModelSettings } from "./chat-model-settings.js";
+import type { ChatModelSettings } from "./chat-model-settings.js";
 
 /** An OpenAI-compatible chat model, deterministic (temperature 0). */
 export function createChatModel(settings: ChatModelSettings): BaseChatModel {
@@ -13,10 +13,4 @@ export function createChatModel(settings: ChatModelSettings): BaseChatModel {
     maxRetries: settings.maxRetries,
     configuration: { fetch: boundedFetch(), ...(settings.baseURL ? { baseURL: settings.baseURL } : {}) },
   });
-}
-
-/** The chat model the environment configures (chat-model-settings.ts), or undefined when none is (the rules run instead). */
-export function chatModelFromEnv(env: NodeJS.ProcessEnv = process.env): BaseChatModel | undefined {
-  const settings = chatModelSettingsFromEnv(env);
-  return settings && createChatModel(settings);
 }

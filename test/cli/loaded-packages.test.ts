@@ -8,9 +8,9 @@
 import assert from "node:assert/strict";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { LOADED_MODULES_IMPORT, packageCounts } from "../../bench/loaded-packages.js";
-import { assertBuildIsCurrent, CLI_COMMAND, runCli, runProcess, temporaryFolder } from "./helpers.js";
+import { assertBuildIsCurrent, CLI_COMMAND, ROOT, runCli, runProcess, temporaryFolder } from "./helpers.js";
 
 /** The packages (`@scope/name` or `name`) whose modules `recallgraph ...args` loaded. */
 async function loadedPackages(args: readonly string[], cwd: string): Promise<Set<string>> {
@@ -54,4 +54,15 @@ describe("what a command loads", () => {
       for (const name of MODEL_CLIENT_PACKAGES) assert.ok(!packages.has(name), `${name} was loaded`);
     });
   }
+
+  it("importing the package root loads the graph but not OpenAI's client", async () => {
+    assertBuildIsCurrent();
+    const root = pathToFileURL(path.join(ROOT, "dist/index.js")).href;
+    const script = `await import(${JSON.stringify(root)});`;
+    const run = await runProcess(process.execPath, ["--import", LOADED_MODULES_IMPORT, "--input-type=module", "-e", script], { cwd: folder.path, env: { PATH: process.env.PATH ?? "" } });
+    assert.equal(run.code, 0, run.stderr);
+    const packages = new Set(Object.keys(packageCounts(run.stderr)));
+    assert.ok(packages.has("@langchain/langgraph"), `the hook saw: ${[...packages].join(", ")}`);
+    for (const name of MODEL_CLIENT_PACKAGES) assert.ok(!packages.has(name), `${name} was loaded`);
+  });
 });

@@ -5,36 +5,38 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { ChatOpenAI } from "@langchain/openai";
 import { ValidationError } from "../../src/core/errors.js";
-import { chatModelFromEnv } from "../../src/llm/chat-model.js";
+import { loadChatModelFromEnv } from "../../src/llm/load-chat-model.js";
 
-describe("chatModelFromEnv", () => {
-  it("is no model when RECALLGRAPH_LLM_MODEL is unset", () => {
-    assert.equal(chatModelFromEnv({}), undefined);
+describe("loadChatModelFromEnv", () => {
+  it("is no model when RECALLGRAPH_LLM_MODEL is unset", async () => {
+    assert.equal(await loadChatModelFromEnv({}), undefined);
   });
 
   it("retries a failed request RECALLGRAPH_LLM_RETRIES times, and not at all by default", async () => {
     const server = await flakyChatServer(1);
     try {
       const env = { RECALLGRAPH_LLM_MODEL: "local", OPENAI_BASE_URL: server.url, RECALLGRAPH_LLM_TIMEOUT_MS: "10000" };
-      const retrying = chatModelFromEnv({ ...env, RECALLGRAPH_LLM_RETRIES: "1" });
+      const retrying = await loadChatModelFromEnv({ ...env, RECALLGRAPH_LLM_RETRIES: "1" });
       assert.ok(retrying instanceof ChatOpenAI);
       const reply = await retrying.invoke("hello");
       assert.equal(reply.content, "fine");
       assert.equal(server.requests(), 2, "the failed request and its one retry");
 
       server.failNext(1);
-      await assert.rejects(chatModelFromEnv(env)?.invoke("hello") ?? Promise.reject(new Error("no model")));
+      const once = await loadChatModelFromEnv(env);
+      await assert.rejects(once?.invoke("hello") ?? Promise.reject(new Error("no model")));
       assert.equal(server.requests(), 3, "no retry unless asked: the run's own retries and deadline bound the wait");
     } finally {
       await server.close();
     }
   });
 
-  it("refuses a bad retry count or timeout by name, with or without a model", () => {
+  it("refuses a bad retry count or timeout by name, with or without a model", async () => {
+    const named = (field: string) => (error: unknown) => error instanceof ValidationError && error.field === field;
     for (const env of [{ RECALLGRAPH_LLM_RETRIES: "-1" }, { RECALLGRAPH_LLM_RETRIES: "many", RECALLGRAPH_LLM_MODEL: "local" }]) {
-      assert.throws(() => chatModelFromEnv(env), (error: unknown) => error instanceof ValidationError && error.field === "RECALLGRAPH_LLM_RETRIES");
+      await assert.rejects(loadChatModelFromEnv(env), named("RECALLGRAPH_LLM_RETRIES"));
     }
-    assert.throws(() => chatModelFromEnv({ RECALLGRAPH_LLM_TIMEOUT_MS: "0" }), (error: unknown) => error instanceof ValidationError && error.field === "RECALLGRAPH_LLM_TIMEOUT_MS");
+    await assert.rejects(loadChatModelFromEnv({ RECALLGRAPH_LLM_TIMEOUT_MS: "0" }), named("RECALLGRAPH_LLM_TIMEOUT_MS"));
   });
 });
 
