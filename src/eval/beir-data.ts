@@ -62,8 +62,8 @@ export interface BeirDocument {
   id: string;
   /** The memory texts: one (title and text, a newline between), or parts when longer than a memory may be (see documentTexts). */
   texts: string[];
-  /** Line of corpus.jsonl, for errors. */
-  line: number;
+  /** Where the document was read, for errors: `corpus.jsonl line 7`, `data.3.paragraphs.1`. */
+  where: string;
 }
 
 export interface BeirQuery {
@@ -77,6 +77,8 @@ export interface BeirData {
   emptyDocuments: number;
   /** Queries with at least one relevant judgement in the split, in queries.jsonl order. */
   queries: BeirQuery[];
+  /** Queries without text, left out (BEIR's reader refuses them; SQuAD releases hold a few). */
+  emptyQueries: number;
   /** Queries judged in the split with no relevant document (unscorable, left out). */
   queriesWithoutRelevant: number;
   /** Query id to (document id to grade), for the split. */
@@ -104,6 +106,7 @@ export async function readBeirFolder(folder: string, split: string): Promise<Bei
     documents: stored,
     emptyDocuments: documents.length - stored.length,
     queries: scorable,
+    emptyQueries: 0,
     queriesWithoutRelevant: judged.length - scorable.length,
     qrels: qrels.judgements,
     relevantMissing: countRelevantMissing(qrels.judgements, new Set(stored.map((document) => document.id))),
@@ -202,7 +205,7 @@ function uniqueDocuments(rows: readonly Line<z.output<typeof CorpusLineSchema>>[
     const first = lineOfId.get(value._id);
     if (first !== undefined) throw lineError(BEIR_FILES.corpus, line, "_id", `duplicate id "${value._id}" (first on line ${first})`);
     lineOfId.set(value._id, line);
-    return { id: value._id, texts: documentTexts(value.title, value.text), line };
+    return { id: value._id, texts: documentTexts(value.title, value.text), where: `${BEIR_FILES.corpus} line ${line}` };
   });
 }
 

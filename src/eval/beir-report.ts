@@ -28,11 +28,13 @@ export interface BeirPeerJson extends Measures {
   versusPrimary?: Record<string, PairedComparison>;
 }
 
-/** The machine output of `recallgraph eval DIR --format beir --json`. */
+/** The machine output of `recallgraph eval DIR --format beir --json` and `recallgraph eval FILE --format squad --json`. */
 export interface BeirJson extends Measures {
   dataset: string;
-  format: "beir";
-  split: string;
+  /** beir (a folder) or squad (a SQuAD-layout file, paragraphs as documents). */
+  format: "beir" | "squad";
+  /** BEIR only: the qrels split judged. */
+  split?: string;
   /** The embedder whose vectors every row searched, e.g. "onnx:all-MiniLM-L6-v2-int8:q8 (384-d)". */
   embedder: string;
   queries: number;
@@ -44,7 +46,18 @@ export interface BeirJson extends Measures {
 export function beirJson(run: BeirRun): BeirJson {
   const primary = primaryRun(run);
   const { ndcg, recall, mrr, latencyMs } = measuresOf(primary);
-  const json: BeirJson = { dataset: run.dataset, format: "beir", split: run.split, embedder: run.embedder, queries: run.queries, mode: run.mode, ndcg, recall, mrr, latencyMs };
+  const json: BeirJson = {
+    dataset: run.dataset,
+    format: run.format,
+    ...(run.split !== undefined ? { split: run.split } : {}),
+    embedder: run.embedder, 
+    queries: run.queries,
+    mode: run.mode,
+    ndcg,
+    recall,
+    mrr,
+    latencyMs,
+  };
   if (run.retrievers.length > 1) {
     json.peers = run.retrievers.map((retriever) => ({
       name: retriever.name,
@@ -66,7 +79,7 @@ export function beirText(run: BeirRun): string {
   const rows = run.retrievers.length > 1 ? run.retrievers : [primary];
   return [
     ...header(run),
-    run.retrievers.length > 1 ? "Same documents, same vectors, every query of the split" : `${primary.name}`,
+    run.retrievers.length > 1 ? `Same documents, same vectors, every query${run.format === "beir" ? " of the split" : ""}` : `${primary.name}`,
     measureTable(rows, COLUMNS),
     "",
     ...(run.retrievers.length > 1 ? comparisonLines(run, primary) : []),
@@ -77,6 +90,7 @@ export function beirText(run: BeirRun): string {
 function header(run: BeirRun): string[] {
   const { corpus, judgements } = run;
   const notes = [
+    judgements.emptyQueries > 0 ? `${judgements.emptyQueries} without text left out` : "",
     judgements.queriesWithoutRelevant > 0 ? `${judgements.queriesWithoutRelevant} judged without a relevant document left out` : "",
     judgements.relevantMissing > 0 ? `${judgements.relevantMissing} relevant judgement(s) name a document the corpus lacks (counted, never findable)` : "",
   ].filter(Boolean);
@@ -85,12 +99,18 @@ function header(run: BeirRun): string[] {
     corpus.emptyDocuments > 0 ? `${corpus.emptyDocuments} empty, left out` : "",
   ].filter(Boolean);
   return [
-    `BEIR retrieval: ${run.dataset}, split ${run.split}, ${run.queries} queries scored${notes.length ? ` (${notes.join("; ")})` : ""}`,
+    `${sourceLine(run)}, ${run.queries} queries scored${notes.length ? ` (${notes.join("; ")})` : ""}`,
     `mode ${run.mode}, embedder ${run.embedder}, ${corpus.documents} documents as ${corpus.entries} memories${parts.length ? ` (${parts.join("; ")})` : ""}, ` +
       `top ${run.ks[run.ks.length - 1]} retrieved per query`,
     "nDCG@10, recall@k and MRR@10 as BEIR scores them (trec_eval's definitions, linear gains, a result whose id is the query's ignored).",
     "",
   ];
+}
+
+/** What was read: a BEIR folder and its split, or a SQuAD-layout file whose paragraphs are the documents. */
+function sourceLine(run: BeirRun): string {
+  if (run.format === "squad") return `Retrieval on a SQuAD-layout file (paragraphs as documents, each question's own paragraph relevant): ${run.dataset}`;
+  return `BEIR retrieval: ${run.dataset}, split ${run.split ?? "test"}`;
 }
 
 function comparisonLines(run: BeirRun, primary: RetrieverRun): string[] {

@@ -9,6 +9,7 @@ import type { MemoryInput } from "../memory/entry.js";
 import type { MemoryStore } from "../stores/port.js";
 import { EmbedderConfigSchema } from "../text/embedders/create-embedder.js";
 import { BEIR_FILES, readBeirFolder, type BeirData, type BeirDocument } from "./beir-data.js";
+import { readSquadFile } from "./squad-data.js";
 import {
   runBenchmark,
   type EvalCase,
@@ -45,10 +46,19 @@ export const BeirEvalOptionsSchema = z.strictObject({
 });
 export type BeirEvalOptions = z.input<typeof BeirEvalOptionsSchema>;
 
+export const SquadEvalOptionsSchema = BeirEvalOptionsSchema.omit({ folder: true, split: true }).extend({
+  file: z.string().min(1, "file is required").describe("a JSON file in SQuAD's layout: data[].paragraphs[].qas[]"),
+  limit: z.number().int().min(1).optional().describe("ask at most this many questions, in file order; every paragraph is still written"),
+});
+export type SquadEvalOptions = z.input<typeof SquadEvalOptionsSchema>;
+
 export interface BeirRun {
-  /** The folder's name, e.g. "scifact". */
+  /** Where the documents were read: a BEIR folder, or a file in SQuAD's layout (paragraphs as documents). */
+  format: "beir" | "squad";
+  /** The folder's name, e.g. "scifact"; the file's, e.g. "cmrc2018_trial.json". */
   dataset: string;
-  split: string;
+  /** BEIR only: the qrels split judged (a SQuAD file is its own split). */
+  split?: string;
   mode: PresetName;
   ks: number[];
   embedder: string;
@@ -66,6 +76,8 @@ export interface BeirRun {
     queriesWithoutRelevant: number;
     /** Relevant judgements naming a document the corpus lacks: counted, never findable. */
     relevantMissing: number;
+    /** Questions without text: nothing to ask, left out. */
+    emptyQueries: number;
   };
   /** The requested mode first, then (with peers) the other presets and the peers. */
   retrievers: RetrieverRun[];
@@ -75,8 +87,8 @@ export interface BeirRun {
 /** The corpus as written: one memory per document (or per part), and which document each stands for. */
 interface CorpusMemories {
   inputs: MemoryInput[];
-  /** corpus.jsonl line of each input, for errors. */
-  lines: number[];
+  /** Where each input's document was read, for errors. */
+  wheres: string[];
   documentOf: Map<string, string>;
   splitDocuments: number;
 }
@@ -94,10 +106,49 @@ export async function runBeirEval(options: BeirEvalOptions, context: EvalContext
   const settings = parseOrThrow(BeirEvalOptionsSchema, options, "options");
   if (context.retrieval) parseOrThrow(RetrievalConfigSchema, context.retrieval, "retrieval");
   const data = await readBeirFolder(settings.folder, settings.split);
+  const source: DocumentSource = { format: "beir", dataset: basename(resolve(settings.folder)), split: settings.split };
+  const noQuery = () => new ValidationError("split", `no query of ${BEIR_FILES.qrels}/${settings.split}.tsv has a relevant document`);
+  return runDocumentEval(data, source, settings, context, { started, noQuery });
+}
+
+/**
+ * Evaluates retrieval on a reading-comprehension file in SQuAD's layout (CMRC 2018, SQuAD, ...) as on
+ * a BEIR folder: its paragraphs are the documents, its questions the queries, and each question's own
+ * paragraph its one relevant document (squad-data.ts); everything after reading is the BEIR path's.
+ */
+export async function runSquadEval(options: SquadEvalOptions, context: EvalContext = {}): Promise<BeirRun> {
+  const started = performance.now();
+  const settings = parseOrThrow(SquadEvalOptionsSchema, options, "options");
+  if (context.retrieval) parseOrThrow(RetrievalConfigSchema, context.retrieval, "retrieval");
+  const data = await readSquadFile(settings.file);
+  const noQuery = () => new ValidationError("file", "no question to ask");
+  return runDocumentEval(data, { format: "squad", dataset: basename(settings.file) }, settings, context, { started, noQuery });
+}
+
+/** What a document benchmark's report names: the layout it was read from, the dataset, and (BEIR) the split judged. */
+interface DocumentSource {
+  format: BeirRun["format"];
+  dataset: string;
+  split?: string;
+}
+
+type DocumentRunSettings = Pick<z.output<typeof BeirEvalOptionsSchema>, "mode" | "peers" | "limit" | "embedder" | "embeddingCache">;
+
+/**
+ * Documents, queries and judgements in BEIR's shape, however they were read, through the shared run:
+ * the corpus written, the queries asked, BEIR's measures. `started` is when reading began (it counts in the total).
+ */
+async function runDocumentEval(
+  data: BeirData,
+  source: DocumentSource,
+  settings: DocumentRunSettings,
+  context: EvalContext,
+  run: { started: number; noQuery: () => Error },
+): Promise<BeirRun> {
   // Whole seconds: the stored timestamps and the queries' reference time print alike.
   const now = Math.floor(Date.now() / 1000) * 1000;
   const cases = queryCases(data, settings.limit, new Date(now));
-  if (cases.length === 0) throw new ValidationError("split", `no query of ${BEIR_FILES.qrels}/${settings.split}.tsv has a relevant document`);
+  if (cases.length === 0) throw run.noQuery();
   const memories = corpusMemories(data.documents);
   const outcome = await runBenchmark(
     {
@@ -115,17 +166,16 @@ export async function runBeirEval(options: BeirEvalOptions, context: EvalContext
     },
     settings,
     context,
-    started,
+    run.started,
   );
   return {
-    dataset: basename(resolve(settings.folder)),
-    split: settings.split,
+    ...source,
     mode: settings.mode,
     ks: [...BEIR_KS],
     embedder: outcome.embedder,
     queries: cases.length,
     corpus: { documents: data.documents.length, entries: memories.inputs.length, splitDocuments: memories.splitDocuments, emptyDocuments: data.emptyDocuments },
-    judgements: { queriesWithoutRelevant: data.queriesWithoutRelevant, relevantMissing: data.relevantMissing },
+    judgements: { queriesWithoutRelevant: data.queriesWithoutRelevant, relevantMissing: data.relevantMissing, emptyQueries: data.emptyQueries },
     retrievers: outcome.retrievers,
     timings: outcome.timings,
   };
@@ -149,17 +199,17 @@ function queryCases(data: BeirData, limit: number | undefined, now: Date): EvalC
 /** One memory per document (id = the document's id); a split document's parts are `ID#1`, `ID#2`, ... */
 function corpusMemories(documents: readonly BeirDocument[]): CorpusMemories {
   const ids = new Set(documents.map((document) => document.id));
-  const memories: CorpusMemories = { inputs: [], lines: [], documentOf: new Map(), splitDocuments: 0 };
+  const memories: CorpusMemories = { inputs: [], wheres: [], documentOf: new Map(), splitDocuments: 0 };
   for (const document of documents) {
     if (document.texts.length > 1) memories.splitDocuments += 1;
     document.texts.forEach((text, part) => {
       const id = document.texts.length === 1 ? document.id : `${document.id}#${part + 1}`;
       if (document.texts.length > 1 && ids.has(id)) {
-        throw new ValidationError(`${BEIR_FILES.corpus} line ${document.line}: _id`, `the document is split into parts, and part id "${id}" is another document's id`);
+        throw new ValidationError(document.where, `the document is split into parts, and part id "${id}" is another document's id`);
       }
       // Through the JSON Lines ingest's own filling (keywords, persons, entities), as `recallgraph ingest corpus.jsonl` would.
       memories.inputs.push(fillMissingFields({ id, text }));
-      memories.lines.push(document.line);
+      memories.wheres.push(document.where);
       memories.documentOf.set(id, document.id);
     });
   }
@@ -176,7 +226,7 @@ async function ingestCorpus(
 ): Promise<Map<string, CorpusEntry[]>> {
   const written = await writeMemories(store, embedder, NAMESPACE, memories.inputs, {
     now,
-    itemField: (index, field) => [`${BEIR_FILES.corpus} line ${memories.lines[index] ?? index + 1}`, field].filter(Boolean).join(": "),
+    itemField: (index, field) => [memories.wheres[index] ?? `document ${index + 1}`, field].filter(Boolean).join(": "),
     onProgress: (done, total) => progress({ phase: "ingest", done, total }),
   });
   const entries = written.map((entry) => ({ id: entry.id, text: entry.text, judgedIds: [memories.documentOf.get(entry.id) ?? entry.id] }));

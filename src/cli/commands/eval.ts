@@ -1,4 +1,4 @@
-import { stat } from "node:fs/promises";
+import { open, stat } from "node:fs/promises";
 import { Option, type Command } from "commander";
 import { z } from "zod";
 import { ValidationError } from "../../core/errors.js";
@@ -14,7 +14,7 @@ const MODES = ["full", "dense", "lexical", "symbolic", "union", "no-plan", "no-r
 type NothingMissing<Missing extends never> = Missing;
 export type EveryModeListed = NothingMissing<Exclude<PresetName, (typeof MODES)[number]>>;
 
-const FORMATS = ["locomo", "beir"] as const;
+const FORMATS = ["locomo", "beir", "squad"] as const;
 type EvalFormat = (typeof FORMATS)[number];
 
 /** "a,b,c" -> ["a", "b", "c"], empty items refused. */
@@ -24,7 +24,7 @@ const commaList = z
   .pipe(z.array(z.string().min(1, "must be a comma-separated list without empty items")).min(1));
 
 const EvalCommandOptionsSchema = z.object({
-  format: z.enum(FORMATS).optional().describe("locomo (a .json file) or beir (a folder); detected from the path when absent"),
+  format: z.enum(FORMATS).optional().describe("locomo (a .json list), squad (a .json object in SQuAD's layout) or beir (a folder); detected from the path when absent"),
   split: z.string().trim().min(1, "must not be empty").optional().describe("BEIR only: which qrels/SPLIT.tsv (default test)"),
   mode: z.enum(MODES).default("full"),
   peers: z.boolean().default(false),
@@ -42,9 +42,11 @@ type EvalCommandOptions = z.output<typeof EvalCommandOptionsSchema>;
 export function register(program: Command): void {
   program
     .command("eval")
-    .description("measure retrieval on a LoCoMo-format file or a BEIR-format folder (fresh temporary store; your --db is not touched)")
-    .argument("<path>", "a file in LoCoMo's format (e.g. locomo10.json) or a folder in BEIR's (corpus.jsonl, queries.jsonl, qrels/)")
-    .addOption(new Option("--format <format>", "locomo or beir (default: beir for a folder, locomo for a file)").choices(FORMATS))
+    .description("measure retrieval on a LoCoMo-format file, a SQuAD-layout file or a BEIR-format folder (fresh temporary store; your --db is not touched)")
+    .argument("<path>", "a file in LoCoMo's format (e.g. locomo10.json) or SQuAD's (e.g. cmrc2018_trial.json), or a folder in BEIR's (corpus.jsonl, queries.jsonl, qrels/)")
+    .addOption(
+      new Option("--format <format>", "locomo, squad or beir (default: beir for a folder; for a file, squad when its JSON is an object, locomo when a list)").choices(FORMATS),
+    )
     .option("--split <name>", "BEIR: the qrels split to score, qrels/<name>.tsv (default: test)")
     .addOption(new Option("--mode <mode>", "retrieval mode (preset) to score (default: full)").choices(MODES))
     .option("--peers", "also run LangGraph's InMemoryStore, a BM25 library baseline and every mode, on the same entries and vectors, each compared with --mode question by question (sign test)")
@@ -68,6 +70,10 @@ query with a relevant judgement in the split is asked 100 results deep; nDCG@10,
 and MRR@10 are BEIR's (trec_eval's definitions). A document longer than a memory may be (16,384
 characters) is split into parts and ranks where its best part does.
 
+SQuAD (CMRC 2018, SQuAD 1.1/2.0, ...): read as a BEIR corpus and scored the same way: every paragraph
+(its article's title, then its text) is a document, every question a query, and the paragraph it was
+asked about its one relevant document. Answers are not read.
+
 The offline embedder (use-lite) embeds about 30 short texts per second on 2 cores, fewer for long
 ones: all of locomo10.json takes several minutes, 5,000 abstracts about ten. Each text is embedded
 once per run and shared by every retriever; --embedding-cache keeps the vectors for the next run.
@@ -76,7 +82,8 @@ Examples:
   recallgraph eval locomo10.json --conversations conv-26 --limit 50 --embedder hash
   recallgraph eval locomo10.json --peers
   recallgraph eval locomo10.json --mode lexical --k 1,5,10 --json
-  recallgraph eval ../shared/data/scifact --split train --peers --embedding-cache scifact.vectors.json`,
+  recallgraph eval ../shared/data/scifact --split train --peers --embedding-cache scifact.vectors.json
+  recallgraph eval ../shared/data/cmrc2018/cmrc2018_trial.json --limit 200 --json`,
     )
     .action(async (path: string, rawOptions: unknown, command: Command) => {
       const globals = readGlobalOptions(command);
@@ -101,7 +108,7 @@ Examples:
         ...(options.limit !== undefined ? { limit: options.limit } : {}),
         ...(options.embeddingCache !== undefined ? { embeddingCache: options.embeddingCache } : {}),
       };
-      const output = await (format === "beir" ? evalBeir(path, options, shared, context) : evalLocomo(path, options, shared, context)).finally(() => progress.stop());
+      const output = await EVALUATORS[format](path, options, shared, context).finally(() => progress.stop());
       if (globals.json) printJson(output.json);
       else printLines([output.text]);
     });
@@ -122,6 +129,12 @@ async function evalBeir(folder: string, options: EvalCommandOptions, shared: Sha
   return { json: beirJson(run), text: beirText(run) };
 }
 
+async function evalSquad(file: string, _options: EvalCommandOptions, shared: SharedOptions, context: EvalContext): Promise<{ json: unknown; text: string }> {
+  const [{ runSquadEval }, { beirJson, beirText }] = await Promise.all([import("../../eval/beir-run.js"), import("../../eval/beir-report.js")]);
+  const run = await runSquadEval({ file, ...shared }, context);
+  return { json: beirJson(run), text: beirText(run) };
+}
+
 async function evalLocomo(file: string, options: EvalCommandOptions, shared: SharedOptions, context: EvalContext): Promise<{ json: unknown; text: string }> {
   const [{ runEval }, { evalJson, evalText }] = await Promise.all([import("../../eval/run.js"), import("../../eval/report.js")]);
   const run = await runEval(
@@ -136,21 +149,40 @@ async function evalLocomo(file: string, options: EvalCommandOptions, shared: Sha
   return { json: evalJson(run), text: evalText(run) };
 }
 
+type Evaluator = (path: string, options: EvalCommandOptions, shared: SharedOptions, context: EvalContext) => Promise<{ json: unknown; text: string }>;
+
+const EVALUATORS: Record<EvalFormat, Evaluator> = { locomo: evalLocomo, beir: evalBeir, squad: evalSquad };
+
 /**
- * The format asked for, else the path's: a folder is BEIR, a file LoCoMo. An option of the other
- * format is refused rather than ignored, so a run never measures something other than what was typed.
+ * The format asked for, else the path's: a folder is BEIR; a file is SQuAD when its JSON is an object,
+ * LoCoMo when a list. An option of another format is refused rather than ignored, so a run never
+ * measures something other than what was typed.
  */
 async function formatOf(path: string, options: EvalCommandOptions): Promise<EvalFormat> {
   const info = await stat(path).catch(() => undefined);
   if (!info) throw new ValidationError("path", `no such file or folder: ${path}`);
-  const format = options.format ?? (info.isDirectory() ? "beir" : "locomo");
+  const format = options.format ?? (info.isDirectory() ? "beir" : await fileFormat(path));
   if (format === "beir" && !info.isDirectory()) throw new ValidationError("--format", `beir reads a folder (corpus.jsonl, queries.jsonl, qrels/); ${path} is a file`);
-  if (format === "locomo" && info.isDirectory()) throw new ValidationError("--format", `locomo reads a .json file; ${path} is a folder (use --format beir)`);
+  if (format !== "beir" && info.isDirectory()) throw new ValidationError("--format", `${format} reads a .json file; ${path} is a folder (use --format beir)`);
   const foreign: Record<EvalFormat, [string, unknown][]> = {
     beir: [["--conversations", options.conversations], ["--k", options.k]],
+    squad: [["--conversations", options.conversations], ["--k", options.k], ["--split", options.split]],
     locomo: [["--split", options.split]],
   };
   const given = foreign[format].find(([, value]) => value !== undefined);
   if (given) throw new ValidationError(given[0], `not an option of --format ${format}`);
   return format;
+}
+
+/** A file's format from its first characters: SQuAD's layout is a JSON object, LoCoMo's a list (its reader checks the rest). */
+async function fileFormat(path: string): Promise<"squad" | "locomo"> {
+  const file = await open(path, "r").catch(() => undefined);
+  if (!file) return "locomo";
+  try {
+    const { buffer, bytesRead } = await file.read({ buffer: Buffer.alloc(256), position: 0 });
+    const head = buffer.toString("utf8", 0, bytesRead).replace(/^\uFEFF/, "").trimStart();
+    return head.startsWith("{") ? "squad" : "locomo";
+  } finally {
+    await file.close();
+  }
 }
