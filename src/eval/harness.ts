@@ -45,6 +45,17 @@ export interface RetrieverRun {
   /** True for the mode the run was asked for (the headline row). */
   primary: boolean;
   results: QuestionResult[];
+  /** The benchmark's unjudged questions (see Benchmark.unjudged), asked and not scored; absent when it has none. */
+  unjudged?: UnjudgedResult[];
+}
+
+/** A question asked without judgements (nothing relevant exists): what came back, not a score. */
+export interface UnjudgedResult {
+  questionId: string;
+  category?: number;
+  /** Entries returned, at most the largest k: 0 is the right answer. */
+  returned: number;
+  latencyMs: number;
 }
 
 export interface EvalTimings {
@@ -110,6 +121,12 @@ export interface Benchmark<Prepared, Corpus extends ReadonlyMap<string, readonly
   peerModes: readonly PresetName[];
   judgedIdsOf: JudgedIdsOf;
   rankingOf?: RankingOf;
+  /**
+   * Questions whose right answer is that nothing relevant was said (BEAM's abstention questions):
+   * asked of every retriever like the others, and what each returns counted, since no ranking of
+   * nothing can be scored. Their `judgements` are empty.
+   */
+  unjudged?: readonly EvalCase[];
 }
 
 /** What the shared run gives back for a benchmark's report. */
@@ -144,11 +161,12 @@ export async function runBenchmark<Prepared, Corpus extends ReadonlyMap<string, 
   try {
     const prepared = await timed(() => benchmark.embedCorpus(embeddings, progress));
     const written = await timedOutsideModel(embeddings, () => benchmark.write(store, embedder, prepared.value, progress));
-    const questionEmbedding = await timed(() => embedQuestions(benchmark.cases, embeddings, progress));
+    const unjudged = benchmark.unjudged ?? [];
+    const questionEmbedding = await timed(() => embedQuestions([...benchmark.cases, ...unjudged], embeddings, progress));
     const kept = await keepEmbeddings(embedder, cacheFile, vectorsFromCache);
     const entrantSettings = { mode: settings.mode, peers: settings.peers, peerModes: benchmark.peerModes, judgedIdsOf: benchmark.judgedIdsOf };
     const entrants = await evalEntrants(store, embedder, written.value, entrantSettings, context);
-    const asked = await askEveryEntrant(entrants, benchmark.cases, benchmark.ks, embeddings, progress, benchmark.rankingOf);
+    const asked = await askEveryEntrant(entrants, { cases: benchmark.cases, unjudged, ks: benchmark.ks }, embeddings, progress, benchmark.rankingOf);
     await keepEmbeddings(embedder, cacheFile, kept);
     const phases = { embedEntries: prepared.seconds, ingest: written.seconds, embedQuestions: questionEmbedding.seconds, askSeconds: asked.askSeconds, started };
     return {
@@ -212,8 +230,7 @@ async function embedQuestions(cases: readonly EvalCase[], embeddings: CachedEmbe
 /** Asks every question of every entrant in turn; ask time is per retriever, without embedding-model time. */
 async function askEveryEntrant(
   entrants: readonly EvalEntrant[],
-  cases: readonly EvalCase[],
-  ks: readonly number[],
+  questions: { cases: readonly EvalCase[]; unjudged: readonly EvalCase[]; ks: readonly number[] },
   embeddings: CachedEmbeddings,
   progress: ReportProgress,
   rankingOf: RankingOf = (ranked) => ranked,
@@ -222,9 +239,13 @@ async function askEveryEntrant(
   const runs: RetrieverRun[] = [];
   for (const { retriever, primary } of entrants) {
     const report = (done: number, total: number) => progress({ phase: "ask", label: retriever.name, done, total });
-    const asked = await timedOutsideModel(embeddings, () => askAll(retriever, cases, ks, embeddings, rankingOf, report));
-    askSeconds[retriever.name] = asked.seconds;
-    runs.push({ name: retriever.name, description: retriever.description, primary, results: asked.value });
+    const asked = await timedOutsideModel(embeddings, () => askAll(retriever, questions.cases, questions.ks, embeddings, rankingOf, report));
+    const maxK = Math.max(...questions.ks);
+    const unjudged = await timedOutsideModel(embeddings, () => askUnjudged(retriever, questions.unjudged, maxK, embeddings));
+    askSeconds[retriever.name] = asked.seconds + unjudged.seconds;
+    const run: RetrieverRun = { name: retriever.name, description: retriever.description, primary, results: asked.value };
+    if (questions.unjudged.length > 0) run.unjudged = unjudged.value;
+    runs.push(run);
   }
   return { runs, askSeconds };
 }
@@ -254,6 +275,19 @@ async function askAll(
       ...scoreRanking(rankingOf(answer.ranked, question), question.judgements, ks),
     });
     if ((i + 1) % 25 === 0 || i + 1 === cases.length) onProgress(i + 1, cases.length);
+  }
+  return results;
+}
+
+/** Asks each unjudged question, `maxK` deep as the others, and counts what comes back. */
+async function askUnjudged(retriever: EvalRetriever, cases: readonly EvalCase[], maxK: number, embeddings: CachedEmbeddings): Promise<UnjudgedResult[]> {
+  const results: UnjudgedResult[] = [];
+  for (const question of cases) {
+    const modelMsBefore = embeddings.modelMs;
+    const askStarted = performance.now();
+    const answer = await retriever.ask({ namespace: question.namespace, question: question.question, now: question.now }, maxK);
+    const latencyMs = performance.now() - askStarted - (embeddings.modelMs - modelMsBefore);
+    results.push({ questionId: question.id, ...(question.category !== undefined ? { category: question.category } : {}), returned: answer.ranked.length, latencyMs });
   }
   return results;
 }

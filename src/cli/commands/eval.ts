@@ -14,7 +14,7 @@ const MODES = ["full", "dense", "lexical", "symbolic", "union", "no-plan", "no-r
 type NothingMissing<Missing extends never> = Missing;
 export type EveryModeListed = NothingMissing<Exclude<PresetName, (typeof MODES)[number]>>;
 
-const FORMATS = ["locomo", "beir", "squad"] as const;
+const FORMATS = ["locomo", "beir", "squad", "beam"] as const;
 type EvalFormat = (typeof FORMATS)[number];
 
 /** "a,b,c" -> ["a", "b", "c"], empty items refused. */
@@ -24,16 +24,16 @@ const commaList = z
   .pipe(z.array(z.string().min(1, "must be a comma-separated list without empty items")).min(1));
 
 const EvalCommandOptionsSchema = z.object({
-  format: z.enum(FORMATS).optional().describe("locomo (a .json list), squad (a .json object in SQuAD's layout) or beir (a folder); detected from the path when absent"),
+  format: z.enum(FORMATS).optional().describe("locomo (a .json list), squad (a .json object in SQuAD's layout), beam (a folder of chat.json conversations) or beir (a folder); detected from the path when absent"),
   split: z.string().trim().min(1, "must not be empty").optional().describe("BEIR only: which qrels/SPLIT.tsv (default test)"),
   mode: z.enum(MODES).default("full"),
   peers: z.boolean().default(false),
   limit: positiveIntegerText(1_000_000).optional(),
-  conversations: commaList.optional().describe("LoCoMo only"),
+  conversations: commaList.optional().describe("LoCoMo and BEAM only"),
   k: commaList
     .pipe(z.array(z.string().regex(/^\d+$/, "must be comma-separated positive integers, e.g. 5,10,25").transform(Number).pipe(z.number().int().min(1).max(1000))))
     .optional()
-    .describe("LoCoMo only: BEIR's cut-offs are its own (10 and 100)"),
+    .describe("LoCoMo and BEAM only: BEIR's cut-offs are its own (10 and 100)"),
   embeddingCache: z.string().trim().min(1, "must not be empty").optional(),
   llm: z.boolean().default(true),
 });
@@ -45,14 +45,14 @@ export function register(program: Command): void {
     .description("measure retrieval on a LoCoMo-format file, a SQuAD-layout file or a BEIR-format folder (fresh temporary store; your --db is not touched)")
     .argument("<path>", "a file in LoCoMo's format (e.g. locomo10.json) or SQuAD's (e.g. cmrc2018_trial.json), or a folder in BEIR's (corpus.jsonl, queries.jsonl, qrels/)")
     .addOption(
-      new Option("--format <format>", "locomo, squad or beir (default: beir for a folder; for a file, squad when its JSON is an object, locomo when a list)").choices(FORMATS),
+      new Option("--format <format>", "locomo, squad, beam or beir (default: for a folder, beam when it holds chat.json conversations, else beir; for a file, squad when its JSON is an object, locomo when a list)").choices(FORMATS),
     )
     .option("--split <name>", "BEIR: the qrels split to score, qrels/<name>.tsv (default: test)")
     .addOption(new Option("--mode <mode>", "retrieval mode (preset) to score (default: full)").choices(MODES))
     .option("--peers", "also run LangGraph's InMemoryStore, a BM25 library baseline and every mode, on the same entries and vectors, each compared with --mode question by question (sign test)")
     .option("--limit <n>", "ask at most n questions, in file order (quick runs; a BEIR corpus is still written whole)")
-    .option("--conversations <ids>", "LoCoMo: comma-separated sample ids to evaluate (default: all)")
-    .option("--k <list>", "LoCoMo: cut-offs for recall@k and hit@k (default: 5,10,25)")
+    .option("--conversations <ids>", "LoCoMo: comma-separated sample ids (BEAM: conversation folder names) to evaluate (default: all)")
+    .option("--k <list>", "LoCoMo and BEAM: cut-offs for recall@k and hit@k (default: 5,10,25)")
     .option("--embedding-cache <file>", "keep the vectors in this file between runs (read first, written after; one file per embedder)")
     .option("--no-llm", "plan and reflect by rules even when an LLM is configured in the environment")
     .addHelpText(
@@ -74,6 +74,12 @@ SQuAD (CMRC 2018, SQuAD 1.1/2.0, ...): read as a BEIR corpus and scored the same
 (its article's title, then its text) is a document, every question a query, and the paragraph it was
 asked about its one relevant document. Answers are not read.
 
+BEAM (a conversation folder, or a folder of them such as beam/100K): each conversation is written by
+the rule-based memory builder, one entry per message, into its own namespace. BEAM gives its probing
+questions no place in the conversation, so each is asked after all of it. Recall@k is LoCoMo's at
+message level (source_chat_ids), overall and per question kind; abstention questions (no evidence)
+are asked too and what came back is counted apart, not scored.
+
 The offline embedder (use-lite) embeds about 30 short texts per second on 2 cores, fewer for long
 ones: all of locomo10.json takes several minutes, 5,000 abstracts about ten. Each text is embedded
 once per run and shared by every retriever; --embedding-cache keeps the vectors for the next run.
@@ -83,7 +89,8 @@ Examples:
   recallgraph eval locomo10.json --peers
   recallgraph eval locomo10.json --mode lexical --k 1,5,10 --json
   recallgraph eval ../shared/data/scifact --split train --peers --embedding-cache scifact.vectors.json
-  recallgraph eval ../shared/data/cmrc2018/cmrc2018_trial.json --limit 200 --json`,
+  recallgraph eval ../shared/data/cmrc2018/cmrc2018_trial.json --limit 200 --json
+  recallgraph eval ../shared/data/beam/100K --conversations 1,2 --peers`,
     )
     .action(async (path: string, rawOptions: unknown, command: Command) => {
       const globals = readGlobalOptions(command);
@@ -135,6 +142,15 @@ async function evalSquad(file: string, _options: EvalCommandOptions, shared: Sha
   return { json: beirJson(run), text: beirText(run) };
 }
 
+async function evalBeam(folder: string, options: EvalCommandOptions, shared: SharedOptions, context: EvalContext): Promise<{ json: unknown; text: string }> {
+  const [{ runBeamEval }, { beamJson, beamText }] = await Promise.all([import("../../eval/beam-run.js"), import("../../eval/beam-report.js")]);
+  const run = await runBeamEval(
+    { folder, ...shared, ...(options.conversations ? { conversations: options.conversations } : {}), ...(options.k ? { ks: options.k } : {}) },
+    context,
+  );
+  return { json: beamJson(run), text: beamText(run) };
+}
+
 async function evalLocomo(file: string, options: EvalCommandOptions, shared: SharedOptions, context: EvalContext): Promise<{ json: unknown; text: string }> {
   const [{ runEval }, { evalJson, evalText }] = await Promise.all([import("../../eval/run.js"), import("../../eval/report.js")]);
   const run = await runEval(
@@ -151,7 +167,7 @@ async function evalLocomo(file: string, options: EvalCommandOptions, shared: Sha
 
 type Evaluator = (path: string, options: EvalCommandOptions, shared: SharedOptions, context: EvalContext) => Promise<{ json: unknown; text: string }>;
 
-const EVALUATORS: Record<EvalFormat, Evaluator> = { locomo: evalLocomo, beir: evalBeir, squad: evalSquad };
+const EVALUATORS: Record<EvalFormat, Evaluator> = { locomo: evalLocomo, beir: evalBeir, squad: evalSquad, beam: evalBeam };
 
 /**
  * The format asked for, else the path's: a folder is BEIR; a file is SQuAD when its JSON is an object,
@@ -161,17 +177,25 @@ const EVALUATORS: Record<EvalFormat, Evaluator> = { locomo: evalLocomo, beir: ev
 async function formatOf(path: string, options: EvalCommandOptions): Promise<EvalFormat> {
   const info = await stat(path).catch(() => undefined);
   if (!info) throw new ValidationError("path", `no such file or folder: ${path}`);
-  const format = options.format ?? (info.isDirectory() ? "beir" : await fileFormat(path));
-  if (format === "beir" && !info.isDirectory()) throw new ValidationError("--format", `beir reads a folder (corpus.jsonl, queries.jsonl, qrels/); ${path} is a file`);
-  if (format !== "beir" && info.isDirectory()) throw new ValidationError("--format", `${format} reads a .json file; ${path} is a folder (use --format beir)`);
+  const format = options.format ?? (info.isDirectory() ? await folderFormat(path) : await fileFormat(path));
+  const folderFormats: readonly EvalFormat[] = ["beir", "beam"];
+  if (folderFormats.includes(format) && !info.isDirectory()) throw new ValidationError("--format", `${format} reads a folder; ${path} is a file`);
+  if (!folderFormats.includes(format) && info.isDirectory()) throw new ValidationError("--format", `${format} reads a .json file; ${path} is a folder (use --format beir or beam)`);
   const foreign: Record<EvalFormat, [string, unknown][]> = {
     beir: [["--conversations", options.conversations], ["--k", options.k]],
     squad: [["--conversations", options.conversations], ["--k", options.k], ["--split", options.split]],
     locomo: [["--split", options.split]],
+    beam: [["--split", options.split]],
   };
   const given = foreign[format].find(([, value]) => value !== undefined);
   if (given) throw new ValidationError(given[0], `not an option of --format ${format}`);
   return format;
+}
+
+/** A folder holding BEAM conversations (chat.json, or folders holding one) is BEAM; any other BEIR. */
+async function folderFormat(path: string): Promise<"beam" | "beir"> {
+  const { isBeamFolder } = await import("../../eval/beam-data.js");
+  return (await isBeamFolder(path)) ? "beam" : "beir";
 }
 
 /** A file's format from its first characters: SQuAD's layout is a JSON object, LoCoMo's a list (its reader checks the rest). */

@@ -1,0 +1,198 @@
+import type { BeamRun } from "./beam-run.js";
+import type { RetrieverRun, UnjudgedResult } from "./harness.js";
+import { mean, roundTo as round, summarize, type PairedComparison } from "./metrics.js";
+import { comparisonJson, comparisonTable, fixed, latencyOf, measureTable, table, type MeasureColumn } from "./report-tables.js";
+
+type ByK = Record<string, number>;
+
+/**
+ * What the abstention questions got back. The product has no absolute "nothing relevant" threshold in
+ * its conversation modes (the dense view's floor, denseMinScore, is 0 by default; BM25's is relative to
+ * the best hit), so the share answered with nothing at all is what a user would see, and is reported
+ * as it is rather than as a score.
+ */
+export interface AbstentionJson {
+  n: number;
+  /** Share of abstention questions answered with no entry at all. */
+  returnedNothing: number;
+  /** Mean entries returned (at most the largest k). */
+  meanReturned: number;
+}
+
+export interface BeamPeerJson {
+  name: string;
+  recall: ByK;
+  hit: ByK;
+  mrr: number;
+  latencyMs: { p50: number; p95: number };
+  abstention: AbstentionJson;
+  /** Every row but the requested mode's: the requested mode against this one, per k (recall). */
+  versusPrimary?: Record<string, PairedComparison>;
+}
+
+/** The machine output of `recallgraph eval DIR --format beam --json`; recall, hit and MRR are over every scored question. */
+export interface BeamJson {
+  dataset: string;
+  format: "beam";
+  embedder: string;
+  conversations: number;
+  /** When each question was asked: BEAM gives its questions no place in the conversation, so after all of it. */
+  askedAfter: "the whole conversation";
+  questions: number;
+  skipped: number;
+  mode: string;
+  recall: ByK;
+  hit: ByK;
+  mrr: number;
+  byKind: Record<string, { n: number; recall: ByK }>;
+  abstention: AbstentionJson;
+  latencyMs: { p50: number; p95: number };
+  /** Only with --peers: every retriever of the run, the requested mode first. */
+  peers?: BeamPeerJson[];
+}
+
+export function beamJson(run: BeamRun): BeamJson {
+  const primary = primaryRun(run);
+  const summary = summarize(primary.results, run.ks);
+  const json: BeamJson = {
+    dataset: run.dataset,
+    format: "beam",
+    embedder: run.embedder,
+    conversations: run.conversations.length,
+    askedAfter: "the whole conversation",
+    questions: run.questions.length,
+    skipped: run.skipped.length,
+    mode: run.mode,
+    recall: byK(summary.recall, run.ks),
+    hit: byK(summary.hit, run.ks),
+    mrr: round(summary.mrr[maxK(run)] ?? 0, 4),
+    byKind: Object.fromEntries(
+      run.kinds.flatMap((kind, index) => {
+        const results = primary.results.filter((result) => result.category === index + 1);
+        return results.length === 0 ? [] : [[kind, { n: results.length, recall: byK(summarize(results, run.ks).recall, run.ks) }]];
+      }),
+    ),
+    abstention: abstentionOf(primary.unjudged),
+    latencyMs: latencyOf(primary.results),
+  };
+  if (run.retrievers.length > 1) json.peers = run.retrievers.map((retriever) => peerJson(run, retriever, primary));
+  return json;
+}
+
+function peerJson(run: BeamRun, retriever: RetrieverRun, primary: RetrieverRun): BeamPeerJson {
+  const summary = summarize(retriever.results, run.ks);
+  const peer: BeamPeerJson = {
+    name: retriever.name,
+    recall: byK(summary.recall, run.ks),
+    hit: byK(summary.hit, run.ks),
+    mrr: round(summary.mrr[maxK(run)] ?? 0, 4),
+    latencyMs: latencyOf(retriever.results),
+    abstention: abstentionOf(retriever.unjudged),
+  };
+  if (retriever !== primary) peer.versusPrimary = comparisonJson(primary.results, retriever.results, recallColumns(run.ks, String));
+  return peer;
+}
+
+/** The human report: what was measured, recall per kind, peers (when run), abstention apart, cost. */
+export function beamText(run: BeamRun): string {
+  const primary = primaryRun(run);
+  const rows = run.retrievers.length > 1 ? run.retrievers : [primary];
+  return [
+    ...header(run),
+    `recall@k over every scored question`,
+    measureTable(rows, recallColumns(run.ks)),
+    "",
+    ...kindSection(run, rows),
+    ...(run.retrievers.length > 1 ? comparisonLines(run, primary) : []),
+    ...abstentionLines(run, rows),
+    ...costLines(run, primary),
+  ].join("\n");
+}
+
+function header(run: BeamRun): string[] {
+  const skipped = run.skipped.length ? ` (${run.skipped.length} skipped: ${skipReasons(run)})` : "";
+  const split = run.splitMessages > 0 ? `; ${run.splitMessages} message(s) longer than a memory may be, written in parts (a message ranks where its best part does)` : "";
+  return [
+    `BEAM evidence retrieval: ${run.dataset}, ${run.conversations.length} conversation(s), ${run.questions.length} questions scored${skipped}, ${run.abstentions.length} abstention questions apart`,
+    `mode ${run.mode}, embedder ${run.embedder}, ${run.entries} entries${split}, top ${maxK(run)} retrieved per question`,
+    "Every question is asked after the whole conversation: BEAM gives its probing questions no earlier place.",
+    "Recall@k is LoCoMo's, at message level: the share of a question's evidence messages (source_chat_ids) in the top k.",
+    "",
+  ];
+}
+
+function skipReasons(run: BeamRun): string {
+  const counts = new Map<string, number>();
+  for (const skipped of run.skipped) counts.set(skipped.reason, (counts.get(skipped.reason) ?? 0) + 1);
+  return [...counts].map(([reason, n]) => `${n} ${reason}`).join(", ");
+}
+
+function kindSection(run: BeamRun, rows: readonly RetrieverRun[]): string[] {
+  const k = run.ks.includes(10) ? 10 : (run.ks[0] ?? 10);
+  const kinds = run.kinds.map((kind, index) => ({ kind, category: index + 1 })).filter(({ kind }) => run.questions.some((question) => question.kind === kind));
+  const counts = kinds.map(({ kind }) => run.questions.filter((question) => question.kind === kind).length);
+  const cells = rows.map((row) => [row.name, ...kinds.map(({ category }) => fixed(summarize(row.results.filter((result) => result.category === category), [k]).recall[k]))]);
+  return [`recall@${k} by question kind (n: ${kinds.map(({ kind }, i) => `${kind} ${counts[i]}`).join(", ")})`, table(["retriever", ...kinds.map(({ kind }) => kind)], cells), ""];
+}
+
+function comparisonLines(run: BeamRun, primary: RetrieverRun): string[] {
+  return [
+    `${primary.name} against each row, question by question: recall difference (questions better/worse, sign-test p)`,
+    comparisonTable(primary, run.retrievers.filter((retriever) => retriever !== primary), recallColumns(run.ks)),
+    "",
+    "Same entries, same vectors: every retriever searched what the rule-based builder stored (LangGraph's InMemoryStore",
+    "was given an Embeddings that serves the cached vectors). BM25 is MiniSearch with its defaults.",
+    "",
+  ];
+}
+
+function abstentionLines(run: BeamRun, rows: readonly RetrieverRun[]): string[] {
+  if (run.abstentions.length === 0) return [];
+  const cells = rows.map((row) => {
+    const abstention = abstentionOf(row.unjudged);
+    return [row.name, fixed(abstention.returnedNothing), abstention.meanReturned.toFixed(1)];
+  });
+  return [
+    `Abstention questions (${run.abstentions.length}): the right answer is that nothing relevant was said. Not scored: the conversation`,
+    "modes have no absolute relevance threshold (the dense view keeps any cosine above denseMinScore, 0 by default; BM25 keeps",
+    "what shares a word), so what each returned is shown as it is.",
+    table(["retriever", "returned nothing", "mean returned"], cells),
+    "",
+  ];
+}
+
+function costLines(run: BeamRun, primary: RetrieverRun): string[] {
+  const latency = latencyOf(primary.results);
+  const t = run.timings;
+  return [
+    `LLM calls per question: mean ${round(mean(primary.results.map((result) => result.llmCalls)), 2)}. Latency (${primary.name}): p50 ${latency.p50} ms, p95 ${latency.p95} ms, embedding-model time excluded.`,
+    `Time: embed ${t.textsEmbedded} texts ${round(t.modelSeconds, 1)} s (entries ${round(t.embedEntriesSeconds, 1)} s, questions ${round(t.embedQuestionsSeconds, 1)} s), ` +
+      `ingest ${round(t.ingestSeconds, 1)} s, ask ${Object.values(t.askSeconds).reduce((sum, s) => sum + s, 0).toFixed(1)} s, total ${round(t.totalSeconds, 1)} s.`,
+  ];
+}
+
+function abstentionOf(results: readonly UnjudgedResult[] = []): AbstentionJson {
+  return {
+    n: results.length,
+    returnedNothing: round(mean(results.map((result) => (result.returned === 0 ? 1 : 0))), 4),
+    meanReturned: round(mean(results.map((result) => result.returned)), 2),
+  };
+}
+
+function recallColumns(ks: readonly number[], head: (k: number) => string = (k) => `recall@${k}`): MeasureColumn[] {
+  return ks.map((k) => ({ head: head(k), measure: (score) => score.recall[k] }));
+}
+
+function maxK(run: BeamRun): number {
+  return run.ks[run.ks.length - 1] ?? 10;
+}
+
+function byK(values: Record<number, number>, ks: readonly number[]): ByK {
+  return Object.fromEntries(ks.map((k) => [String(k), round(values[k] ?? 0, 4)]));
+}
+
+function primaryRun(run: BeamRun): RetrieverRun {
+  const primary = run.retrievers.find((retriever) => retriever.primary) ?? run.retrievers[0];
+  if (!primary) throw new Error("an evaluation run without results");
+  return primary;
+}

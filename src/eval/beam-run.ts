@@ -1,0 +1,199 @@
+import { basename, resolve } from "node:path";
+import { z } from "zod";
+import { parseOrThrow, ValidationError } from "../core/errors.js";
+import { RetrievalConfigSchema } from "../graph/configuration.js";
+import { PRESET_NAMES, type PresetName } from "../graph/preset-names.js";
+import { DialogueBuilderSettingsSchema, writeDialogueMemories, type DialogueBuilderSettings } from "../ingest/dialogue-ingest.js";
+import { buildRuleMemories, turnEntryId } from "../ingest/dialogue-rules.js";
+import type { MemoryInput } from "../memory/entry.js";
+import type { MemoryStore } from "../stores/port.js";
+import { EmbedderConfigSchema } from "../text/embedders/create-embedder.js";
+import { ABSTENTION_KIND, messageOfTurn, readBeamFolder, type BeamConversation, type BeamQuestion, type SkippedBeamQuestion } from "./beam-data.js";
+import type { CachedEmbeddings } from "./cached-embeddings.js";
+import { runBenchmark, sortedKs, type EvalCase, type EvalContext, type EvalEmbedder, type EvalProgress, type EvalTimings, type RankingOf, type RetrieverRun } from "./harness.js";
+import { binaryJudgements } from "./metrics.js";
+import type { CorpusEntry } from "./peers.js";
+import { DEFAULT_KS, EVAL_MODES } from "./run.js";
+
+export const BeamEvalOptionsSchema = z.strictObject({
+  folder: z.string().min(1, "folder is required").describe("a BEAM conversation folder (chat.json, probing_questions/) or a folder of them (e.g. beam/100K)"),
+  mode: z.enum(PRESET_NAMES).default("full").describe("the preset scored (the headline)"),
+  peers: z.boolean().default(false).describe("also run every other conversation mode, LangGraph's InMemoryStore and a BM25 library on the same entries and vectors"),
+  limit: z.number().int().min(1).optional().describe("ask at most this many questions (abstention ones included), in folder and file order; only their conversations are ingested"),
+  conversations: z.array(z.string().trim().min(1)).min(1).optional().describe("conversation folder names to evaluate (e.g. 1, 7); default all"),
+  ks: z.array(z.number().int().min(1).max(1000)).min(1).default([...DEFAULT_KS]).describe("cut-offs for recall@k, as LoCoMo's"),
+  embedder: EmbedderConfigSchema.default({ provider: "use-lite" }).describe("the embedder when none is handed over in the context; default USE-lite (offline)"),
+  embeddingCache: z.string().min(1).optional().describe("a file keeping the vectors between runs (read first, written after)"),
+  builder: DialogueBuilderSettingsSchema.optional().describe("memory builder settings; default the product's defaults (what a user gets)"),
+});
+export type BeamEvalOptions = z.input<typeof BeamEvalOptionsSchema>;
+
+export interface BeamRun {
+  /** The folder's name, e.g. "100K". */
+  dataset: string;
+  conversations: string[];
+  mode: PresetName;
+  ks: number[];
+  embedder: string;
+  /** Question kinds in order of first appearance; a result's `category` is its kind's place here, from 1. */
+  kinds: string[];
+  questions: BeamQuestion[];
+  /** Abstention questions asked: their right answer is no evidence, so they are counted apart, not scored. */
+  abstentions: BeamQuestion[];
+  skipped: SkippedBeamQuestion[];
+  /** Entries stored (one per message, more for a message split into parts). */
+  entries: number;
+  splitMessages: number;
+  /** The requested mode first, then (with peers) the other modes and the peers. */
+  retrievers: RetrieverRun[];
+  timings: EvalTimings;
+}
+
+type BeamSettings = z.output<typeof BeamEvalOptionsSchema>;
+
+/**
+ * Evaluates evidence retrieval on BEAM as on LoCoMo: each conversation is written by the product's
+ * rule-based memory builder (one entry per message) into its own namespace of a fresh in-memory store;
+ * every question is asked after the whole conversation (BEAM gives its questions no earlier place),
+ * and returned entries are mapped back to message ids through `source.turnIds`. Recall@k is the share
+ * of a question's evidence messages found in the top k, per question kind. Abstention questions have
+ * no evidence: they are asked of every retriever and what comes back is counted (beam-report.ts).
+ */
+export async function runBeamEval(options: BeamEvalOptions, context: EvalContext = {}): Promise<BeamRun> {
+  const started = performance.now();
+  const settings = parseOrThrow(BeamEvalOptionsSchema, options, "options");
+  if (context.retrieval) parseOrThrow(RetrievalConfigSchema, context.retrieval, "retrieval");
+  const ks = sortedKs(settings.ks);
+  const selection = selectQuestions(await readBeamFolder(settings.folder), settings);
+  const kinds = kindsOf(selection);
+  const outcome = await runBenchmark(
+    {
+      embedCorpus: (embeddings, progress) => embedEntries(selection.selected, settings.builder ?? {}, embeddings, progress),
+      write: (store, embedder, built, progress) => ingestConversations(store, embedder, selection.selected, built, progress),
+      cases: selection.questions.map((question) => questionCase(question, selection.selected, kinds)),
+      unjudged: selection.abstentions.map((question) => questionCase(question, selection.selected, kinds)),
+      ks,
+      peerModes: EVAL_MODES,
+      judgedIdsOf: (result) => (result.source?.turnIds ?? []).map(messageOfTurn),
+      rankingOf: messageRanking,
+    },
+    settings,
+    context,
+    started,
+  );
+  const stored = [...outcome.corpus.values()].flat();
+  return {
+    dataset: basename(resolve(settings.folder)),
+    conversations: selection.selected.map((conversation) => conversation.name),
+    mode: settings.mode,
+    ks,
+    embedder: outcome.embedder,
+    kinds,
+    questions: selection.questions,
+    abstentions: selection.abstentions,
+    skipped: selection.skipped,
+    entries: stored.length,
+    splitMessages: selection.selected.reduce((sum, conversation) => sum + conversation.splitMessages, 0),
+    retrievers: outcome.retrievers,
+    timings: outcome.timings,
+  };
+}
+
+interface BeamSelection {
+  selected: BeamConversation[];
+  questions: BeamQuestion[];
+  abstentions: BeamQuestion[];
+  skipped: SkippedBeamQuestion[];
+}
+
+/** Conversations and questions in order, up to `limit` asked (scored and abstention alike); a selection with none to score is an error. */
+function selectQuestions(conversations: readonly BeamConversation[], settings: BeamSettings): BeamSelection {
+  const wanted = settings.conversations;
+  if (wanted) {
+    const known = new Set(conversations.map((conversation) => conversation.name));
+    const missing = wanted.filter((name) => !known.has(name));
+    if (missing.length > 0) throw new ValidationError("conversations", `not in the folder: ${missing.join(", ")} (it has ${[...known].join(", ")})`);
+  }
+  let room = settings.limit ?? Infinity;
+  const selection: BeamSelection = { selected: [], questions: [], abstentions: [], skipped: [] };
+  for (const conversation of conversations) {
+    if ((wanted && !wanted.includes(conversation.name)) || room <= 0) continue;
+    // File order across scored and abstention questions, so a limit cuts both at the same place.
+    const asked = [...conversation.questions, ...conversation.abstentions].sort((a, b) => a.position - b.position).slice(0, room);
+    room -= asked.length;
+    selection.questions.push(...asked.filter((question) => question.kind !== ABSTENTION_KIND));
+    selection.abstentions.push(...asked.filter((question) => question.kind === ABSTENTION_KIND));
+    selection.skipped.push(...conversation.skipped);
+    if (asked.length > 0) selection.selected.push(conversation);
+  }
+  if (selection.questions.length === 0) throw new ValidationError("conversations", "no scorable question in the selection");
+  return selection;
+}
+
+function kindsOf(selection: BeamSelection): string[] {
+  return [...new Set([...selection.questions, ...selection.abstentions].map((question) => question.kind))];
+}
+
+/** A question as the harness asks it: in its conversation's namespace, after its last message, its evidence messages relevant. */
+function questionCase(question: BeamQuestion, selected: readonly BeamConversation[], kinds: readonly string[]): EvalCase {
+  const conversation = selected.find((candidate) => candidate.name === question.conversation);
+  return {
+    id: question.id,
+    namespace: namespaceOf(question.conversation),
+    question: question.question,
+    now: conversation?.askedAt ?? "",
+    category: kinds.indexOf(question.kind) + 1,
+    judgements: binaryJudgements(question.evidence),
+  };
+}
+
+function namespaceOf(conversation: string): string {
+  return `beam-${conversation}`;
+}
+
+/** Builds each conversation's entries once and embeds every text up front, so the writes find them cached. */
+async function embedEntries(
+  selected: readonly BeamConversation[],
+  builder: DialogueBuilderSettings,
+  embeddings: CachedEmbeddings,
+  progress: (progress: EvalProgress) => void,
+): Promise<MemoryInput[][]> {
+  const built = selected.map((conversation) => buildRuleMemories(conversation.dialogue, { ...builder, namespace: namespaceOf(conversation.name) }));
+  await embeddings.warm(
+    built.flatMap((memories) => memories.map((memory) => memory.text.trim())),
+    (done, total) => progress({ phase: "embed entries", done, total }),
+  );
+  return built;
+}
+
+/** Writes each conversation's built entries through the product's ingest path; returns what each stored, as the peers index it. */
+async function ingestConversations(
+  store: MemoryStore,
+  embedder: EvalEmbedder,
+  selected: readonly BeamConversation[],
+  built: readonly MemoryInput[][],
+  progress: (progress: EvalProgress) => void,
+): Promise<Map<string, CorpusEntry[]>> {
+  const corpus = new Map<string, CorpusEntry[]>();
+  progress({ phase: "ingest", done: 0, total: selected.length });
+  for (const [i, conversation] of selected.entries()) {
+    const namespace = namespaceOf(conversation.name);
+    await writeDialogueMemories(store, embedder, namespace, conversation.dialogue, built[i] ?? []);
+    const entries = await store.get(namespace, conversation.dialogue.turns.map((turn) => turnEntryId(namespace, turn.turnId)));
+    corpus.set(namespace, entries.map((entry) => ({ id: entry.id, text: entry.text, judgedIds: (entry.source?.turnIds ?? []).map(messageOfTurn) })));
+    progress({ phase: "ingest", done: i + 1, total: selected.length });
+  }
+  return corpus;
+}
+
+/** Message-level ranking: a message once, where its best part ranks (only a long message has several). */
+export const messageRanking: RankingOf = (ranked) => {
+  const seen = new Set<string>();
+  const messages: string[][] = [];
+  for (const ids of ranked) {
+    const fresh = ids.filter((id) => !seen.has(id));
+    fresh.forEach((id) => seen.add(id));
+    if (fresh.length > 0) messages.push(fresh);
+  }
+  return messages;
+};
