@@ -51,7 +51,7 @@
  */
 import { QdrantClient, type Schemas } from "@qdrant/js-client-rest";
 import { z } from "zod";
-import { EmbedderMismatchError, parseOrThrow, ReadOnlyStoreError, StoreError } from "../core/errors.js";
+import { EmbedderMismatchError, parseOrThrow, ReadOnlyStoreError, StoreError, ValidationError } from "../core/errors.js";
 import { log } from "../core/log.js";
 import type { MemoryEntry } from "../memory/entry.js";
 import { inverseDocumentFrequency } from "../text/bm25.js";
@@ -178,6 +178,41 @@ const MAX_CANDIDATES = 10_000;
  * collection, or one lacking a payload index, is a ReadOnlyStoreError instead of being created.
  */
 export async function openQdrantStore(options: QdrantStoreOptions): Promise<QdrantMemoryStore> {
+  const { config, client, cluster } = connect(options);
+  await ensureCollection(client, config.collection, config.embedding, cluster, config.readOnly);
+  return new QdrantMemoryStore(client, config.collection, config.embedding, config.clock ?? Date.now, config.readOnly);
+}
+
+/**
+ * A store in a collection this call creates, for a run that must leave the server as it found it (an
+ * evaluation's temporary store): an existing collection of that name is refused, never opened, so the
+ * store's `drop()` can only delete what it made. When opening fails once the collection is created, it
+ * is dropped again before the error is thrown. (A collection created by someone else between the
+ * existence check and the create makes the create fail, and is left alone.)
+ */
+export async function createQdrantStore(options: QdrantStoreOptions): Promise<QdrantMemoryStore> {
+  const { config, client, cluster } = connect(options);
+  const { collection, embedding } = config;
+  if (config.readOnly) throw new ValidationError("qdrant.readOnly", "a store in a new collection writes from the start: it cannot be read-only");
+  const send = sender(collection);
+  if ((await send(() => client.collectionExists(collection))).exists) {
+    throw new StoreError("open", `collection "${collection}" already exists: a new store needs a collection of its own`);
+  }
+  await send(() => client.api().createCollection({ collection_name: collection, ...createCollectionBody(embedding, cluster) }));
+  try {
+    await ensureCollection(client, collection, embedding, cluster, false);
+  } catch (error) {
+    await deleteCollection(client, collection, "open").catch((dropError: unknown) =>
+      // The open's own failure is what the caller must see; the collection left behind is logged beside it.
+      log.error("qdrant_collection_not_dropped", { collection, error: String(dropError) }),
+    );
+    throw error;
+  }
+  return new QdrantMemoryStore(client, collection, embedding, config.clock ?? Date.now, false);
+}
+
+/** The checked options, a client for them, and the cluster settings a created collection gets. */
+function connect(options: QdrantStoreOptions): { config: z.output<typeof QdrantStoreOptionsSchema>; client: QdrantClient; cluster: ClusterSettings } {
   const config = parseOrThrow(QdrantStoreOptionsSchema, options, "qdrant");
   const client = new QdrantClient({
     url: config.url,
@@ -191,8 +226,7 @@ export async function openQdrantStore(options: QdrantStoreOptions): Promise<Qdra
     replicationFactor: config.replicationFactor,
     writeConsistencyFactor: config.writeConsistencyFactor,
   };
-  await ensureCollection(client, config.collection, config.embedding, cluster, config.readOnly);
-  return new QdrantMemoryStore(client, config.collection, config.embedding, config.clock ?? Date.now, config.readOnly);
+  return { config, client, cluster };
 }
 
 export class QdrantMemoryStore implements MemoryStore {
@@ -485,6 +519,17 @@ export class QdrantMemoryStore implements MemoryStore {
     this.closed = true;
   }
 
+  /**
+   * Deletes the whole collection, every namespace's memories with it, and closes the store. For a
+   * collection made for one run (createQdrantStore); refused on a read-only store. Returns whether the
+   * server had the collection to delete (false: someone dropped it first, which leaves it gone all the same).
+   */
+  async drop(): Promise<boolean> {
+    this.assertWritable("drop");
+    this.closed = true;
+    return deleteCollection(this.client, this.collection, "drop");
+  }
+
   // -------------------------------------------------------------------------------------------
 
   private assertOpen(operation: string): void {
@@ -701,6 +746,15 @@ async function ensureCollection(
     );
   }
   for (const index of missing) await send(() => client.createPayloadIndex(collection, { wait: true, ...index }));
+}
+
+/** Deletes a collection; true when the server had it to delete. */
+async function deleteCollection(client: QdrantClient, collection: string, operation: string): Promise<boolean> {
+  try {
+    return await client.deleteCollection(collection);
+  } catch (error) {
+    throw wrapFailure(operation, collection, error);
+  }
 }
 
 /** Runs one bootstrap request, its failure a StoreError of `open`. */

@@ -14,7 +14,7 @@ import { LEASE_TAKEOVER_MS } from "../../src/stores/origin-lease.js";
 import { inverseDocumentFrequency } from "../../src/text/bm25.js";
 import { queryTermIndices } from "../../src/text/sparse.js";
 import { tokenize } from "../../src/text/tokenizer.js";
-import { openQdrantStore, UPSERT_POINTS_PER_REQUEST, type QdrantMemoryStore } from "../../src/stores/qdrant.js";
+import { createQdrantStore, openQdrantStore, UPSERT_POINTS_PER_REQUEST, type QdrantMemoryStore } from "../../src/stores/qdrant.js";
 import { QdrantSpec, QDRANT_SPEC_PATH, qdrantSpecAvailable } from "./qdrant-spec.js";
 import { SpecCheckingQdrantStub, type RecordedRequest } from "./qdrant-stub.js";
 
@@ -712,6 +712,52 @@ describe("Qdrant adapter request shapes (SpecCheckingQdrantStub, not a real Qdra
       stub.failNext("upsert_points", 503, "overloaded");
       await assert.rejects(store.leaseOrigin("parcels"), (error: unknown) => error instanceof StoreError && /^leaseOrigin: .*HTTP 503/.test(error.message));
       await (await store.leaseOrigin("parcels"))();
+    });
+  });
+
+  describe("a collection of its own (createQdrantStore, drop)", () => {
+    it("creates a new collection, refuses one that exists without touching it, and drop deletes it and closes the store", async () => {
+      const store = await createQdrantStore({ url: stub.url, collection, embedding: EMBEDDING });
+      assert.deepEqual(stub.requestsOf("create_collection").map((request) => request.collection), [collection]);
+      await store.upsert("alice", [record("alice", { id: "a", text: "x" }, [1, 0, 0, 0])]);
+
+      stub.clearRequests();
+      await assert.rejects(createQdrantStore({ url: stub.url, collection, embedding: EMBEDDING }), (error: unknown) => {
+        assert.ok(error instanceof StoreError);
+        assert.match(error.message, /already exists: a new store needs a collection of its own/);
+        return true;
+      });
+      assert.deepEqual(stub.requests.map((request) => request.operationId), ["collection_exists"], "an existing collection is only asked about");
+      assert.equal(stub.storedPoints(collection).length, 1);
+
+      assert.equal(await store.drop(), true);
+      assert.ok(!stub.collectionNames().includes(collection), "the collection is gone");
+      await assert.rejects(store.get("alice", ["a"]), /get: store is closed/);
+    });
+
+    it("drops the collection again when opening fails after creating it, and throws the open's error", async () => {
+      stub.failNext("create_field_index", 500, "index trouble");
+      await assert.rejects(createQdrantStore({ url: stub.url, collection, embedding: EMBEDDING }), (error: unknown) => {
+        assert.ok(error instanceof StoreError);
+        assert.match(error.message, /^open: .*HTTP 500: index trouble/);
+        return true;
+      });
+      assert.equal(stub.requestsOf("create_collection").length, 1);
+      assert.deepEqual(stub.requestsOf("delete_collection").map((request) => request.collection), [collection]);
+      assert.ok(!stub.collectionNames().includes(collection));
+    });
+
+    it("refuses readOnly before any request, and drop on a read-only store", async () => {
+      await assert.rejects(createQdrantStore({ url: stub.url, collection, embedding: EMBEDDING, readOnly: true }), (error: unknown) => {
+        assert.ok(error instanceof ValidationError);
+        assert.equal(error.field, "qdrant.readOnly");
+        return true;
+      });
+      assert.equal(stub.requests.length, 0);
+      await open();
+      const reader = await openQdrantStore({ url: stub.url, collection, embedding: EMBEDDING, readOnly: true });
+      await assert.rejects(reader.drop(), /drop/);
+      assert.ok(stub.collectionNames().includes(collection));
     });
   });
 

@@ -130,6 +130,11 @@ export class SpecCheckingQdrantStub {
     this.requests.length = 0;
   }
 
+  /** The collections the stub holds now, by name (for assertions). */
+  collectionNames(): string[] {
+    return [...this.collections.keys()];
+  }
+
   /** The stored payloads of a collection (for assertions). */
   storedPoints(collection: string): Array<{ id: string | number; payload: JsonObject; vectors: string[] }> {
     const stored = this.collections.get(collection);
