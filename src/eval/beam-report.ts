@@ -2,6 +2,7 @@ import type { BeamRun } from "./beam-run.js";
 import type { RetrieverRun, UnjudgedResult } from "./harness.js";
 import { mean, roundTo as round, summarize, type PairedComparison } from "./metrics.js";
 import { comparisonJson, comparisonTable, fixed, latencyOf, measureTable, table, type MeasureColumn } from "./report-tables.js";
+import { storeLabel, type EvalStoreKind } from "./eval-store.js";
 
 type ByK = Record<string, number>;
 
@@ -35,6 +36,8 @@ export interface BeamJson {
   dataset: string;
   format: "beam";
   embedder: string;
+  /** The kind of fresh store the recallgraph rows searched: "sqlite" (in memory) or "qdrant" (a collection dropped after the run). */
+  store: EvalStoreKind;
   conversations: number;
   /** When each question was asked: BEAM gives its questions no place in the conversation, so after all of it. */
   askedAfter: "the whole conversation";
@@ -58,6 +61,7 @@ export function beamJson(run: BeamRun): BeamJson {
     dataset: run.dataset,
     format: "beam",
     embedder: run.embedder,
+    store: run.store,
     conversations: run.conversations.length,
     askedAfter: "the whole conversation",
     questions: run.questions.length,
@@ -114,7 +118,7 @@ function header(run: BeamRun): string[] {
   const split = run.splitMessages > 0 ? `; ${run.splitMessages} message(s) longer than a memory may be, written in parts (a message ranks where its best part does)` : "";
   return [
     `BEAM evidence retrieval: ${run.dataset}, ${run.conversations.length} conversation(s), ${run.questions.length} questions scored${skipped}, ${run.abstentions.length} abstention questions apart`,
-    `mode ${run.mode}, embedder ${run.embedder}, ${run.entries} entries${split}, top ${maxK(run)} retrieved per question`,
+    `mode ${run.mode}, embedder ${run.embedder}, ${storeLabel(run.store)}, ${run.entries} entries${split}, top ${maxK(run)} retrieved per question`,
     "Every question is asked after the whole conversation: BEAM gives its probing questions no earlier place.",
     "Recall@k is LoCoMo's, at message level: the share of a question's evidence messages (source_chat_ids) in the top k.",
     "",

@@ -14,6 +14,7 @@ import { runBenchmark, sortedKs, type EvalCase, type EvalContext, type EvalEmbed
 import { binaryJudgements } from "./metrics.js";
 import type { CorpusEntry } from "./peers.js";
 import { DEFAULT_KS, EVAL_MODES } from "./run.js";
+import { EvalStoreSchema, type EvalStoreKind } from "./eval-store.js";
 
 export const BeamEvalOptionsSchema = z.strictObject({
   folder: z.string().min(1, "folder is required").describe("a BEAM conversation folder (chat.json, probing_questions/) or a folder of them (e.g. beam/100K)"),
@@ -23,6 +24,7 @@ export const BeamEvalOptionsSchema = z.strictObject({
   conversations: z.array(z.string().trim().min(1)).min(1).optional().describe("conversation folder names to evaluate (e.g. 1, 7); default all"),
   ks: z.array(z.number().int().min(1).max(1000)).min(1).default([...DEFAULT_KS]).describe("cut-offs for recall@k, as LoCoMo's"),
   embedder: EmbedderConfigSchema.default({ provider: "use-lite" }).describe("the embedder when none is handed over in the context; default USE-lite (offline)"),
+  store: EvalStoreSchema.default({ kind: "sqlite" }),
   embeddingCache: z.string().min(1).optional().describe("a file keeping the vectors between runs (read first, written after)"),
   builder: DialogueBuilderSettingsSchema.optional().describe("memory builder settings; default the product's defaults (what a user gets)"),
 });
@@ -35,6 +37,8 @@ export interface BeamRun {
   mode: PresetName;
   ks: number[];
   embedder: string;
+  /** The kind of fresh store the recallgraph modes searched. */
+  store: EvalStoreKind;
   /** Question kinds in order of first appearance; a result's `category` is its kind's place here, from 1. */
   kinds: string[];
   questions: BeamQuestion[];
@@ -53,7 +57,7 @@ type BeamSettings = z.output<typeof BeamEvalOptionsSchema>;
 
 /**
  * Evaluates evidence retrieval on BEAM as on LoCoMo: each conversation is written by the product's
- * rule-based memory builder (one entry per message) into its own namespace of a fresh in-memory store;
+ * rule-based memory builder (one entry per message) into its own namespace of a fresh store (`store`);
  * every question is asked after the whole conversation (BEAM gives its questions no earlier place),
  * and returned entries are mapped back to message ids through `source.turnIds`. Recall@k is the share
  * of a question's evidence messages found in the top k, per question kind. Abstention questions have
@@ -88,6 +92,7 @@ export async function runBeamEval(options: BeamEvalOptions, context: EvalContext
     mode: settings.mode,
     ks,
     embedder: outcome.embedder,
+    store: outcome.store,
     kinds,
     questions: selection.questions,
     abstentions: selection.abstentions,

@@ -1,4 +1,5 @@
 import type { BeirRun } from "./beir-run.js";
+import { storeLabel, type EvalStoreKind } from "./eval-store.js";
 import type { RetrieverRun } from "./harness.js";
 import { mean, roundTo as round, type PairedComparison } from "./metrics.js";
 import { comparisonJson, comparisonTable, latencyOf, meanOf, measureTable, type MeasureColumn } from "./report-tables.js";
@@ -37,6 +38,8 @@ export interface BeirJson extends Measures {
   split?: string;
   /** The embedder whose vectors every row searched, e.g. "onnx:all-MiniLM-L6-v2-int8:q8 (384-d)". */
   embedder: string;
+  /** The kind of fresh store the recallgraph rows searched: "sqlite" (in memory) or "qdrant" (a collection dropped after the run). */
+  store: EvalStoreKind;
   queries: number;
   mode: string;
   /** Only with --peers: every retriever of the run, the requested mode first. */
@@ -50,7 +53,8 @@ export function beirJson(run: BeirRun): BeirJson {
     dataset: run.dataset,
     format: run.format,
     ...(run.split !== undefined ? { split: run.split } : {}),
-    embedder: run.embedder, 
+    embedder: run.embedder,
+    store: run.store,
     queries: run.queries,
     mode: run.mode,
     ndcg,
@@ -100,7 +104,7 @@ function header(run: BeirRun): string[] {
   ].filter(Boolean);
   return [
     `${sourceLine(run)}, ${run.queries} queries scored${notes.length ? ` (${notes.join("; ")})` : ""}`,
-    `mode ${run.mode}, embedder ${run.embedder}, ${corpus.documents} documents as ${corpus.entries} memories${parts.length ? ` (${parts.join("; ")})` : ""}, ` +
+    `mode ${run.mode}, embedder ${run.embedder}, ${storeLabel(run.store)}, ${corpus.documents} documents as ${corpus.entries} memories${parts.length ? ` (${parts.join("; ")})` : ""}, ` +
       `top ${run.ks[run.ks.length - 1]} retrieved per query`,
     "nDCG@10, recall@k and MRR@10 as BEIR scores them (trec_eval's definitions, linear gains, a result whose id is the query's ignored).",
     "",

@@ -20,6 +20,7 @@ import {
   type RankingOf,
   type RetrieverRun,
 } from "./harness.js";
+import { EvalStoreSchema, type EvalStoreKind } from "./eval-store.js";
 import type { CorpusEntry } from "./peers.js";
 
 /** BEIR's reported cut-offs: nDCG@10 (the headline), recall@10 and @100, MRR@10. */
@@ -42,6 +43,7 @@ export const BeirEvalOptionsSchema = z.strictObject({
     .optional()
     .describe("ask at most this many queries, in queries.jsonl order; the whole corpus is still written (a smaller corpus is an easier task)"),
   embedder: EmbedderConfigSchema.default({ provider: "use-lite" }).describe("the embedder when none is handed over in the context; default USE-lite (offline)"),
+  store: EvalStoreSchema.default({ kind: "sqlite" }),
   embeddingCache: z.string().min(1).optional().describe("a file keeping the vectors between runs (read first, written after)"),
 });
 export type BeirEvalOptions = z.input<typeof BeirEvalOptionsSchema>;
@@ -62,6 +64,8 @@ export interface BeirRun {
   mode: PresetName;
   ks: number[];
   embedder: string;
+  /** The kind of fresh store the recallgraph modes searched. */
+  store: EvalStoreKind;
   /** Queries scored. */
   queries: number;
   corpus: {
@@ -96,7 +100,7 @@ interface CorpusMemories {
 /**
  * Evaluates retrieval on a BEIR-format folder as BEIR scores it: every document is one memory (title
  * and text) written through the product's JSON Lines ingest path (keywords and names filled in by its
- * rules) into one namespace of a fresh in-memory store; every query with a relevant judgement in the
+ * rules) into one namespace of a fresh store (`store`); every query with a relevant judgement in the
  * split is asked through the product's retrieve path, 100 results deep; nDCG@10, recall@10 and @100
  * and MRR@10 follow BEIR's definitions (see metrics.ts). Each distinct text is embedded once and shared
  * by every retriever; reported latencies exclude time inside the embedding model.
@@ -132,7 +136,7 @@ interface DocumentSource {
   split?: string;
 }
 
-type DocumentRunSettings = Pick<z.output<typeof BeirEvalOptionsSchema>, "mode" | "peers" | "limit" | "embedder" | "embeddingCache">;
+type DocumentRunSettings = Pick<z.output<typeof BeirEvalOptionsSchema>, "mode" | "peers" | "limit" | "embedder" | "store" | "embeddingCache">;
 
 /**
  * Documents, queries and judgements in BEIR's shape, however they were read, through the shared run:
@@ -173,6 +177,7 @@ async function runDocumentEval(
     mode: settings.mode,
     ks: [...BEIR_KS],
     embedder: outcome.embedder,
+    store: outcome.store,
     queries: cases.length,
     corpus: { documents: data.documents.length, entries: memories.inputs.length, splitDocuments: memories.splitDocuments, emptyDocuments: data.emptyDocuments },
     judgements: { queriesWithoutRelevant: data.queriesWithoutRelevant, relevantMissing: data.relevantMissing, emptyQueries: data.emptyQueries },

@@ -1,14 +1,15 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { log } from "../core/log.js";
 import type { RetrievalConfigInput } from "../graph/configuration.js";
 import type { PresetName } from "../graph/preset-names.js";
 import { createRetrievalGraph } from "../graph/graph.js";
 import { closeEach } from "../library/open-recallgraph.js";
 import type { MemoryStore } from "../stores/port.js";
-import { openSqliteStore } from "../stores/sqlite/store.js";
 import type { Embedder } from "../text/embedder.js";
 import { createEmbedder, type EmbedderConfig } from "../text/embedders/create-embedder.js";
 import { cachedEmbedder, type CachedEmbeddings } from "./cached-embeddings.js";
 import { loadEmbeddingCache, saveEmbeddingCache } from "./embedding-cache-file.js";
+import { openEvalStore, type EvalStore, type EvalStoreKind, type EvalStoreSettings } from "./eval-store.js";
 import { scoreRanking, type Judgements, type QuestionResult, type RankedIds } from "./metrics.js";
 import { bm25Peer, inMemoryStorePeer, recallgraphRetriever, type CorpusEntry, type EvalRetriever, type JudgedIdsOf } from "./peers.js";
 
@@ -98,9 +99,10 @@ export interface EvalEntrant {
   primary: boolean;
 }
 
-/** What a benchmark's run is asked for: its embedder, the vector cache file, the mode scored, and whether peers run too. */
+/** What a benchmark's run is asked for: its embedder, the vector cache file, the store it writes to, the mode scored, and whether peers run too. */
 export interface BenchmarkSettings {
   embedder: EmbedderConfig;
+  store: EvalStoreSettings;
   embeddingCache?: string | undefined;
   mode: PresetName;
   peers: boolean;
@@ -133,15 +135,18 @@ export interface Benchmark<Prepared, Corpus extends ReadonlyMap<string, readonly
 export interface BenchmarkOutcome<Corpus> {
   /** The embedder, as a report names it. */
   embedder: string;
+  /** Which kind of store the recallgraph modes searched (the peers keep their own indexes). */
+  store: EvalStoreKind;
   corpus: Corpus;
   retrievers: RetrieverRun[];
   timings: EvalTimings;
 }
 
 /**
- * The phases every benchmark runs alike: the embedder and its cache, a fresh in-memory store, the
- * corpus embedded then written, the questions embedded, the vectors kept (once before asking, so a
- * run that fails later keeps the slow part, and again after), every entrant asked, everything timed.
+ * The phases every benchmark runs alike: the embedder and its cache, a fresh store (sqlite in memory, or
+ * a new Qdrant collection), the corpus embedded then written, the questions embedded, the vectors kept
+ * (once before asking, so a run that fails later keeps the slow part, and again after), every entrant
+ * asked, everything timed; then the store is discarded, whether the run succeeded or not.
  * `started` is when the benchmark began (reading its files counts in the total).
  */
 export async function runBenchmark<Prepared, Corpus extends ReadonlyMap<string, readonly CorpusEntry[]>>(
@@ -156,9 +161,11 @@ export async function runBenchmark<Prepared, Corpus extends ReadonlyMap<string, 
   const embedder = cachedEmbedder(source);
   const embeddings = embedder.embeddings;
   const cacheFile = settings.embeddingCache;
-  const vectorsFromCache = cacheFile ? await loadEmbeddingCache(cacheFile, embedder.spec, embeddings) : 0;
-  const store = await openSqliteStore({ path: ":memory:", embedding: embedder.spec });
-  try {
+  let opened: EvalStore | undefined;
+  const run = async (): Promise<BenchmarkOutcome<Corpus>> => {
+    const vectorsFromCache = cacheFile ? await loadEmbeddingCache(cacheFile, embedder.spec, embeddings) : 0;
+    opened = await openEvalStore(settings.store, embedder.spec);
+    const { store } = opened;
     const prepared = await timed(() => benchmark.embedCorpus(embeddings, progress));
     const written = await timedOutsideModel(embeddings, () => benchmark.write(store, embedder, prepared.value, progress));
     const unjudged = benchmark.unjudged ?? [];
@@ -171,14 +178,32 @@ export async function runBenchmark<Prepared, Corpus extends ReadonlyMap<string, 
     const phases = { embedEntries: prepared.seconds, ingest: written.seconds, embedQuestions: questionEmbedding.seconds, askSeconds: asked.askSeconds, started };
     return {
       embedder: `${embedder.spec.model} (${embedder.spec.dimension}-d)`,
+      store: opened.kind,
       corpus: written.value,
       retrievers: asked.runs,
       timings: evalTimings(phases, embeddings, vectorsFromCache),
     };
-  } finally {
-    // The embedder is closed only when this run created it (a caller's is the caller's).
-    await closeEach([() => store.close(), ownsEmbedder ? () => source.close?.() : undefined]);
+  };
+  // The embedder is closed only when this run created it (a caller's is the caller's).
+  return afterwards(run, () => closeEach([opened?.discard, ownsEmbedder ? () => source.close?.() : undefined]));
+}
+
+/**
+ * Runs `work`, then `cleanup` however `work` ended. When both fail, `work`'s error is the one thrown
+ * (it says why the run stopped) and the cleanup's is logged beside it (it may name a Qdrant collection
+ * left behind); when only the cleanup fails, its error is thrown: a run that leaves something behind
+ * has not ended well.
+ */
+async function afterwards<T>(work: () => Promise<T>, cleanup: () => Promise<void>): Promise<T> {
+  let result: T;
+  try {
+    result = await work();
+  } catch (error) {
+    await cleanup().catch((cleanupError: unknown) => log.error("eval_cleanup_failed", { error: String(cleanupError) }));
+    throw error;
   }
+  await cleanup();
+  return result;
 }
 
 /**

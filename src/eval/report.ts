@@ -1,3 +1,4 @@
+import { storeLabel, type EvalStoreKind } from "./eval-store.js";
 import { CATEGORY_NAMES, HEADLINE_CATEGORIES } from "./locomo-questions.js";
 import { mean, percentile, roundTo as round, summarize, type PairedComparison, type QuestionResult, type Summary } from "./metrics.js";
 import { comparisonJson, comparisonTable, fixed, latencyOf, measureTable, table, type MeasureColumn, type ScoredRow } from "./report-tables.js";
@@ -23,6 +24,8 @@ export interface EvalJson {
   dataset: string;
   /** The embedder whose vectors every row searched, e.g. "use-lite-v1 (512-d)". */
   embedder: string;
+  /** The kind of fresh store the recallgraph rows searched: "sqlite" (in memory) or "qdrant" (a collection dropped after the run). */
+  store: EvalStoreKind;
   questions: number;
   skipped: number;
   mode: string;
@@ -49,6 +52,7 @@ export function evalJson(run: EvalRun): EvalJson {
   const json: EvalJson = {
     dataset: run.dataset,
     embedder: run.embedder,
+    store: run.store,
     questions: run.questions.length,
     skipped: run.skipped.length,
     mode: run.mode,
@@ -83,7 +87,7 @@ function runHeader(run: EvalRun): string[] {
   const skippedNote = run.skipped.length ? ` (${run.skipped.length} skipped: missing or malformed evidence ids)` : "";
   return [
     `LoCoMo evidence retrieval: ${run.dataset}, ${run.conversations.length} conversation(s), ${run.questions.length} questions scored${skippedNote}`,
-    `mode ${run.mode}, embedder ${run.embedder}, ${run.entries} entries (source turns per entry: ${round(run.turnsPerEntry, 2)}), top ${run.ks[run.ks.length - 1]} retrieved per question`,
+    `mode ${run.mode}, embedder ${run.embedder}, ${storeLabel(run.store)}, ${run.entries} entries (source turns per entry: ${round(run.turnsPerEntry, 2)}), top ${run.ks[run.ks.length - 1]} retrieved per question`,
     "",
   ];
 }

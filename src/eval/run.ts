@@ -24,6 +24,7 @@ import {
 } from "./harness.js";
 import { evaluableQuestions, type EvalQuestion, type SkippedQuestion } from "./locomo-questions.js";
 import { binaryJudgements } from "./metrics.js";
+import { EvalStoreSchema, type EvalStoreKind } from "./eval-store.js";
 import type { CorpusEntry } from "./peers.js";
 
 export type { EvalContext, EvalProgress, EvalTimings, RetrieverRun } from "./harness.js";
@@ -47,6 +48,7 @@ export const EvalOptionsSchema = z.strictObject({
     .default([...DEFAULT_KS])
     .describe("cut-offs for recall@k and hit@k; retrieval returns max(ks) entries so one run serves all"),
   embedder: EmbedderConfigSchema.default({ provider: "use-lite" }).describe("the embedder when none is handed over in the context; default USE-lite (offline)"),
+  store: EvalStoreSchema.default({ kind: "sqlite" }),
   embeddingCache: z.string().min(1).optional().describe("a file keeping the vectors between runs (read first, written after)"),
   builder: DialogueBuilderSettingsSchema.optional().describe("memory builder settings; default the product's defaults (what a user gets)"),
 });
@@ -58,6 +60,8 @@ export interface EvalRun {
   mode: EvalMode;
   ks: number[];
   embedder: string;
+  /** The kind of fresh store the recallgraph modes searched. */
+  store: EvalStoreKind;
   /** Questions scored, all categories. */
   questions: EvalQuestion[];
   skipped: SkippedQuestion[];
@@ -81,7 +85,7 @@ interface EvalSelection {
 
 /**
  * Evaluates evidence retrieval on a LoCoMo-format file: each conversation is ingested by the product's
- * own rule-based memory builder into its own namespace of a fresh in-memory store, every scorable
+ * own rule-based memory builder into its own namespace of a fresh store (`store`), every scorable
  * question is asked with the conversation's last session as the reference time, and returned entries
  * are mapped back to turns through `source.turnIds`. Each distinct text is embedded once and shared by
  * every retriever; reported latencies exclude time inside the embedding model.
@@ -113,6 +117,7 @@ export async function runEval(options: EvalOptions, context: EvalContext = {}): 
     mode: settings.mode,
     ks,
     embedder: outcome.embedder,
+    store: outcome.store,
     questions,
     skipped: selection.skipped,
     entries: stored.length,

@@ -95,9 +95,9 @@ describe("recallgraph eval DIR --format beir", () => {
       const run = await runCli(["eval", FIXTURE, "--mode", "lexical", "--embedder", "hash", "--json"], folder.path);
       assert.equal(run.code, 0, run.stderr);
       const json = JSON.parse(run.stdout) as BeirJson;
-      assert.deepEqual(Object.keys(json), ["dataset", "format", "split", "embedder", "queries", "mode", "ndcg", "recall", "mrr", "latencyMs"]);
-      assert.deepEqual({ dataset: json.dataset, format: json.format, split: json.split, embedder: json.embedder, queries: json.queries, mode: json.mode }, {
-        dataset: "beir-tiny", format: "beir", split: "test", embedder: "hash-v1 (512-d)", queries: 6, mode: "lexical",
+      assert.deepEqual(Object.keys(json), ["dataset", "format", "split", "embedder", "store", "queries", "mode", "ndcg", "recall", "mrr", "latencyMs"]);
+      assert.deepEqual({ dataset: json.dataset, format: json.format, split: json.split, embedder: json.embedder, store: json.store, queries: json.queries, mode: json.mode }, {
+        dataset: "beir-tiny", format: "beir", split: "test", embedder: "hash-v1 (512-d)", store: "sqlite", queries: 6, mode: "lexical",
       });
       assert.deepEqual(Object.keys(json.ndcg), ["10"]);
       assert.deepEqual(Object.keys(json.recall), ["10", "100"]);
@@ -119,7 +119,7 @@ describe("recallgraph eval DIR --format beir", () => {
       const run = await runCli(["eval", FIXTURE, "--format", "beir", "--peers", "--embedder", "hash", "--json"], folder.path);
       assert.equal(run.code, 0, run.stderr);
       const json = JSON.parse(run.stdout) as BeirJson;
-      assert.deepEqual(Object.keys(json), ["dataset", "format", "split", "embedder", "queries", "mode", "ndcg", "recall", "mrr", "latencyMs", "peers"]);
+      assert.deepEqual(Object.keys(json), ["dataset", "format", "split", "embedder", "store", "queries", "mode", "ndcg", "recall", "mrr", "latencyMs", "peers"]);
       const peers = new Map((json.peers ?? []).map((peer) => [peer.name, peer]));
       assert.deepEqual([...peers.keys()], [
         "recallgraph full", "recallgraph dense", "recallgraph lexical", "recallgraph symbolic", "recallgraph union", "recallgraph no-plan",

@@ -18,7 +18,7 @@ describe("recallgraph eval on LoCoMo", () => {
     const json = evalJson(run);
 
     assert.deepEqual(Object.keys(json), [
-      "dataset", "embedder", "questions", "skipped", "mode", "recall", "hit", "mrr", "byCategory", "llmCallsPerQuery", "latencyMs", "turnsPerEntry", "peers",
+      "dataset", "embedder", "store", "questions", "skipped", "mode", "recall", "hit", "mrr", "byCategory", "llmCallsPerQuery", "latencyMs", "turnsPerEntry", "peers",
     ]);
     assert.equal(json.dataset, "locomo10.json");
     assert.match(json.embedder, /^hash-v1 \(\d+-d\)$/, "the report names the vectors every row searched");

@@ -150,6 +150,7 @@ describe("eval JSON", () => {
       mode: "full",
       ks: [10],
       embedder: "hash-v1 (512-d)",
+      store: "sqlite",
       questions: [],
       skipped: [],
       entries: 3,

@@ -93,7 +93,7 @@ describe("recallgraph eval FILE --format squad", () => {
       const run = await runCli(["eval", FIXTURE, "--mode", "lexical", "--embedder", "hash", "--json"], folder.path);
       assert.equal(run.code, 0, run.stderr);
       const json = JSON.parse(run.stdout) as BeirJson;
-      assert.deepEqual(Object.keys(json), ["dataset", "format", "embedder", "queries", "mode", "ndcg", "recall", "mrr", "latencyMs"], "no split: the file is its own");
+      assert.deepEqual(Object.keys(json), ["dataset", "format", "embedder", "store", "queries", "mode", "ndcg", "recall", "mrr", "latencyMs"], "no split: the file is its own");
       assert.deepEqual({ dataset: json.dataset, format: json.format, queries: json.queries, mode: json.mode }, { dataset: "squad-tiny.json", format: "squad", queries: 6, mode: "lexical" });
       // One relevant document each, found first or not at all: every measure is the share found.
       const found = mean(LEXICAL_FOUND);

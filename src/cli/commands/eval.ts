@@ -2,6 +2,7 @@ import { open, stat } from "node:fs/promises";
 import { Option, type Command } from "commander";
 import { z } from "zod";
 import { ValidationError } from "../../core/errors.js";
+import type { EvalStoreChoice } from "../../eval/eval-store.js";
 import type { EvalContext, EvalProgress } from "../../eval/harness.js";
 import type { PresetName } from "../../graph/preset-names.js";
 import type { EmbedderConfig } from "../../text/embedders/create-embedder.js";
@@ -42,7 +43,7 @@ type EvalCommandOptions = z.output<typeof EvalCommandOptionsSchema>;
 export function register(program: Command): void {
   program
     .command("eval")
-    .description("measure retrieval on a LoCoMo-format file, a SQuAD-layout file or a BEIR-format folder (fresh temporary store; your --db is not touched)")
+    .description("measure retrieval on a LoCoMo-format file, a SQuAD-layout file or a BEIR-format folder (fresh temporary store; your --db or QDRANT_COLLECTION is not touched)")
     .argument("<path>", "a file in LoCoMo's format (e.g. locomo10.json) or SQuAD's (e.g. cmrc2018_trial.json), or a folder in BEIR's (corpus.jsonl, queries.jsonl, qrels/)")
     .addOption(
       new Option("--format <format>", "locomo, squad, beam or beir (default: for a folder, beam when it holds chat.json conversations, else beir; for a file, squad when its JSON is an object, locomo when a list)").choices(FORMATS),
@@ -59,7 +60,7 @@ export function register(program: Command): void {
       "after",
       `
 LoCoMo: each conversation is written by the rule-based memory builder (its default settings) into its
-own namespace of a fresh in-memory store; every question is asked with the conversation's last session
+own namespace of a fresh store; every question is asked with the conversation's last session
 as "now", and the returned entries are mapped back to turns through their source turn ids. Recall@k is
 LoCoMo's: the share of a question's evidence turns found in the top k. The headline is categories 1-4
 (1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop); 5 (adversarial) is reported apart. Questions
@@ -84,22 +85,29 @@ The offline embedder (use-lite) embeds about 30 short texts per second on 2 core
 ones: all of locomo10.json takes several minutes, 5,000 abstracts about ten. Each text is embedded
 once per run and shared by every retriever; --embedding-cache keeps the vectors for the next run.
 
+--store qdrant (or RECALLGRAPH_STORE=qdrant) writes the corpus to a new collection of the Qdrant server
+at QDRANT_URL (QDRANT_API_KEY), named recallgraph_eval_<random>, and drops it when the run ends, also
+when it fails; QDRANT_COLLECTION is never opened. The default is a sqlite store in memory.
+
 Examples:
   recallgraph eval locomo10.json --conversations conv-26 --limit 50 --embedder hash
   recallgraph eval locomo10.json --peers
   recallgraph eval locomo10.json --mode lexical --k 1,5,10 --json
   recallgraph eval ../shared/data/scifact --split train --peers --embedding-cache scifact.vectors.json
   recallgraph eval ../shared/data/cmrc2018/cmrc2018_trial.json --limit 200 --json
-  recallgraph eval ../shared/data/beam/100K --conversations 1,2 --peers`,
+  recallgraph eval ../shared/data/beam/100K --conversations 1,2 --peers
+  QDRANT_URL=http://localhost:6333 recallgraph eval ../shared/data/scifact --store qdrant --limit 100`,
     )
     .action(async (path: string, rawOptions: unknown, command: Command) => {
       const globals = readGlobalOptions(command);
       const options = parseOptionValues(EvalCommandOptionsSchema, rawOptions);
       const format = await formatOf(path, options);
-      const [{ embedderConfigFromEnv }, { loadChatModelFromEnv }, { stageProgressBar }] = await Promise.all([
+      const [{ embedderConfigFromEnv }, { loadChatModelFromEnv }, { stageProgressBar }, { storeLocation }, { evalStoreFor }] = await Promise.all([
         import("../../text/embedders/create-embedder.js"),
         import("../../llm/load-chat-model.js"),
         import("../progress.js"),
+        import("../store-location.js"),
+        import("../../eval/eval-store.js"),
       ]);
       const env = environmentWith(globals);
       const model = options.llm ? await loadChatModelFromEnv(env) : undefined;
@@ -112,6 +120,8 @@ Examples:
         mode: options.mode,
         peers: options.peers,
         embedder: embedderConfigFromEnv(env),
+        // The configured kind and server (QDRANT_URL, QDRANT_API_KEY), in a store of the run's own.
+        store: evalStoreFor(storeLocation(globals).config),
         ...(options.limit !== undefined ? { limit: options.limit } : {}),
         ...(options.embeddingCache !== undefined ? { embeddingCache: options.embeddingCache } : {}),
       };
@@ -128,6 +138,7 @@ interface SharedOptions {
   limit?: number;
   embeddingCache?: string;
   embedder: EmbedderConfig;
+  store: EvalStoreChoice;
 }
 
 async function evalBeir(folder: string, options: EvalCommandOptions, shared: SharedOptions, context: EvalContext): Promise<{ json: unknown; text: string }> {
