@@ -58,10 +58,13 @@ export function assertBuildIsCurrent(): void {
   buildChecked = true;
 }
 
-/** Runs `recallgraph ...args` in `cwd` (with `input` on its standard input, if given) and collects its exit code and output. */
-export function runCli(args: readonly string[], cwd: string, input?: string): Promise<CliRun> {
+/**
+ * Runs `recallgraph ...args` in `cwd` (with `input` on its standard input, if given) and collects its
+ * exit code and output; `variables` are laid over the offline environment (e.g. QDRANT_URL of a stub).
+ */
+export function runCli(args: readonly string[], cwd: string, input?: string, variables: NodeJS.ProcessEnv = {}): Promise<CliRun> {
   assertBuildIsCurrent();
-  return runProcess(process.execPath, [CLI_COMMAND, ...args], { cwd, env: offlineEnvironment() }, input);
+  return runProcess(process.execPath, [CLI_COMMAND, ...args], { cwd, env: { ...offlineEnvironment(), ...variables } }, input);
 }
 
 /** Runs `command ...args` (with `input` on its standard input, else an empty one) and collects its exit code and output. */
