@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import path from "node:path";
 import { after, before, beforeEach, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { StoreError } from "../../src/core/errors.js";
+import { StoreError, ValidationError } from "../../src/core/errors.js";
 import { beirJson, beirText, type BeirJson } from "../../src/eval/beir-report.js";
 import { runBeirEval, type BeirEvalOptions, type BeirRun } from "../../src/eval/beir-run.js";
 import { EVAL_COLLECTION_PREFIX } from "../../src/eval/eval-store.js";
@@ -117,6 +117,15 @@ describe("recallgraph eval with --store qdrant (SpecCheckingQdrantStub, not a re
     // Left for this test's own clean-up, so the next ones see only the user's collection.
     const [left = ""] = stub.collectionNames().filter((name) => name !== CONFIGURED);
     await (await openQdrantStore({ url: stub.url, collection: left, embedding: { model: "hash-v1", dimension: 512 } })).drop();
+  });
+
+  it("refuses a bad server address before creating anything, naming the field", async () => {
+    await assert.rejects(runBeirEval({ folder: FIXTURE, embedder: HASH, store: { kind: "qdrant", url: "ftp://127.0.0.1:6333" } }), (error: unknown) => {
+      assert.ok(error instanceof ValidationError, String(error));
+      assert.equal(error.field, "options.store.url");
+      return true;
+    });
+    assert.equal(stub.requests.length, 0);
   });
 
   it("runs as `recallgraph eval DIR --store qdrant` with QDRANT_URL, never touching QDRANT_COLLECTION", { timeout: 60_000 }, async () => {
