@@ -6,8 +6,8 @@
  * (so `must_not: [{ key: "expiresAtMs", range: { lte: now } }]` keeps points without an expiry), and a
  * condition on an array field matching when any element does (`lexical_terms`), as in Qdrant.
  *
- * It is NOT Qdrant. It implements the subset the adapter uses (collections, payload indexes, upsert
- * with update_mode and update_filter, retrieve by id, scroll with order_by, query with dense cosine
+ * It is NOT Qdrant. It implements the subset the adapter and the tests use (collections and their
+ * list, payload indexes, upsert with update_mode and update_filter, retrieve by id, scroll with order_by, query with dense cosine
  * or sparse dot product, times IDF under the `idf` modifier (deleted points still counted, as by a
  * Qdrant segment not yet vacuumed) and plain without one as by Qdrant's default, exact count, delete
  * by filter, facet) with
@@ -215,6 +215,8 @@ export class SpecCheckingQdrantStub {
 
   private execute(operationId: string, name: string, body: JsonValue | undefined, query: URLSearchParams): JsonValue {
     switch (operationId) {
+      case "get_collections":
+        return { collections: [...this.collections.keys()].map((collection) => ({ name: collection })) };
       case "collection_exists":
         return { exists: this.collections.has(name) };
       case "create_collection":
