@@ -43,8 +43,8 @@ type EvalCommandOptions = z.output<typeof EvalCommandOptionsSchema>;
 export function register(program: Command): void {
   program
     .command("eval")
-    .description("measure retrieval on a LoCoMo-format file, a SQuAD-layout file or a BEIR-format folder (fresh temporary store; your --db or QDRANT_COLLECTION is not touched)")
-    .argument("<path>", "a file in LoCoMo's format (e.g. locomo10.json) or SQuAD's (e.g. cmrc2018_trial.json), or a folder in BEIR's (corpus.jsonl, queries.jsonl, qrels/)")
+    .description("measure retrieval on a LoCoMo-format or SQuAD-layout file, or a BEIR-format or BEAM folder (fresh temporary store; your --db or QDRANT_COLLECTION is not touched)")
+    .argument("<path>", "a file in LoCoMo's format (e.g. locomo10.json) or SQuAD's (e.g. cmrc2018_trial.json), or a folder in BEIR's (corpus.jsonl, queries.jsonl, qrels/) or BEAM's (conversation folders with chat.json)")
     .addOption(
       new Option("--format <format>", "locomo, squad, beam or beir (default: for a folder, beam when it holds chat.json conversations, else beir; for a file, squad when its JSON is an object, locomo when a list)").choices(FORMATS),
     )
