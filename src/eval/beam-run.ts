@@ -11,7 +11,7 @@ import { EmbedderConfigSchema } from "../text/embedders/create-embedder.js";
 import { ABSTENTION_KIND, messageOfTurn, readBeamFolder, type BeamConversation, type BeamQuestion, type SkippedBeamQuestion } from "./beam-data.js";
 import type { CachedEmbeddings } from "./cached-embeddings.js";
 import { runBenchmark, sortedKs, type EvalCase, type EvalContext, type EvalEmbedder, type EvalProgress, type EvalTimings, type RankingOf, type RetrieverRun } from "./harness.js";
-import { binaryJudgements } from "./metrics.js";
+import { binaryJudgements, firstMentions } from "./metrics.js";
 import type { CorpusEntry } from "./peers.js";
 import { DEFAULT_KS, EVAL_MODES } from "./run.js";
 import { EvalStoreSchema, type EvalStoreKind } from "./eval-store.js";
@@ -192,13 +192,4 @@ async function ingestConversations(
 }
 
 /** Message-level ranking: a message once, where its best part ranks (only a long message has several). */
-export const messageRanking: RankingOf = (ranked) => {
-  const seen = new Set<string>();
-  const messages: string[][] = [];
-  for (const ids of ranked) {
-    const fresh = ids.filter((id) => !seen.has(id));
-    fresh.forEach((id) => seen.add(id));
-    if (fresh.length > 0) messages.push(fresh);
-  }
-  return messages;
-};
+export const messageRanking: RankingOf = (ranked) => firstMentions(ranked);

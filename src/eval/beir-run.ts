@@ -22,6 +22,7 @@ import {
 } from "./harness.js";
 import { EvalStoreSchema, type EvalStoreKind } from "./eval-store.js";
 import type { CorpusEntry } from "./peers.js";
+import { firstMentions } from "./metrics.js";
 
 /** BEIR's reported cut-offs: nDCG@10 (the headline), recall@10 and @100, MRR@10. */
 export const BEIR_KS = [10, 100] as const;
@@ -243,13 +244,4 @@ async function ingestCorpus(
  * each document once), and never the query itself: BEIR drops a result whose id is the query's
  * (`ignore_identical_ids`, on by default), which matters where queries are corpus documents (ArguAna, Quora).
  */
-export const beirRanking: RankingOf = (ranked, question) => {
-  const seen = new Set<string>([question.id]);
-  const documents: string[][] = [];
-  for (const ids of ranked) {
-    const fresh = ids.filter((id) => !seen.has(id));
-    fresh.forEach((id) => seen.add(id));
-    if (fresh.length > 0) documents.push(fresh);
-  }
-  return documents;
-};
+export const beirRanking: RankingOf = (ranked, question) => firstMentions(ranked, [question.id]);

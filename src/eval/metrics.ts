@@ -36,6 +36,22 @@ export interface RankingScore {
   reciprocalRank: Record<number, number>;
 }
 
+/**
+ * A ranking with each judged id kept only where it first appears, and the `excluded` ids nowhere; an
+ * entry left with no id is dropped. How a benchmark whose answers may name one judged item twice (a
+ * document or message stored in parts) scores it: once, where its best part ranks.
+ */
+export function firstMentions(ranked: RankedIds, excluded: readonly string[] = []): string[][] {
+  const seen = new Set<string>(excluded);
+  const kept: string[][] = [];
+  for (const ids of ranked) {
+    const fresh = ids.filter((id) => !seen.has(id));
+    fresh.forEach((id) => seen.add(id));
+    if (fresh.length > 0) kept.push(fresh);
+  }
+  return kept;
+}
+
 /** Every evidence id relevant with grade 1: LoCoMo's evidence turns (duplicates count once). */
 export function binaryJudgements(relevant: readonly string[]): Judgements {
   return new Map(relevant.map((id) => [id, 1]));
