@@ -1,7 +1,8 @@
 import type { GraphDependencies } from "../graph/dependencies.js";
 import { describeError, log } from "../core/log.js";
 import type { Embedder } from "../text/embedder.js";
-import type { MemoryFilter, ScoredEntry } from "../stores/port.js";
+import type { MemoryFilter, MemoryStore, ScoredEntry } from "../stores/port.js";
+import { entryTerms, namesEveryCondition, type NameConditions } from "../retrieval/mentions.js";
 import { isEmptyFilter } from "../stores/port.js";
 import type { ViewTask } from "../graph/state.js";
 import type { Plan } from "../domain/plan.js";
@@ -13,7 +14,8 @@ import { deadlineOf, halfwayTo, withinDeadline, type RunDeadline } from "../grap
 
 /**
  * Symbolic view: exact metadata and time conditions from the plan (persons, entities, location,
- * time window, ANDed). No conditions, no results. Matches are ranked by the question's words first
+ * time window, ANDed); a memory that says a required name in its words meets that name's condition
+ * as one that carries it does (matchesIn). No conditions, no results. Matches are ranked by the question's words first
  * (BM25 within the conditions), then the matches that share no word with it, by similarity to the
  * question when the embedder can represent it, newest first otherwise. The conditions' names are not
  * among those words: every match has them, so they cannot order the matches, and would only put the
@@ -31,22 +33,101 @@ export function symbolicNode(dependencies: () => Promise<GraphDependencies>) {
       const filter = bothFilters(task.filter, conditions) ?? conditions;
       // Where the caller's filter names the same field as the plan, the store held the caller's: check the plan's here.
       const meetsPlan = (hit: ScoredEntry) => filter === conditions || matchesFilter(hit.entry, conditions);
-      const { store, embedder } = await dependencies();
-      const k = task.settings.symbolicTopK;
-      const words = withoutConditionWords(task.question, conditions, task.plan.timeExpression);
+      const search: NamespaceSearch = {
+        store: dependencies().then(({ store }) => store),
+        k: task.settings.symbolicTopK,
+        words: withoutConditionWords(task.question, conditions, task.plan.timeExpression),
+        filter,
+        meetsPlan,
+        names: nameConditionsOf(conditions),
+        unnamedFilter: bothFilters(task.filter, withoutNameConditions(conditions)),
+      };
       // Embedded once, and only when some namespace has fewer word matches than k.
       let vector: Promise<number[] | undefined> | undefined;
-      return acrossNamespaces(task, [describeFilter(conditions)], async (namespace) => {
-        const byWords = (await store.lexicalSearch(namespace, words, { k, filter })).filter(meetsPlan);
-        if (byWords.length >= k) return byWords;
+      const similarTo = () => {
         // The vector only orders the matches: a hung embedder gets half the time left, then they go newest first.
-        vector ??= questionVector(embedder, task.question, halfwayTo(deadlineOf(task.settings)));
-        const similarTo = await vector;
-        const rest = await store.filteredSearch(namespace, filter, { k, ...(similarTo ? { vector: similarTo } : {}) });
-        const seen = new Set(byWords.map((hit) => hit.entry.id));
-        return [...byWords, ...rest.filter((hit) => !seen.has(hit.entry.id) && meetsPlan(hit))].slice(0, k);
-      });
+        vector ??= dependencies().then(({ embedder }) => questionVector(embedder, task.question, halfwayTo(deadlineOf(task.settings))));
+        return vector;
+      };
+      return acrossNamespaces(task, [describeFilter(conditions)], (namespace) => matchesIn(namespace, search, similarTo));
     });
+}
+
+/** What every namespace's symbolic search shares. */
+interface NamespaceSearch {
+  store: Promise<MemoryStore>;
+  k: number;
+  /** The question's words that order the matches (withoutConditionWords). */
+  words: string;
+  /** The plan's conditions and the caller's filter, as the store applies them. */
+  filter: MemoryFilter;
+  /** Whether a hit of `filter` meets the plan's own conditions (see bothFilters). */
+  meetsPlan: (hit: ScoredEntry) => boolean;
+  /** The plan's name conditions, or undefined when it sets none. */
+  names: NameConditions | undefined;
+  /** `filter` without the plan's name conditions: where memories that only say the names are looked for. */
+  unnamedFilter: MemoryFilter | undefined;
+}
+
+/**
+ * One namespace's matches: those of the conditions ranked by the question's words, then, when fewer
+ * than k share a word with it, the other matches by similarity. A memory meets a name condition by its
+ * metadata or by saying the name (namesEveryCondition), so one written with only `text` is not
+ * outranked by one that came with `persons`: both lists are searched with the same words, so their
+ * BM25 scores compare, and merged.
+ */
+async function matchesIn(namespace: string, search: NamespaceSearch, similarTo: () => Promise<number[] | undefined>): Promise<ScoredEntry[]> {
+  const store = await search.store;
+  const { k, words, filter } = search;
+  const [tagged, said] = await Promise.all([
+    store.lexicalSearch(namespace, words, { k, filter }).then((hits) => hits.filter(search.meetsPlan)),
+    search.names ? sayingNames(store, namespace, words, search) : [],
+  ]);
+  const byWords = byScore(tagged, said).slice(0, k);
+  if (byWords.length >= k) return byWords;
+  const vector = await similarTo();
+  const rest = await store.filteredSearch(namespace, filter, { k, ...(vector ? { vector } : {}) });
+  const restSaying = search.names ? await sayingNames(store, namespace, namesQuery(search.names), search) : [];
+  return eachOnce([...byWords, ...rest.filter(search.meetsPlan), ...restSaying]).slice(0, k);
+}
+
+/** Memories found by `query` outside the plan's name conditions whose words name what each condition asks for. */
+async function sayingNames(store: MemoryStore, namespace: string, query: string, search: NamespaceSearch): Promise<ScoredEntry[]> {
+  if (!query.trim() || !search.names) return [];
+  const names = search.names;
+  const options = search.unnamedFilter ? { k: search.k, filter: search.unnamedFilter } : { k: search.k };
+  const hits = await store.lexicalSearch(namespace, query, options);
+  return hits.filter((hit) => namesEveryCondition(entryTerms(hit.entry), names));
+}
+
+/** Two lists of one query's BM25 hits as one, best first, each entry once. */
+function byScore(first: readonly ScoredEntry[], second: readonly ScoredEntry[]): ScoredEntry[] {
+  return eachOnce([...first, ...second]).sort((a, b) => b.score - a.score);
+}
+
+/** The hits in order, each entry at its first place only. */
+function eachOnce(hits: readonly ScoredEntry[]): ScoredEntry[] {
+  const first = new Map<string, ScoredEntry>();
+  for (const hit of hits) if (!first.has(hit.entry.id)) first.set(hit.entry.id, hit);
+  return [...first.values()];
+}
+
+function nameConditionsOf(conditions: MemoryFilter): NameConditions | undefined {
+  const names: NameConditions = {};
+  if (conditions.persons?.length) names.persons = conditions.persons;
+  if (conditions.entities?.length) names.entities = conditions.entities;
+  if (conditions.location) names.location = conditions.location;
+  return Object.keys(names).length ? names : undefined;
+}
+
+function withoutNameConditions(conditions: MemoryFilter): MemoryFilter | undefined {
+  const { persons: _persons, entities: _entities, location: _location, ...rest } = conditions;
+  return isEmptyFilter(rest) ? undefined : rest;
+}
+
+/** The names a plain-text memory would say, as one lexical query. */
+function namesQuery(names: NameConditions): string {
+  return [...(names.persons ?? []), ...(names.entities ?? []), ...(names.location ? [names.location] : [])].join(" ");
 }
 
 /** The question without the words of the conditions: the names they require, and a relative time expression their window stands for. */

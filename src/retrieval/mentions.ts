@@ -27,3 +27,17 @@ const recentTerms = new RecentMap<string, ReadonlySet<string>>(4096);
 export function coversAll(terms: ReadonlySet<string>, label: string): boolean {
   return tokenize(label).every((term) => terms.has(term));
 }
+
+/** The plan's name conditions: who, what and where a symbolic search requires. */
+export type NameConditions = { persons?: readonly string[]; entities?: readonly string[]; location?: string };
+
+/**
+ * True when an entry's indexed words name what each set name condition asks for (any one of its
+ * persons, any one of its entities, the location): the symbolic view's check for memories that say a
+ * name without carrying it as metadata, such as a plain-text memory ("Dana moved to Malmö"), whose
+ * writer gave only `text`. A name counts when all its terms are among the entry's (coversAll).
+ */
+export function namesEveryCondition(terms: ReadonlySet<string>, conditions: NameConditions): boolean {
+  const namesOne = (names: readonly string[] | undefined) => !names?.length || names.some((name) => coversAll(terms, name));
+  return namesOne(conditions.persons) && namesOne(conditions.entities) && (conditions.location === undefined || coversAll(terms, conditions.location));
+}

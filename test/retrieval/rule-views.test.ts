@@ -74,6 +74,44 @@ describe("the rule-based views", () => {
   });
 });
 
+/** One memory written with only its text; the others came with names as metadata. */
+const DANA: Array<MemoryInput & { id: string }> = [
+  { id: "moved", text: "Dana moved to Malmö for her job at Spotify", timestamp: "2026-10-01T09:00:00Z" },
+  { id: "winters", text: "Sara says Dana likes Swedish winters", persons: ["Sara", "Dana"], timestamp: "2026-10-02T09:00:00Z" },
+  { id: "sister", text: "Dana's sister visited Oslo last spring", persons: ["Dana"], location: "Oslo", timestamp: "2026-10-03T09:00:00Z" },
+  { id: "erik", text: "Erik moved to Stockholm for a new job", persons: ["Erik"], location: "Stockholm", timestamp: "2026-10-04T09:00:00Z" },
+];
+
+describe("a memory that says a name without carrying it", () => {
+  let memory: RecallGraph;
+  before(async () => {
+    memory = await openRecallGraph({ store: { kind: "sqlite", path: ":memory:" }, embedder: createEmbedder({ provider: "hash", dimension: 256 }), model: null });
+    await memory.remember("people", DANA);
+  });
+  after(() => memory.close());
+
+  it("symbolic: meets a person condition by its words, ranked with the tagged matches by the question's words", async () => {
+    const output = await memory.retrieve({ question: "Where did Dana move for her job?", namespace: "people", now: NOW }, { preset: "symbolic" });
+    assert.deepEqual(output.plan?.persons, ["Dana"]);
+    assert.deepEqual(output.results.map((result) => result.id).sort(), ["moved", "sister", "winters"], "Erik's memory shares the words, not the name");
+    assert.equal(output.results[0]?.id, "moved");
+  });
+
+  it("comes first by default, as it does in the semantic and lexical views", async () => {
+    const output = await memory.retrieve({ question: "Where did Dana move for her job?", namespace: "people", now: NOW });
+    assert.equal(output.results[0]?.id, "moved");
+    assert.ok(output.results[0]?.provenance.views.includes("symbolic"));
+  });
+
+  it("still meets the caller's filter and the plan's time window", async () => {
+    const output = await memory.retrieve(
+      { question: "Where did Dana move for her job?", namespace: "people", now: NOW, filter: { since: "2026-10-02T00:00:00Z" } },
+      { preset: "symbolic" },
+    );
+    assert.deepEqual(output.results.map((result) => result.id).sort(), ["sister", "winters"]);
+  });
+});
+
 describe("the rule-based judge", () => {
   const plan = (extra: Partial<Plan>): Plan => ({
     requiredInfo: [],
