@@ -1,0 +1,153 @@
+/**
+ * One report over every development set, regenerated from the JSON that `recallgraph eval --peers
+ * --json` writes (bench/results/*-eval*.json): per set, every retriever of the run (the default, each
+ * view, each ablation, the peers) by that set's headline measures, one column per embedder, each
+ * marked where it differs from the default beyond chance (sign test, p < 0.05).
+ *
+ *   node --import tsx bench/development-report.ts [files...] [--out bench/results/development-sets.md]
+ */
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { basename, join } from "node:path";
+import { z } from "zod";
+
+const RESULTS = "bench/results";
+
+const ComparisonSchema = z.object({
+  difference: z.number().describe("the default's mean minus this row's"),
+  wins: z.number().describe("questions where the default scores higher"),
+  losses: z.number().describe("questions where this row scores higher"),
+  pValue: z.number().describe("two-sided sign test"),
+});
+
+const RowSchema = z
+  .object({
+    name: z.string().describe("the retriever, e.g. 'recallgraph lexical' or 'BM25 (minisearch)'"),
+    versusPrimary: z.record(z.string(), ComparisonSchema).optional().describe("the default against this row, per measure; absent on the default's own row"),
+  })
+  .catchall(z.unknown());
+
+const ReportSchema = z
+  .object({
+    dataset: z.string().describe("the set's file or folder name"),
+    format: z.string().optional().describe("beir, squad, beam, realmem; absent for LoCoMo"),
+    split: z.string().optional().describe("BEIR: the judged split"),
+    embedder: z.string().optional().describe("the embedder every row searched with"),
+    store: z.string().optional().describe("sqlite or qdrant"),
+    mode: z.string().describe("the requested mode, the first row"),
+    peers: z.array(RowSchema).min(1).describe("every retriever of the run (written with --peers)"),
+  })
+  .catchall(z.unknown());
+
+type Report = z.infer<typeof ReportSchema>;
+type Row = z.infer<typeof RowSchema>;
+
+/** A headline measure of a set: where a row holds it and under which key its sign test is. */
+interface Headline {
+  head: string;
+  path: readonly string[];
+  comparison: string;
+}
+
+/** Each format's headline measures, as its report names them. */
+const HEADLINES: Record<string, readonly Headline[]> = {
+  locomo: [
+    { head: "R@5", path: ["recall", "5"], comparison: "5" },
+    { head: "R@10", path: ["recall", "10"], comparison: "10" },
+  ],
+  beir: [
+    { head: "nDCG@10", path: ["ndcg", "10"], comparison: "ndcg@10" },
+    { head: "R@10", path: ["recall", "10"], comparison: "recall@10" },
+  ],
+  beam: [
+    { head: "R@10", path: ["recall", "10"], comparison: "10" },
+    { head: "R@25", path: ["recall", "25"], comparison: "25" },
+  ],
+};
+HEADLINES.squad = HEADLINES.beir ?? [];
+
+function formatOf(report: Report): string {
+  return report.format ?? "locomo";
+}
+
+function setName(report: Report): string {
+  return [report.dataset, report.split, report.store && report.store !== "sqlite" ? `on ${report.store}` : undefined].filter(Boolean).join(", ");
+}
+
+/** The short name of an embedder as the reports write it ("use-lite-v1 (512-d)", "onnx:all-MiniLM-L6-v2-int8:q8 (384-d)"). */
+function embedderName(report: Report): string {
+  const spec = report.embedder ?? "unnamed embedder";
+  return spec.replace(/\s*\(\d+-d\)$/, "");
+}
+
+function valueAt(row: Row, path: readonly string[]): number | undefined {
+  let value: unknown = row;
+  for (const key of path) value = typeof value === "object" && value !== null ? (value as Record<string, unknown>)[key] : undefined;
+  return typeof value === "number" ? value : undefined;
+}
+
+/** A row's figure, with ▼ where the default beats it beyond chance and ▲ where it beats the default. */
+function cell(row: Row | undefined, headline: Headline): string {
+  if (!row) return "–";
+  const value = valueAt(row, headline.path);
+  if (value === undefined) return "–";
+  const comparison = row.versusPrimary?.[headline.comparison];
+  const mark = comparison && comparison.pValue < 0.05 ? (comparison.difference > 0 ? " ▼" : " ▲") : "";
+  return `${value.toFixed(3)}${mark}`;
+}
+
+function markdownTable(head: readonly string[], rows: readonly (readonly string[])[]): string {
+  const line = (cells: readonly string[]) => `| ${cells.join(" | ")} |`;
+  return [line(head), line(head.map(() => "---")), ...rows.map(line)].join("\n");
+}
+
+/** One set's section: rows in the first report's order, a column per embedder and measure. */
+function setSection(name: string, reports: readonly Report[]): string {
+  const headlines = HEADLINES[formatOf(reports[0] as Report)] ?? [];
+  const rowNames = [...new Set(reports.flatMap((report) => report.peers.map((row) => row.name)))];
+  const head = ["retriever", ...reports.flatMap((report) => headlines.map((headline) => `${headline.head}, ${embedderName(report)}`))];
+  const rows = rowNames.map((rowName) => [
+    rowName,
+    ...reports.flatMap((report) => headlines.map((headline) => cell(report.peers.find((row) => row.name === rowName), headline))),
+  ]);
+  return `## ${name}\n\n${markdownTable(head, rows)}\n`;
+}
+
+export function developmentReport(reports: readonly Report[]): string {
+  const bySet = new Map<string, Report[]>();
+  for (const report of reports) bySet.set(setName(report), [...(bySet.get(setName(report)) ?? []), report]);
+  // The default embedder's column first, then the others by name.
+  const order = (report: Report) => `${embedderName(report).startsWith("use-lite") ? 0 : 1}${embedderName(report)}`;
+  const sections = [...bySet].map(([name, setReports]) => setSection(name, [...setReports].sort((a, b) => order(a).localeCompare(order(b)))));
+  return [
+    "# Development sets",
+    "",
+    "Generated by `node --import tsx bench/development-report.ts` from the `--peers --json` reports in bench/results;",
+    "do not edit by hand. Each row is one retriever on the embedder's vectors, no LLM. ▼: below the default",
+    "(first row) beyond chance, ▲: above it (sign test over questions, p < 0.05); unmarked: not different",
+    "beyond chance. –: not run.",
+    "",
+    ...sections,
+  ].join("\n");
+}
+
+function readReport(file: string): Report {
+  const parsed = ReportSchema.safeParse(JSON.parse(readFileSync(file, "utf8")));
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(`${file}: ${(issue?.path ?? []).join(".") || "(top level)"}: ${issue?.message ?? "not an eval report"} (written by recallgraph eval --peers --json?)`);
+  }
+  return parsed.data;
+}
+
+function main(args: readonly string[]): void {
+  const outAt = args.indexOf("--out");
+  const out = outAt >= 0 ? args[outAt + 1] : join(RESULTS, "development-sets.md");
+  const given = args.filter((arg, index) => arg !== "--out" && index !== outAt + 1);
+  const files = given.length ? given : readdirSync(RESULTS).filter((file) => /-eval.*\.json$/.test(file)).sort().map((file) => join(RESULTS, file));
+  const reports = files.map(readReport);
+  if (!out) throw new Error("--out needs a file");
+  writeFileSync(out, developmentReport(reports));
+  console.log(`${out}: ${reports.length} reports (${files.map((file) => basename(file)).join(", ")})`);
+}
+
+if (process.argv[1] && import.meta.url.endsWith(basename(process.argv[1]))) main(process.argv.slice(2));
