@@ -3,6 +3,7 @@ import { Command } from "commander";
 import { z } from "zod";
 import type { CommandModule } from "./command.js";
 import { EXIT_INTERNAL_ERROR, EXIT_OK, exitCodeOf, reportError, type ExitCode } from "./exit.js";
+import { setDefaultLogLevel } from "../core/log.js";
 import { addGlobalOptions } from "./global-options.js";
 import { handleStdoutErrors } from "./terminal-output.js";
 
@@ -24,7 +25,7 @@ export function createProgram(commands: readonly CommandModule[]): Command {
 export async function runCli(argv: readonly string[], commands: readonly CommandModule[]): Promise<ExitCode> {
   const verbose = argv.includes("--verbose");
   // Library logs are JSON lines on stderr; on a command line only errors are worth them unless asked.
-  process.env.RECALLGRAPH_LOG_LEVEL ??= verbose ? "info" : "error";
+  setDefaultLogLevel(verbose ? "info" : "error");
   handleStdoutErrors((error) => {
     process.stderr.write(`error: cannot write the output: ${error.message}\n`);
     process.exitCode = EXIT_INTERNAL_ERROR;

@@ -9,6 +9,50 @@
 import { z } from "zod";
 import { ValidationError } from "./errors.js";
 
+/**
+ * Every environment variable recallgraph reads. The readers below take only these names, and README's
+ * table of variables lists exactly these (a test holds the two together), so a new variable is
+ * declared here once and documented there.
+ */
+export const ENV_VARIABLES = [
+  // Store
+  "RECALLGRAPH_STORE",
+  "RECALLGRAPH_DB",
+  "RECALLGRAPH_READ_ONLY",
+  "RECALLGRAPH_VECTOR_INDEX",
+  "RECALLGRAPH_HNSW_MIN_ENTRIES",
+  "QDRANT_URL",
+  "QDRANT_API_KEY",
+  "QDRANT_COLLECTION",
+  "QDRANT_SHARDS",
+  "QDRANT_REPLICATION_FACTOR",
+  "QDRANT_WRITE_CONSISTENCY",
+  // Served graphs
+  "RECALLGRAPH_API_KEYS",
+  "RECALLGRAPH_SHARED_NAMESPACES",
+  "RECALLGRAPH_THREAD_HISTORY",
+  // Embedder
+  "RECALLGRAPH_EMBEDDER",
+  "RECALLGRAPH_EMBEDDING_MODEL",
+  "RECALLGRAPH_EMBEDDING_DIMENSIONS",
+  "RECALLGRAPH_EMBEDDING_DTYPE",
+  "RECALLGRAPH_MODEL_CACHE",
+  "RECALLGRAPH_EMBEDDING_BATCH_SIZE",
+  "RECALLGRAPH_EMBEDDING_TIMEOUT_MS",
+  "RECALLGRAPH_EMBEDDING_RETRIES",
+  "RECALLGRAPH_EMBEDDING_WORKERS",
+  // Chat model
+  "RECALLGRAPH_LLM_MODEL",
+  "OPENAI_BASE_URL",
+  "OPENAI_API_KEY",
+  "RECALLGRAPH_LLM_TIMEOUT_MS",
+  "RECALLGRAPH_LLM_RETRIES",
+  // Logging
+  "RECALLGRAPH_LOG_LEVEL",
+] as const;
+
+export type EnvVariable = (typeof ENV_VARIABLES)[number];
+
 /** The variables a configuration is read from: `process.env`, or a plain record in tests. */
 export type Environment = Readonly<Record<string, string | undefined>>;
 
@@ -18,20 +62,20 @@ function invalid(name: string, expected: string, found: string): ValidationError
 }
 
 /** The variable's value, trimmed; unset, empty and whitespace-only all read as `undefined`. */
-export function readVariable(env: Environment, name: string): string | undefined {
+export function readVariable(env: Environment, name: EnvVariable): string | undefined {
   const value = env[name]?.trim();
   return value ? value : undefined;
 }
 
 /** The variable's value, which must be set; `when` says why it is needed (e.g. "when X=y"). */
-export function readRequired(env: Environment, name: string, when: string): string {
+export function readRequired(env: Environment, name: EnvVariable, when: string): string {
   const value = readVariable(env, name);
   if (value === undefined) throw new ValidationError(name, `is required ${when}`);
   return value;
 }
 
 /** The variable parsed by `schema`, or `undefined` when unset; the schema's first message says what was expected. */
-export function readParsed<T>(env: Environment, name: string, schema: z.ZodType<T, string>): T | undefined {
+export function readParsed<T>(env: Environment, name: EnvVariable, schema: z.ZodType<T, string>): T | undefined {
   const value = readVariable(env, name);
   if (value === undefined) return undefined;
   const result = schema.safeParse(value);
@@ -43,7 +87,7 @@ export function readParsed<T>(env: Environment, name: string, schema: z.ZodType<
 const PositiveIntegerSchema = z.string().regex(/^\d*[1-9]\d*$/, "must be a positive integer").transform(Number);
 
 /** The variable as a positive integer (1, 2, ...), or `undefined` when unset. */
-export function readPositiveInteger(env: Environment, name: string): number | undefined {
+export function readPositiveInteger(env: Environment, name: EnvVariable): number | undefined {
   return readParsed(env, name, PositiveIntegerSchema);
 }
 
@@ -51,12 +95,12 @@ export function readPositiveInteger(env: Environment, name: string): number | un
 const RetryCountSchema = z.string().regex(/^\d+$/, "must be a whole number (0 for no retries)").transform(Number);
 
 /** The variable as a retry count (0, 1, ...), or `undefined` when unset. */
-export function readRetryCount(env: Environment, name: string): number | undefined {
+export function readRetryCount(env: Environment, name: EnvVariable): number | undefined {
   return readParsed(env, name, RetryCountSchema);
 }
 
 /** The variable as one of `choices`, matched case-insensitively and returned as the list spells it; `undefined` when unset. */
-export function readChoice<const C extends string>(env: Environment, name: string, choices: readonly C[]): C | undefined {
+export function readChoice<const C extends string>(env: Environment, name: EnvVariable, choices: readonly C[]): C | undefined {
   const value = readVariable(env, name);
   if (value === undefined) return undefined;
   const choice = choices.find((candidate) => candidate.toLowerCase() === value.toLowerCase());
@@ -68,7 +112,7 @@ const TRUE_WORDS = ["1", "true", "yes", "on"] as const;
 const FALSE_WORDS = ["0", "false", "no", "off"] as const;
 
 /** The variable as a switch: 1/true/yes/on or 0/false/no/off (any case); `undefined` when unset, anything else refused. */
-export function readBoolean(env: Environment, name: string): boolean | undefined {
+export function readBoolean(env: Environment, name: EnvVariable): boolean | undefined {
   const choice = readChoice(env, name, [...TRUE_WORDS, ...FALSE_WORDS]);
   return choice === undefined ? undefined : (TRUE_WORDS as readonly string[]).includes(choice);
 }

@@ -8,7 +8,8 @@ export type ErrorCode =
   | "not_configured"
   | "access_denied"
   | "read_only"
-  | "response_too_large";
+  | "response_too_large"
+  | "deadline_reached";
 
 /**
  * Marks recallgraph's errors in the runtime's shared symbol registry: an application that ends up

@@ -1,3 +1,4 @@
+import { RecallGraphError } from "../core/errors.js";
 import { abortAfter, untilAborted } from "../core/time-limit.js";
 import type { RunSettings } from "./run-settings.js";
 
@@ -12,10 +13,9 @@ export interface RunDeadline {
 }
 
 /** What a missed deadline throws: its message is what the degradation record says. */
-export class DeadlineError extends Error {
+export class DeadlineError extends RecallGraphError {
   constructor(readonly deadlineMs: number) {
-    super(`deadline of ${deadlineMs} ms reached`);
-    this.name = "DeadlineError";
+    super("deadline_reached", `deadline of ${deadlineMs} ms reached`, { deadlineMs });
   }
 }
 

@@ -23,6 +23,7 @@ export function syntaxErrorOffset(text: string): number | undefined {
   return new JsonScanner(text).firstErrorOffset();
 }
 
+/** Where the scanner stopped: caught within this module and turned into a position, never seen by a caller. */
 class ScanError extends Error {
   constructor(readonly offset: number) {
     super("json syntax error");

@@ -17,7 +17,7 @@
  */
 import { existsSync } from "node:fs";
 import { z } from "zod";
-import { readBoolean, readChoice, readPositiveInteger, readRequired, readVariable, type Environment } from "../core/env.js";
+import { readBoolean, readChoice, readPositiveInteger, readRequired, readVariable, type Environment, type EnvVariable } from "../core/env.js";
 import { parseOrThrow } from "../core/errors.js";
 import type { MemoryStore } from "./port.js";
 import type { EmbeddingSpec } from "../text/embedder.js";
@@ -95,7 +95,7 @@ export async function openStore(config: StoreConfig, embedding: EmbeddingSpec): 
 const STORE_KINDS = ["sqlite", "qdrant"] as const;
 
 /** Environment variable of each cluster setting. */
-const CLUSTER_VARIABLES: Record<ClusterSetting, string> = {
+const CLUSTER_VARIABLES: Record<ClusterSetting, EnvVariable> = {
   shards: "QDRANT_SHARDS",
   replicationFactor: "QDRANT_REPLICATION_FACTOR",
   writeConsistencyFactor: "QDRANT_WRITE_CONSISTENCY",

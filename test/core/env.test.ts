@@ -2,7 +2,9 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { z } from "zod";
-import { readChoice, readParsed, readPositiveInteger, readRequired, readRetryCount, readVariable, type Environment } from "../../src/core/env.js";
+import { readFileSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { ENV_VARIABLES, readChoice, readParsed, readPositiveInteger, readRequired, readRetryCount, readVariable, type Environment } from "../../src/core/env.js";
 import { ValidationError } from "../../src/core/errors.js";
 
 /** Asserts that `read` throws a ValidationError for `field` with exactly `message`. */
@@ -17,42 +19,42 @@ function assertRefused(read: () => unknown, field: string, message: string): voi
 
 describe("readVariable", () => {
   it("trims, and reads unset, empty and whitespace-only values as undefined", () => {
-    const env: Environment = { SET: "  value \n", EMPTY: "", BLANK: " \t " };
-    assert.equal(readVariable(env, "SET"), "value");
-    assert.equal(readVariable(env, "MISSING"), undefined);
-    assert.equal(readVariable(env, "EMPTY"), undefined);
-    assert.equal(readVariable(env, "BLANK"), undefined);
+    const env: Environment = { RECALLGRAPH_DB: "  value \n", QDRANT_API_KEY: "", QDRANT_COLLECTION: " \t " };
+    assert.equal(readVariable(env, "RECALLGRAPH_DB"), "value");
+    assert.equal(readVariable(env, "QDRANT_URL"), undefined);
+    assert.equal(readVariable(env, "QDRANT_API_KEY"), undefined);
+    assert.equal(readVariable(env, "QDRANT_COLLECTION"), undefined);
   });
 });
 
 describe("readRequired", () => {
   it("returns a set value and refuses an unset one, saying why it is needed", () => {
-    assert.equal(readRequired({ URL: " http://x " }, "URL", "when MODE=remote"), "http://x");
-    assertRefused(() => readRequired({ URL: "  " }, "URL", "when MODE=remote"), "URL", "URL: is required when MODE=remote");
+    assert.equal(readRequired({ OPENAI_BASE_URL: " http://x " }, "OPENAI_BASE_URL", "when MODE=remote"), "http://x");
+    assertRefused(() => readRequired({ OPENAI_BASE_URL: "  " }, "OPENAI_BASE_URL", "when MODE=remote"), "OPENAI_BASE_URL", "OPENAI_BASE_URL: is required when MODE=remote");
   });
 });
 
 describe("readRetryCount", () => {
   it("reads 0 and up, and refuses signs, fractions and words", () => {
-    assert.equal(readRetryCount({ RETRIES: "0" }, "RETRIES"), 0);
-    assert.equal(readRetryCount({ RETRIES: " 3 " }, "RETRIES"), 3);
-    assert.equal(readRetryCount({}, "RETRIES"), undefined);
+    assert.equal(readRetryCount({ RECALLGRAPH_LLM_RETRIES: "0" }, "RECALLGRAPH_LLM_RETRIES"), 0);
+    assert.equal(readRetryCount({ RECALLGRAPH_LLM_RETRIES: " 3 " }, "RECALLGRAPH_LLM_RETRIES"), 3);
+    assert.equal(readRetryCount({}, "RECALLGRAPH_LLM_RETRIES"), undefined);
     for (const bad of ["-1", "1.5", "two"]) {
-      assert.throws(() => readRetryCount({ RETRIES: bad }, "RETRIES"), (error: unknown) => error instanceof ValidationError && error.field === "RETRIES");
+      assert.throws(() => readRetryCount({ RECALLGRAPH_LLM_RETRIES: bad }, "RECALLGRAPH_LLM_RETRIES"), (error: unknown) => error instanceof ValidationError && error.field === "RECALLGRAPH_LLM_RETRIES");
     }
   });
 });
 
 describe("readPositiveInteger", () => {
   it("reads a positive integer, and unset as undefined", () => {
-    assert.equal(readPositiveInteger({ SIZE: " 64 " }, "SIZE"), 64);
-    assert.equal(readPositiveInteger({ SIZE: "064" }, "SIZE"), 64);
-    assert.equal(readPositiveInteger({ SIZE: "" }, "SIZE"), undefined);
+    assert.equal(readPositiveInteger({ RECALLGRAPH_EMBEDDING_BATCH_SIZE: " 64 " }, "RECALLGRAPH_EMBEDDING_BATCH_SIZE"), 64);
+    assert.equal(readPositiveInteger({ RECALLGRAPH_EMBEDDING_BATCH_SIZE: "064" }, "RECALLGRAPH_EMBEDDING_BATCH_SIZE"), 64);
+    assert.equal(readPositiveInteger({ RECALLGRAPH_EMBEDDING_BATCH_SIZE: "" }, "RECALLGRAPH_EMBEDDING_BATCH_SIZE"), undefined);
   });
 
   it("refuses anything else, naming the variable and the value found", () => {
     for (const value of ["0", "-3", "2.5", "1e3", "0x10", "many"]) {
-      assertRefused(() => readPositiveInteger({ SIZE: value }, "SIZE"), "SIZE", `SIZE: must be a positive integer, got "${value}"`);
+      assertRefused(() => readPositiveInteger({ RECALLGRAPH_EMBEDDING_BATCH_SIZE: value }, "RECALLGRAPH_EMBEDDING_BATCH_SIZE"), "RECALLGRAPH_EMBEDDING_BATCH_SIZE", `RECALLGRAPH_EMBEDDING_BATCH_SIZE: must be a positive integer, got "${value}"`);
     }
   });
 });
@@ -61,12 +63,12 @@ describe("readChoice", () => {
   const KINDS = ["sqlite", "qdrant"] as const;
 
   it("matches case-insensitively and returns the choice as the list spells it", () => {
-    assert.equal(readChoice({ KIND: " QDrant " }, "KIND", KINDS), "qdrant");
-    assert.equal(readChoice({}, "KIND", KINDS), undefined);
+    assert.equal(readChoice({ RECALLGRAPH_STORE: " QDrant " }, "RECALLGRAPH_STORE", KINDS), "qdrant");
+    assert.equal(readChoice({}, "RECALLGRAPH_STORE", KINDS), undefined);
   });
 
   it("refuses a value outside the list, listing the choices", () => {
-    assertRefused(() => readChoice({ KIND: "Postgres" }, "KIND", KINDS), "KIND", 'KIND: must be one of sqlite, qdrant, got "Postgres"');
+    assertRefused(() => readChoice({ RECALLGRAPH_STORE: "Postgres" }, "RECALLGRAPH_STORE", KINDS), "RECALLGRAPH_STORE", 'RECALLGRAPH_STORE: must be one of sqlite, qdrant, got "Postgres"');
   });
 });
 
@@ -74,11 +76,38 @@ describe("readParsed", () => {
   const Url = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
 
   it("returns the schema's output, and unset as undefined", () => {
-    assert.equal(readParsed({ URL: "http://127.0.0.1:8000/v1" }, "URL", Url), "http://127.0.0.1:8000/v1");
-    assert.equal(readParsed({}, "URL", Url), undefined);
+    assert.equal(readParsed({ OPENAI_BASE_URL: "http://127.0.0.1:8000/v1" }, "OPENAI_BASE_URL", Url), "http://127.0.0.1:8000/v1");
+    assert.equal(readParsed({}, "OPENAI_BASE_URL", Url), undefined);
   });
 
   it("words a failure with the schema's message and the value found", () => {
-    assertRefused(() => readParsed({ URL: "ftp://x" }, "URL", Url), "URL", 'URL: must be an http(s) URL, got "ftp://x"');
+    assertRefused(() => readParsed({ OPENAI_BASE_URL: "ftp://x" }, "OPENAI_BASE_URL", Url), "OPENAI_BASE_URL", 'OPENAI_BASE_URL: must be an http(s) URL, got "ftp://x"');
+  });
+});
+
+describe("the environment variables", () => {
+  /** Names in the first column of README's table of variables (a row may name several). */
+  function documented(): Set<string> {
+    const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+    const table = readme.slice(readme.indexOf("| variable | default | meaning |"));
+    const rows = table.slice(0, table.indexOf("\n\n")).split("\n").slice(2);
+    return new Set(rows.flatMap((row) => [...(row.split("|")[1] ?? "").matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((match) => match[1] ?? "")));
+  }
+
+  /** Variable names src/ reads or writes: quoted, or after `env.` (constants of the same shape are neither). */
+  function namedInSource(): Set<string> {
+    const root = new URL("../../src/", import.meta.url).pathname;
+    const files = readdirSync(root, { recursive: true, encoding: "utf8" }).filter((file) => file.endsWith(".ts"));
+    const text = files.map((file) => readFileSync(join(root, file), "utf8")).join("\n");
+    return new Set([...text.matchAll(/(?:["'`]|env\.)((?:RECALLGRAPH|QDRANT|OPENAI)_[A-Z0-9_]+)\b/g)].map((match) => match[1] ?? ""));
+  }
+
+  it("are the ones README's table documents, no more and no fewer", () => {
+    assert.deepEqual([...documented()].sort(), [...ENV_VARIABLES].sort());
+  });
+
+  it("are the only ones the source names", () => {
+    const unknown = [...namedInSource()].filter((name) => !(ENV_VARIABLES as readonly string[]).includes(name));
+    assert.deepEqual(unknown, []);
   });
 });
