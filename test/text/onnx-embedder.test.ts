@@ -77,6 +77,12 @@ describe("the onnx embedder (all-MiniLM-L6-v2, int8)", { skip }, () => {
     return embedder.embeddings;
   };
 
+  it("is trusted on English and not on Chinese prose, whose characters its vocabulary mostly lacks", () => {
+    assert.ok(embedder);
+    assert.equal(embedder.trustworthyFor("Where did Dana move for her job?"), true);
+    assert.equal(embedder.trustworthyFor("《战国无双3》是由光荣和ω-force开发的战国无双系列的正统第三续作。"), false);
+  });
+
   it("reads the model folder: 384-d, mean pooling, unit vectors, 256 tokens, no prefixes, q8", () => {
     assert.deepEqual(embedder?.spec, { model: "onnx:all-MiniLM-L6-v2-int8:q8", dimension: 384 });
     assert.deepEqual(readModelFolder(MODEL), {

@@ -19,6 +19,7 @@ import { abortAfter, untilAborted } from "../../core/time-limit.js";
 import type { Embedder, EmbeddingSpec } from "../embedder.js";
 import { BatchedModel, defaultEmbeddingWorkers, positiveInteger } from "./batched.js";
 import { checkedEmbedder } from "./checked.js";
+import { readableBy } from "./letter-coverage.js";
 import { ONNX_FILE_OF_DTYPE, OnnxModelError, readModelFolder, type OnnxDtype, type OnnxModelOverrides, type OnnxModelSettings } from "./onnx-folder.js";
 import { embeddingWorkerSource } from "./worker-program.js";
 import type { SpawnWorker } from "./worker-pool.js";
@@ -208,6 +209,8 @@ export class OnnxEmbeddings extends Embeddings {
   readonly timeoutMs: number;
   private loading: Promise<Loaded> | undefined;
   private batched: BatchedModel | undefined;
+  /** Which texts the vocabulary reads; known once the folder is (a hub model: after its first use). */
+  private readable: ((text: string) => boolean) | undefined;
 
   constructor(
     private readonly located: Located,
@@ -221,6 +224,12 @@ export class OnnxEmbeddings extends Embeddings {
     // against 13.8: one runtime's threads waiting on each other cost more than a second model copy).
     this.workers = positiveInteger("workers", options.workers ?? defaultEmbeddingWorkers());
     this.timeoutMs = positiveInteger("timeoutMs", options.timeoutMs ?? ONNX_DEFAULT_TIMEOUT_MS);
+    if (located.settings) this.readable = readableBy(located.settings.folder);
+  }
+
+  /** False for a text whose letters the model's vocabulary mostly lacks (letter-coverage.ts); true while that is not known. */
+  canRead(text: string): boolean {
+    return this.readable?.(text) ?? true;
   }
 
   override async embedDocuments(documents: string[]): Promise<number[][]> {
@@ -244,10 +253,16 @@ export class OnnxEmbeddings extends Embeddings {
 
   /** The model, loaded once; a failed load is forgotten so a later call can retry. */
   load(): Promise<Loaded> {
-    this.loading ??= loadModel(this.located, this.options).catch((error: unknown) => {
-      this.loading = undefined;
-      throw error;
-    });
+    this.loading ??= loadModel(this.located, this.options).then(
+      (loaded) => {
+        this.readable ??= readableBy(loaded.settings.folder);
+        return loaded;
+      },
+      (error: unknown) => {
+        this.loading = undefined;
+        throw error;
+      },
+    );
     return this.loading;
   }
 
@@ -343,7 +358,5 @@ async function loadModel(located: Located, options: OnnxEmbedderOptions): Promis
 export function createOnnxEmbedder(options: OnnxEmbedderOptions): Embedder {
   const located = locate(options);
   const embeddings = new OnnxEmbeddings(located, options);
-  // Trusted for every script, as a remote model is: a word-piece vocabulary tells scripts apart, and
-  // we cannot know how well a given model covers each.
-  return checkedEmbedder(embeddings, located.spec, () => true, () => embeddings.close());
+  return checkedEmbedder(embeddings, located.spec, (text) => embeddings.canRead(text), () => embeddings.close());
 }
