@@ -6,7 +6,9 @@
  * recorded order, with scores within 1e-4 where the request asked for scores, and the recorded counts
  * and facet hits. Points that tie (equal score, or equal `order_by` value) may come in either order:
  * Qdrant does not order them, and the recording itself shows the same writes answered in different
- * tie orders. Every difference is collected first, so one run shows all of them.
+ * tie orders. Every recorded query is also replayed as the one search of a `/points/query/batch`
+ * request (what the adapter sends), which must answer alike. Every difference is collected first, so
+ * one run shows all of them.
  */
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
@@ -227,8 +229,23 @@ async function check(stub: SpecCheckingQdrantStub, exchange: Exchange, line: num
   const operation = operationOf(exchange.method, exchange.path.split("?")[0] ?? "");
   const recorded = answerOf(operation, exchange.request, exchange.response);
   if (!recorded) return [];
-  const found = differences(recorded, answerOf(operation, exchange.request, replayed.body) ?? {}, await tiedAtCut(stub, exchange, operation, recorded));
+  const tied = await tiedAtCut(stub, exchange, operation, recorded);
+  const found = differences(recorded, answerOf(operation, exchange.request, replayed.body) ?? {}, tied);
+  if (operation === "POST /points/query") found.push(...(await batchDifferences(stub, exchange, recorded, tied)));
   return found.length ? [`${where}: ${found.join("; ")}`] : [];
+}
+
+/**
+ * A recorded query sent again as the one search of a `/points/query/batch` request, which the adapter
+ * sends instead: Qdrant answers each search of a batch as it answers that query alone, so the batch's
+ * first answer must match what the server answered to the query.
+ */
+async function batchDifferences(stub: SpecCheckingQdrantStub, exchange: Exchange, recorded: Answer, tied: ReadonlySet<string>): Promise<string[]> {
+  const batch = await send(stub, "POST", `${exchange.path}/batch`, { searches: [exchange.request] });
+  if (batch.status !== 200) return [`as a batch: status ${batch.status}`];
+  const [first] = z.array(z.unknown()).parse(resultOf(batch.body));
+  const replayed = answerOf("POST /points/query", exchange.request, { result: first });
+  return differences(recorded, replayed ?? {}, tied).map((difference) => `as a batch: ${difference}`);
 }
 
 describe("SpecCheckingQdrantStub answers as the recorded Qdrant 1.18.3 did (layout 1)", { skip: SKIP }, () => {

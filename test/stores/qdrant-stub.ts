@@ -7,7 +7,7 @@
  * condition on an array field matching when any element does (`lexical_terms`), as in Qdrant.
  *
  * It is NOT Qdrant. It implements the subset the adapter and the tests use (collections and their
- * list, payload indexes, upsert with update_mode and update_filter, retrieve by id, scroll with order_by, query with dense cosine
+ * list, payload indexes, upsert with update_mode and update_filter, retrieve by id, scroll with order_by, query (alone or in a batch) with dense cosine
  * or sparse dot product, times IDF under the `idf` modifier (deleted points still counted, as by a
  * Qdrant segment not yet vacuumed) and plain without one as by Qdrant's default, exact count, delete
  * by filter, facet) with
@@ -238,6 +238,8 @@ export class SpecCheckingQdrantStub {
         return this.retrieve(this.collection(name), asObject(body));
       case "query_points":
         return this.query(this.collection(name), asObject(body));
+      case "query_batch_points":
+        return this.queryBatch(this.collection(name), asObject(body));
       case "count_points": {
         const stored = this.collection(name);
         const filter = asObject(body).filter;
@@ -470,6 +472,15 @@ export class SpecCheckingQdrantStub {
     return {
       points: kept.slice(0, limit).map(({ point, score }) => ({ ...this.record(point, body), score, version: 0 })),
     };
+  }
+
+  /**
+   * `POST /points/query/batch`: each search answered as `/points/query` answers it alone, in the order
+   * sent. One failing search fails the whole request, as in Qdrant (the batch has one status).
+   */
+  private queryBatch(stored: StubCollection, body: JsonObject): JsonValue {
+    if (!Array.isArray(body.searches)) throw new StubError(400, "Format error in JSON body: missing field `searches`");
+    return body.searches.map((search) => this.query(stored, asObject(search)));
   }
 
   /**
