@@ -33,6 +33,7 @@ export {
   isRecallGraphError,
   ReadOnlyStoreError,
   RecallGraphError,
+  RequestTimeoutError,
   ResponseTooLargeError,
   StoreError,
   ValidationError,

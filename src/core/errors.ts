@@ -9,7 +9,8 @@ export type ErrorCode =
   | "access_denied"
   | "read_only"
   | "response_too_large"
-  | "deadline_reached";
+  | "deadline_reached"
+  | "request_timeout";
 
 /**
  * Marks recallgraph's errors in the runtime's shared symbol registry: an application that ends up
@@ -126,9 +127,16 @@ export function requiredMessage(what: string, expected: string, detail = ""): z.
   };
 }
 
-/** A model or embedder endpoint answered with more than recallgraph reads of one response. Nothing was kept of it. */
+/** A server (a model or embedder endpoint, Qdrant) answered with more than recallgraph reads of one response. Nothing was kept of it. */
 export class ResponseTooLargeError extends RecallGraphError {
   constructor(url: string, limitBytes: number) {
     super("response_too_large", `the response of ${url} is larger than ${limitBytes} bytes, the most one response may carry: it was cut off`, { url, limitBytes });
+  }
+}
+
+/** A server took longer than the time allowed for one whole request (connecting, its answer's headers and body). */
+export class RequestTimeoutError extends RecallGraphError {
+  constructor(url: string, timeoutMs: number) {
+    super("request_timeout", `the request to ${url} timed out: no complete answer within ${timeoutMs} ms`, { url, timeoutMs });
   }
 }
