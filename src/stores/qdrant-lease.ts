@@ -17,8 +17,9 @@
  * machines agree to well within LEASE_TAKEOVER_MS - LEASE_RENEW_MS: a taker whose clock runs ahead
  * by more sees a live lease as lapsed.
  */
-import type { QdrantClient, Schemas } from "@qdrant/js-client-rest";
+import type { Schemas } from "@qdrant/js-client-rest";
 import { LEASE_TAKEOVER_MS, type LeaseBook } from "./origin-lease.js";
+import type { QdrantRest } from "./qdrant-rest.js";
 import { leaseHeldBy, leasePoint, leasePointId, LeasePayloadSchema, leaseTakeableBy } from "./qdrant-layout.js";
 
 /** Runs one request of the adapter, its failure a StoreError naming the operation. */
@@ -28,7 +29,7 @@ const OPERATION = "leaseOrigin";
 
 export class QdrantLeaseBook implements LeaseBook {
   constructor(
-    private readonly client: QdrantClient,
+    private readonly client: QdrantRest,
     private readonly collection: string,
     /** The adapter's clock: when a lease lapses, in epoch ms. */
     private readonly clock: () => number,
@@ -55,14 +56,14 @@ export class QdrantLeaseBook implements LeaseBook {
 
   private async upsert(point: Schemas["PointStruct"], filter: Schemas["Filter"], mode: Schemas["UpdateMode"]): Promise<void> {
     await this.send(OPERATION, () =>
-      this.client.upsert(this.collection, { wait: true, ordering: "strong", points: [point], update_filter: filter, update_mode: mode }),
+      this.client.upsert(this.collection, { points: [point], update_filter: filter, update_mode: mode }, { ordering: "strong" }),
     );
   }
 
   /** The lease's holder as every replica has it ("" when free; undefined when there is no lease point or replicas differ). */
   private async holderOf(origin: string): Promise<string | undefined> {
     const points = await this.send(OPERATION, () =>
-      this.client.retrieve(this.collection, { ids: [leasePointId(origin)], with_payload: true, with_vector: false, consistency: "all" }),
+      this.client.retrieve(this.collection, { ids: [leasePointId(origin)], with_payload: true, with_vector: false }, { consistency: "all" }),
     );
     const parsed = LeasePayloadSchema.safeParse(points[0]?.payload);
     return parsed.success ? parsed.data.holder : undefined;

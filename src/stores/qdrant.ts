@@ -49,7 +49,7 @@
  * - Dense search is Qdrant's HNSW (approximate on large namespaces; Qdrant switches to exact scans
  *   for small filtered sets), where sqlite's is exact.
  */
-import { QdrantClient, type Schemas } from "@qdrant/js-client-rest";
+import type { Schemas } from "@qdrant/js-client-rest";
 import { z } from "zod";
 import { EmbedderMismatchError, parseOrThrow, ReadOnlyStoreError, StoreError, ValidationError } from "../core/errors.js";
 import { log } from "../core/log.js";
@@ -60,6 +60,7 @@ import { tokenize } from "../text/tokenizer.js";
 import { lexicalDocument } from "./lexical-document.js";
 import { SharedLeases, type ReleaseLease } from "./origin-lease.js";
 import { QdrantLeaseBook } from "./qdrant-lease.js";
+import { QdrantRest } from "./qdrant-rest.js";
 import { byRecency, compareText, pageOf, type ListPosition } from "./list-cursor.js";
 import { isEmptyFilter, NamespaceSettingsSchema, type FilteredSearchOptions, type ListOptions, type ListPage, type MemoryFilter, type MemoryRecord, type MemoryStore, type NamespaceSettings, type ScoredEntry, type SearchOptions, type Vocabulary } from "./port.js";
 import { EmbeddingSpecSchema, type EmbeddingSpec } from "../text/embedder.js";
@@ -147,7 +148,7 @@ export const QdrantStoreOptionsSchema = z
       .regex(/^[A-Za-z0-9_-]{1,255}$/, "collection must be 1-255 letters, digits, '_' or '-'")
       .default(DEFAULT_QDRANT_COLLECTION),
     embedding: EmbeddingSpecSchema,
-    /** Per-request client timeout. */
+    /** Bound of one whole request (connecting, waiting for a connection, the answer's last byte): past it, a StoreError. */
     timeoutMs: z.number().int().min(1).max(3_600_000).default(30_000),
     clock: ClockSchema,
     readOnly: z
@@ -195,10 +196,10 @@ export async function createQdrantStore(options: QdrantStoreOptions): Promise<Qd
   const { collection, embedding } = config;
   if (config.readOnly) throw new ValidationError("qdrant.readOnly", "a store in a new collection writes from the start: it cannot be read-only");
   const send = sender(collection);
-  if ((await send(() => client.collectionExists(collection))).exists) {
+  if (await send(() => client.collectionExists(collection))) {
     throw new StoreError("open", `collection "${collection}" already exists: a new store needs a collection of its own`);
   }
-  await send(() => client.api().createCollection({ collection_name: collection, ...createCollectionBody(embedding, cluster) }));
+  await send(() => client.createCollection(collection, createCollectionBody(embedding, cluster)));
   try {
     await ensureCollection(client, collection, embedding, cluster, false);
   } catch (error) {
@@ -212,15 +213,9 @@ export async function createQdrantStore(options: QdrantStoreOptions): Promise<Qd
 }
 
 /** The checked options, a client for them, and the cluster settings a created collection gets. */
-function connect(options: QdrantStoreOptions): { config: z.output<typeof QdrantStoreOptionsSchema>; client: QdrantClient; cluster: ClusterSettings } {
+function connect(options: QdrantStoreOptions): { config: z.output<typeof QdrantStoreOptionsSchema>; client: QdrantRest; cluster: ClusterSettings } {
   const config = parseOrThrow(QdrantStoreOptionsSchema, options, "qdrant");
-  const client = new QdrantClient({
-    url: config.url,
-    ...(config.apiKey ? { apiKey: config.apiKey } : {}),
-    timeout: config.timeoutMs,
-    // The design pins client and server to the 1.18 line; the client's check is one more request per open.
-    checkCompatibility: false,
-  });
+  const client = new QdrantRest({ url: config.url, apiKey: config.apiKey, timeoutMs: config.timeoutMs });
   const cluster: ClusterSettings = {
     shards: config.shards,
     replicationFactor: config.replicationFactor,
@@ -236,7 +231,7 @@ export class QdrantMemoryStore implements MemoryStore {
   private readonly leases: SharedLeases;
 
   constructor(
-    private readonly client: QdrantClient,
+    private readonly client: QdrantRest,
     readonly collection: string,
     readonly embedding: EmbeddingSpec,
     /** Epoch ms deciding what has expired (read once per call and sent in the request's filter) and when a lease lapses. */
@@ -260,7 +255,7 @@ export class QdrantMemoryStore implements MemoryStore {
       return { id: memoryPointId(ns, entry.id), vector: vectors, payload: { ...memoryPayload(entry, lexical.indices) } };
     });
     if (points.length <= UPSERT_POINTS_PER_REQUEST) {
-      await this.send("upsert", () => this.client.upsert(this.collection, { wait: true, points }));
+      await this.send("upsert", () => this.client.upsert(this.collection, { points }));
       return;
     }
     await this.upsertInRequests(ns, points);
@@ -277,7 +272,7 @@ export class QdrantMemoryStore implements MemoryStore {
     try {
       for (let start = 0; start < points.length; start += UPSERT_POINTS_PER_REQUEST) {
         const part = points.slice(start, start + UPSERT_POINTS_PER_REQUEST);
-        await this.send("upsert", () => this.client.upsert(this.collection, { wait: true, points: part }));
+        await this.send("upsert", () => this.client.upsert(this.collection, { points: part }));
       }
     } catch (error) {
       const fresh = points.map((point) => point.id).filter((id) => !existed.has(String(id)));
@@ -485,7 +480,7 @@ export class QdrantMemoryStore implements MemoryStore {
       vector: {},
       payload: { [PAYLOAD.record]: "settings", [PAYLOAD.namespace]: ns, [PAYLOAD.settings]: parsed },
     };
-    await this.send("setSettings", () => this.client.upsert(this.collection, { wait: true, points: [point] }));
+    await this.send("setSettings", () => this.client.upsert(this.collection, { points: [point] }));
   }
 
   /** Held on the server, so ingests of the source in other processes wait too (qdrant-lease.ts). */
@@ -515,8 +510,9 @@ export class QdrantMemoryStore implements MemoryStore {
   }
 
   async close(): Promise<void> {
-    // The client holds pooled keep-alive sockets only; they idle out. Later calls are refused.
+    // Later calls are refused; the kept-alive connections are closed (idle ones would also time out).
     this.closed = true;
+    this.client.close();
   }
 
   /**
@@ -527,7 +523,11 @@ export class QdrantMemoryStore implements MemoryStore {
   async drop(): Promise<boolean> {
     this.assertWritable("drop");
     this.closed = true;
-    return deleteCollection(this.client, this.collection, "drop");
+    try {
+      return await deleteCollection(this.client, this.collection, "drop");
+    } finally {
+      this.client.close();
+    }
   }
 
   // -------------------------------------------------------------------------------------------
@@ -571,12 +571,11 @@ export class QdrantMemoryStore implements MemoryStore {
   }
 
   private async count(operation: string, filter: NamespaceScopedFilter | StoreWidePruneFilter): Promise<number> {
-    const result = await this.send(operation, () => this.client.count(this.collection, { filter, exact: true }));
-    return result.count;
+    return this.send(operation, () => this.client.count(this.collection, { filter, exact: true }));
   }
 
   private async deleteWhere(operation: string, filter: NamespaceScopedFilter | StoreWidePruneFilter): Promise<void> {
-    await this.send(operation, () => this.client.delete(this.collection, { wait: true, filter }));
+    await this.send(operation, () => this.client.deletePoints(this.collection, { filter }));
   }
 
   /**
@@ -635,7 +634,7 @@ export class QdrantMemoryStore implements MemoryStore {
       const response = await this.send(operation, () =>
         this.client.query(this.collection, { ...search, filter, limit, with_payload: true, with_vector: false }),
       );
-      return response.points.map((point) => ({ entry: this.entryOf(operation, point.payload, namespace), score: point.score }));
+      return response.map((point) => ({ entry: this.entryOf(operation, point.payload, namespace), score: point.score }));
     });
   }
 
@@ -715,14 +714,14 @@ const CollectionInfoSchema = z.object({
 const DenseVectorConfigSchema = z.object({ size: z.number(), distance: z.string() });
 
 async function ensureCollection(
-  client: QdrantClient,
+  client: QdrantRest,
   collection: string,
   embedding: EmbeddingSpec,
   cluster: ClusterSettings,
   readOnly: boolean,
 ): Promise<void> {
   const send = sender(collection);
-  const exists = (await send(() => client.collectionExists(collection))).exists;
+  const exists = await send(() => client.collectionExists(collection));
   if (!exists && readOnly) {
     throw new ReadOnlyStoreError("open", `no collection "${collection}" on this Qdrant, and a read-only store never creates one`);
   }
@@ -745,11 +744,11 @@ async function ensureCollection(
         "open it once writable (without readOnly, --read-only or RECALLGRAPH_READ_ONLY) to create them, then read-only again",
     );
   }
-  for (const index of missing) await send(() => client.createPayloadIndex(collection, { wait: true, ...index }));
+  for (const index of missing) await send(() => client.createPayloadIndex(collection, index));
 }
 
 /** Deletes a collection; true when the server had it to delete. */
-async function deleteCollection(client: QdrantClient, collection: string, operation: string): Promise<boolean> {
+async function deleteCollection(client: QdrantRest, collection: string, operation: string): Promise<boolean> {
   try {
     return await client.deleteCollection(collection);
   } catch (error) {
@@ -768,14 +767,13 @@ function sender(collection: string): <T>(call: () => Promise<T>) => Promise<T> {
   };
 }
 
-async function createCollection(client: QdrantClient, collection: string, embedding: EmbeddingSpec, cluster: ClusterSettings): Promise<void> {
+async function createCollection(client: QdrantRest, collection: string, embedding: EmbeddingSpec, cluster: ClusterSettings): Promise<void> {
   try {
-    // The low-level API: the client's createCollection helper drops `metadata`.
-    await client.api().createCollection({ collection_name: collection, ...createCollectionBody(embedding, cluster) });
+    await client.createCollection(collection, createCollectionBody(embedding, cluster));
   } catch (error) {
     // Another process may have created it between the two calls; anything else is a failure.
     const nowExists = await sender(collection)(() => client.collectionExists(collection));
-    if (!nowExists.exists) throw wrapFailure("open", collection, error);
+    if (!nowExists) throw wrapFailure("open", collection, error);
   }
 }
 
@@ -862,24 +860,9 @@ function distinctNames(names: readonly string[]): string[] {
   return [...byFolded.entries()].sort(([a], [b]) => compareText(a, b)).map(([, spelling]) => spelling);
 }
 
-const ApiFailureSchema = z.object({
-  status: z.number(),
-  data: z.object({ status: z.object({ error: z.string() }).partial().loose().or(z.string()) }).partial().loose().nullish(),
-});
-
-/** Turns a client or server failure into a StoreError naming the operation (and the server's own message). */
+/** Turns a client or server failure into a StoreError naming the operation (and the server's own message, or the client's: a timeout, an oversized answer). */
 function wrapFailure(operation: string, collection: string, error: unknown): StoreError {
   if (error instanceof StoreError) return error;
-  const api = ApiFailureSchema.safeParse(error);
-  let message: string;
-  if (api.success) {
-    const status = api.data.data?.status;
-    const detail = typeof status === "object" && status?.error ? status.error : error instanceof Error ? error.message : "";
-    message = `Qdrant answered HTTP ${api.data.status}${detail ? `: ${detail}` : ""}`;
-  } else if (error instanceof Error) {
-    message = error.name === "QdrantClientTimeoutError" ? `request timed out (${error.message})` : error.message || error.name;
-  } else {
-    message = String(error);
-  }
+  const message = error instanceof Error ? error.message || error.name : String(error);
   return new StoreError(operation, `collection "${collection}": ${message}`, { cause: error });
 }

@@ -14,6 +14,7 @@ import { normalizeEntry } from "../../src/memory/entry.js";
 import { LEASE_RENEW_MS, LEASE_TAKEOVER_MS } from "../../src/stores/origin-lease.js";
 import { leasePointId, LeasePayloadSchema, type LeasePayload } from "../../src/stores/qdrant-layout.js";
 import { QdrantLeaseBook } from "../../src/stores/qdrant-lease.js";
+import { QdrantRest } from "../../src/stores/qdrant-rest.js";
 import { openQdrantStore, type QdrantMemoryStore } from "../../src/stores/qdrant.js";
 import type { EmbeddingSpec } from "../../src/text/embedder.js";
 
@@ -69,12 +70,14 @@ export function runQdrantLeaseCases(label: string, server: () => LeaseServer): v
       await releaseLive();
     });
 
-    it("renews, releases and takes only what the rules allow (one request each, read back)", async () => {
+    it("renews, releases and takes only what the rules allow (one request each, read back)", async (t) => {
       const target = server();
       const collection = target.collection();
       await open(target, collection);
       let now = Date.now();
-      const book = new QdrantLeaseBook(client(target), collection, () => now, (_operation, call) => call());
+      const rest = new QdrantRest({ url: target.url, apiKey: target.apiKey, timeoutMs: 30_000 });
+      t.after(() => rest.close());
+      const book = new QdrantLeaseBook(rest, collection, () => now, (_operation, call) => call());
       const [mine, other] = [randomUUID(), randomUUID()];
       assert.equal(await book.renew("parcels", mine), false, "no lease point: a renewal inserts none");
       assert.equal(await leaseOf(target, collection, "parcels"), undefined);

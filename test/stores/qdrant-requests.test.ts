@@ -5,7 +5,9 @@
  */
 import assert from "node:assert/strict";
 import { after, afterEach, before, beforeEach, describe, it, type TestContext } from "node:test";
-import { EmbedderMismatchError, StoreError, ValidationError } from "../../src/core/errors.js";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { EmbedderMismatchError, RequestTimeoutError, ResponseTooLargeError, StoreError, ValidationError } from "../../src/core/errors.js";
 import { normalizeEntry, type MemoryEntry, type MemoryInput } from "../../src/memory/entry.js";
 import type { MemoryRecord } from "../../src/stores/port.js";
 import type { EmbeddingSpec } from "../../src/text/embedder.js";
@@ -14,7 +16,8 @@ import { LEASE_TAKEOVER_MS } from "../../src/stores/origin-lease.js";
 import { inverseDocumentFrequency } from "../../src/text/bm25.js";
 import { queryTermIndices } from "../../src/text/sparse.js";
 import { tokenize } from "../../src/text/tokenizer.js";
-import { createQdrantStore, openQdrantStore, UPSERT_POINTS_PER_REQUEST, type QdrantMemoryStore } from "../../src/stores/qdrant.js";
+import { createQdrantStore, openQdrantStore, QdrantMemoryStore, UPSERT_POINTS_PER_REQUEST } from "../../src/stores/qdrant.js";
+import { QDRANT_MAX_RESPONSE_BYTES, QdrantRest } from "../../src/stores/qdrant-rest.js";
 import { QdrantSpec, QDRANT_SPEC_PATH, qdrantSpecAvailable } from "./qdrant-spec.js";
 import { SpecCheckingQdrantStub, type RecordedRequest } from "./qdrant-stub.js";
 
@@ -775,12 +778,40 @@ describe("Qdrant adapter request shapes (SpecCheckingQdrantStub, not a real Qdra
       await assert.rejects(store.upsert("alice", [record("alice", { text: "x" }, [1, 0, 0, 0])]), /^StoreError|upsert: .*HTTP 503/);
     });
 
-    it("turns a timeout into a StoreError", async () => {
+    it("turns a timeout into a StoreError whose cause is a RequestTimeoutError", async () => {
       const store = await open({ timeoutMs: 150 });
       stub.failNext("scroll_points", 500, "late", 1_000);
       await assert.rejects(store.get("alice", ["a"]), (error: unknown) => {
         assert.ok(error instanceof StoreError);
         assert.match(error.message, /^get: .*timed out/);
+        assert.ok(error.cause instanceof RequestTimeoutError);
+        return true;
+      });
+    });
+
+    it("gives a StoreError, never a hang, when a server stalls mid-answer or sends more than the cap", async (t) => {
+      const server = createServer((request, response) => {
+        request.resume();
+        response.writeHead(200, { "content-type": "application/json", ...(request.url?.endsWith("/exists") ? { "content-length": String(QDRANT_MAX_RESPONSE_BYTES + 1) } : {}) });
+        response.write('{"result":');
+      });
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      t.after(() => {
+        server.closeAllConnections();
+        server.close();
+      });
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      await assert.rejects(openQdrantStore({ url, embedding: EMBEDDING, timeoutMs: 30_000 }), (error: unknown) => {
+        assert.ok(error instanceof StoreError, String(error));
+        assert.equal(error.context.operation, "open");
+        assert.ok(error.cause instanceof ResponseTooLargeError);
+        assert.match(error.message, new RegExp(`larger than ${QDRANT_MAX_RESPONSE_BYTES} bytes`));
+        return true;
+      });
+      const store = new QdrantMemoryStore(new QdrantRest({ url, timeoutMs: 150 }), "stalled", EMBEDDING);
+      t.after(() => store.close());
+      await assert.rejects(store.denseSearch("alice", [1, 0, 0, 0], { k: 1 }), (error: unknown) => {
+        assert.ok(error instanceof StoreError && error.cause instanceof RequestTimeoutError, String(error));
         return true;
       });
     });
