@@ -141,10 +141,6 @@ export class QdrantRest {
     return this.call("POST", `${pathOf(collection)}/facet`, body, FacetResultSchema, true);
   }
 
-  async query(collection: string, body: Schemas["QueryRequest"]): Promise<QdrantScoredPoint[]> {
-    return (await this.call("POST", `${pathOf(collection)}/points/query`, body, z.object({ points: z.array(ScoredPointSchema) }), true)).points;
-  }
-
   /** Several queries in one request; one answer per search, in order. */
   async queryBatch(collection: string, searches: Schemas["QueryRequest"][]): Promise<QdrantScoredPoint[][]> {
     const answers = await this.call("POST", `${pathOf(collection)}/points/query/batch`, { searches }, QueryBatchResultSchema, true);

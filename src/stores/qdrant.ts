@@ -21,6 +21,10 @@
  * memories per namespace and returns no entry; `deleteExpired()` without a namespace the one
  * cross-namespace delete (StoreWidePruneFilter), of expired memories only.
  *
+ * Round trips: every query goes through a QueryBatcher (qdrant-query-batch.ts), so the searches a
+ * round's views ask at once travel as one `/points/query/batch` request; the HTTP client keeps its
+ * connections alive with Nagle's algorithm off (core/http-client.ts).
+ *
  * Expiry: entry reads (get, the searches, list) add `must_not: expiresAtMs <= now` with `now` from the
  * adapter's clock, so an expired point is never returned though it stays stored until `deleteExpired`.
  *
@@ -60,6 +64,7 @@ import { tokenize } from "../text/tokenizer.js";
 import { lexicalDocument } from "./lexical-document.js";
 import { SharedLeases, type ReleaseLease } from "./origin-lease.js";
 import { QdrantLeaseBook } from "./qdrant-lease.js";
+import { QueryBatcher } from "./qdrant-query-batch.js";
 import { QdrantRest } from "./qdrant-rest.js";
 import { byRecency, compareText, pageOf, type ListPosition } from "./list-cursor.js";
 import { isEmptyFilter, NamespaceSettingsSchema, type FilteredSearchOptions, type ListOptions, type ListPage, type MemoryFilter, type MemoryRecord, type MemoryStore, type NamespaceSettings, type ScoredEntry, type SearchOptions, type Vocabulary } from "./port.js";
@@ -229,6 +234,8 @@ export class QdrantMemoryStore implements MemoryStore {
   private closed = false;
   /** Ingest leases of sources, held on the server (qdrant-lease.ts). */
   private readonly leases: SharedLeases;
+  /** Every query goes through it: those asked in one turn of the event loop share a request. */
+  private readonly queries: QueryBatcher;
 
   constructor(
     private readonly client: QdrantRest,
@@ -239,6 +246,7 @@ export class QdrantMemoryStore implements MemoryStore {
     /** Refuses every write operation before any request is sent. */
     readonly readOnly = false,
   ) {
+    this.queries = new QueryBatcher((searches) => this.client.queryBatch(collection, searches));
     this.leases = new SharedLeases(new QdrantLeaseBook(client, collection, clock, (operation, call) => this.send(operation, call)), "qdrant");
   }
 
@@ -632,7 +640,7 @@ export class QdrantMemoryStore implements MemoryStore {
     const filter = liveMemoryFilter(namespace, this.clock(), translated.conditions);
     return this.collectChecked(k, translated, async (limit) => {
       const response = await this.send(operation, () =>
-        this.client.query(this.collection, { ...search, filter, limit, with_payload: true, with_vector: false }),
+        this.queries.query({ ...search, filter, limit, with_payload: true, with_vector: false }),
       );
       return response.map((point) => ({ entry: this.entryOf(operation, point.payload, namespace), score: point.score }));
     });

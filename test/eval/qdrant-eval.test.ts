@@ -77,7 +77,7 @@ describe("recallgraph eval with --store qdrant (SpecCheckingQdrantStub, not a re
     assert.match(beirText(onStub), /, store qdrant \(a temporary collection\), /);
     const collection = assertCleanedUp();
     assert.ok(stub.requestsOf("upsert_points").every((request) => request.collection === collection), "the corpus went to the run's collection");
-    assert.ok(stub.requestsOf("query_points").length > 0);
+    assert.ok(stub.requestsOf("query_batch_points").length > 0);
     assert.ok(stub.requests.every((request) => request.collection !== CONFIGURED), `no request reached ${CONFIGURED}`);
   });
 
@@ -101,7 +101,7 @@ describe("recallgraph eval with --store qdrant (SpecCheckingQdrantStub, not a re
   });
 
   it("a failed search degrades its view, as in any retrieval, and the run still ends with the collection dropped", async () => {
-    stub.failNext("query_points", 500, "disk on fire");
+    stub.failNext("query_batch_points", 500, "disk on fire");
     const run = await runBeirEval(onQdrant({ mode: "dense" }));
     assert.equal(run.retrievers[0]?.results[0]?.ndcg[10], 0, "q1's dense search failed: nothing found");
     assertCleanedUp();

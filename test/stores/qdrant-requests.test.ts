@@ -45,6 +45,14 @@ function field(value: Json | undefined, ...path: Array<string | number>): Json |
   return current;
 }
 
+/** The bodies a request carries: each search of a query batch, else its own body. */
+function bodiesOf(request: RecordedRequest): Json[] {
+  const body = request.body as Json;
+  if (request.operationId !== "query_batch_points") return [body];
+  const searches = field(body, "searches");
+  return Array.isArray(searches) ? searches : [];
+}
+
 /**
  * The log lines written while `action` runs. log.ts writes one JSON object per line to stderr, so
  * stderr is swapped for a recorder (restored afterwards) and the level pinned to warn for the while.
@@ -408,17 +416,13 @@ describe("Qdrant adapter request shapes (SpecCheckingQdrantStub, not a real Qdra
       await store.clearNamespace("alice");
       await store.stats();
 
-      const scopedOperations = new Set(["scroll_points", "query_points", "count_points", "delete_points", "facet"]);
-      const reads = stub.requests.filter((request) => scopedOperations.has(request.operationId));
+      const scopedOperations = new Set(["scroll_points", "query_batch_points", "count_points", "delete_points", "facet"]);
+      const reads = stub.requests.filter((request) => scopedOperations.has(request.operationId)).flatMap((request) => bodiesOf(request).map((body) => ({ request, body })));
       assert.ok(reads.length >= 15, `expected many scoped requests, saw ${reads.length}`);
-      const unscoped: RecordedRequest[] = [];
-      for (const request of reads) {
-        const first = field(request.body as Json, "filter", "must", 0);
-        if (JSON.stringify(first) !== JSON.stringify({ key: "namespace", match: { value: "alice" } })) unscoped.push(request);
-      }
-      assert.equal(unscoped.length, 1, `only stats may be unscoped: ${JSON.stringify(unscoped.map((r) => r.body))}`);
-      assert.equal(unscoped[0]?.operationId, "facet");
-      assert.equal(field(unscoped[0]?.body as Json, "key"), "namespace");
+      const unscoped = reads.filter(({ body }) => JSON.stringify(field(body, "filter", "must", 0)) !== JSON.stringify({ key: "namespace", match: { value: "alice" } }));
+      assert.equal(unscoped.length, 1, `only stats may be unscoped: ${JSON.stringify(unscoped.map((read) => read.body))}`);
+      assert.equal(unscoped[0]?.request.operationId, "facet");
+      assert.equal(field(unscoped[0]?.body, "key"), "namespace");
       for (const write of stub.requests.filter((request) => ["delete_points", "upsert_points"].includes(request.operationId))) {
         assert.equal(write.query.get("wait"), "true");
       }
@@ -429,17 +433,18 @@ describe("Qdrant adapter request shapes (SpecCheckingQdrantStub, not a real Qdra
       const dense = await store.denseSearch("alice", [1, 0, 0, 0], { k: 2 });
       assert.deepEqual(dense.map((hit) => hit.entry.id), ["berlin", "paris"]);
       assert.ok(Math.abs((dense[0]?.score ?? 0) - 1) < 1e-9);
-      const denseRequest = stub.requestsOf("query_points").at(-1);
-      assert.equal(field(denseRequest?.body as Json, "using"), "dense");
-      assert.equal(field(denseRequest?.body as Json, "limit"), 2);
+      const lastSearch = (): Json | undefined => stub.requestsOf("query_batch_points").flatMap(bodiesOf).at(-1);
+      const denseRequest = lastSearch();
+      assert.equal(field(denseRequest, "using"), "dense");
+      assert.equal(field(denseRequest, "limit"), 2);
 
       stub.clearRequests();
       const question = "Which job took Alice to BERLIN?";
       const lexical = await store.lexicalSearch("alice", question, { k: 5 });
       assert.equal(lexical[0]?.entry.id, "berlin");
       assert.ok(lexical.every((hit) => hit.entry.namespace === "alice"));
-      const lexicalRequest = stub.requestsOf("query_points").at(-1);
-      assert.equal(field(lexicalRequest?.body as Json, "using"), "lexical");
+      const lexicalRequest = lastSearch();
+      assert.equal(field(lexicalRequest, "using"), "lexical");
 
       // idf from alice's counts alone: all her memories, then those holding each distinct query term.
       const terms = queryTermIndices(tokenize(question));
@@ -450,14 +455,14 @@ describe("Qdrant adapter request shapes (SpecCheckingQdrantStub, not a real Qdra
       assert.deepEqual(counts.slice(1), terms.map((term) => ({ filter: { must: [...scope, { key: "lexical_terms", match: { value: term } }] }, exact: true })));
       const aliceTerms = stub.storedPoints(collection).filter((point) => point.payload.namespace === "alice" && point.payload.record === "memory").map((point) => point.payload.lexical_terms as number[]);
       const held = terms.map((term) => aliceTerms.filter((pointTerms) => pointTerms.includes(term)).length);
-      const sparse = field(lexicalRequest?.body as Json, "query") as { indices: number[]; values: number[] };
+      const sparse = field(lexicalRequest, "query") as { indices: number[]; values: number[] };
       assert.deepEqual(sparse.indices, terms.filter((_, i) => (held[i] ?? 0) > 0), "terms no memory of alice holds are left out");
       assert.deepEqual(sparse.values, held.filter((n) => n > 0).map((n) => inverseDocumentFrequency(aliceTerms.length, n)));
       assert.ok(sparse.indices.length < terms.length, "the question has words alice never stored");
 
       stub.clearRequests();
       assert.deepEqual(await store.lexicalSearch("alice", "Mallory", { k: 5 }), [], "a word only mallory holds: counted, then no query at all");
-      assert.equal(stub.requestsOf("query_points").length, 0);
+      assert.equal(stub.requestsOf("query_batch_points").length, 0);
       assert.equal(stub.requestsOf("count_points").length, 2);
       stub.clearRequests();
       assert.deepEqual(await store.lexicalSearch("alice", "   the of ?! ", { k: 5 }), [], "no indexable term, no request, no hit");
@@ -584,9 +589,9 @@ describe("Qdrant adapter request shapes (SpecCheckingQdrantStub, not a real Qdra
         for (const [name, read] of reads) {
           stub.clearRequests();
           await read();
-          const sent = stub.requests.filter((request) => ["scroll_points", "query_points"].includes(request.operationId));
+          const sent = stub.requests.filter((request) => ["scroll_points", "query_batch_points"].includes(request.operationId)).flatMap(bodiesOf);
           assert.ok(sent.length > 0, name);
-          for (const request of sent) assert.deepEqual(field(request.body as Json, "filter", "must_not"), notExpired(now), name);
+          for (const body of sent) assert.deepEqual(field(body, "filter", "must_not"), notExpired(now), name);
         }
       }
       assert.deepEqual(await store.get("alice", ["a"]), [], "expired at the later clock");
@@ -767,7 +772,7 @@ describe("Qdrant adapter request shapes (SpecCheckingQdrantStub, not a real Qdra
   describe("failures", () => {
     it("wraps HTTP errors in a StoreError naming the operation and the server's message", async () => {
       const store = await open();
-      stub.failNext("query_points", 500, "Service internal error: disk on fire");
+      stub.failNext("query_batch_points", 500, "Service internal error: disk on fire");
       await assert.rejects(store.denseSearch("alice", [1, 0, 0, 0], { k: 1 }), (error: unknown) => {
         assert.ok(error instanceof StoreError);
         assert.equal(error.context.operation, "denseSearch");

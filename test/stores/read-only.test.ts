@@ -292,7 +292,7 @@ describe("openRecallGraph with a read-only store configuration", () => {
 });
 
 /** Every request a read sends; anything else (create_collection, create_field_index, upsert_points, delete_points...) writes. */
-const QDRANT_READS = new Set(["collection_exists", "get_collection", "scroll_points", "query_points", "count_points", "facet"]);
+const QDRANT_READS = new Set(["collection_exists", "get_collection", "scroll_points", "query_batch_points", "count_points", "facet"]);
 const QDRANT_SKIP = qdrantSpecAvailable() ? false : `Qdrant OpenAPI spec not found at ${QDRANT_SPEC_PATH}`;
 
 describe("Qdrant store opened readOnly (SpecCheckingQdrantStub, not a real Qdrant)", { skip: QDRANT_SKIP }, () => {
