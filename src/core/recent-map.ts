@@ -31,6 +31,10 @@ export class RecentMap<Key, Value> {
     this.entries.set(key, value);
   }
 
+  delete(key: Key): void {
+    this.entries.delete(key);
+  }
+
   clear(): void {
     this.entries.clear();
   }

@@ -22,7 +22,7 @@ import { parseOrThrow } from "../core/errors.js";
 import type { MemoryStore } from "./port.js";
 import type { EmbeddingSpec } from "../text/embedder.js";
 import type { ClusterSetting } from "./qdrant-layout.js";
-import { checkWriteConsistency, openQdrantStore, QdrantClusterFields, QdrantStoreOptionsSchema } from "./qdrant.js";
+import { checkWriteConsistency, openQdrantStore, QdrantCacheFields, QdrantClusterFields, QdrantStoreOptionsSchema } from "./qdrant.js";
 import { canWriteStoreFile } from "./sqlite/read-only.js";
 import { openSqliteStore } from "./sqlite/store.js";
 import { VECTOR_INDEX_KINDS, VectorSearchFields, type VectorIndexKind } from "./sqlite/vector-search.js";
@@ -61,6 +61,8 @@ export const QdrantStoreConfigSchema = z
     // Not the adapter's rule: its name pattern and default apply when the store opens, and an unset collection stays unset here.
     collection: z.string().min(1).optional(),
     readOnly: ReadOnlyField,
+    // Unset here stays unset: the adapter applies its default.
+    namespaceCacheMs: QdrantCacheFields.namespaceCacheMs.optional(),
     ...QdrantClusterFields,
   })
   .superRefine(checkWriteConsistency);
@@ -84,6 +86,7 @@ export async function openStore(config: StoreConfig, embedding: EmbeddingSpec): 
         ...(parsed.apiKey !== undefined ? { apiKey: parsed.apiKey } : {}),
         ...(parsed.collection !== undefined ? { collection: parsed.collection } : {}),
         readOnly: parsed.readOnly === true,
+        ...(parsed.namespaceCacheMs !== undefined ? { namespaceCacheMs: parsed.namespaceCacheMs } : {}),
         // Unset ones pass as undefined, which the adapter reads as "leave it to Qdrant".
         shards: parsed.shards,
         replicationFactor: parsed.replicationFactor,

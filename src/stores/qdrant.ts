@@ -48,8 +48,11 @@
  *   those holding each query term), never by Qdrant's `idf` modifier, which counts the whole collection:
  *   another namespace's writes would move this one's scores and tell it which words they hold. The
  *   counts and the query are separate requests, so a write of the same namespace in between can leave
- *   a search's idf a write behind. Document lengths are normalised against a constant
- *   (DEFAULT_AVG_DOC_LENGTH), not the namespace's average, so scores still differ from sqlite's.
+ *   a search's idf a write behind. The counts are kept between questions (qdrant-cache.ts, with the
+ *   vocabulary and the settings): this process's writes drop them at once, but another process's
+ *   write moves this one's idf and planner only once `namespaceCacheMs` (default 5 s) has passed.
+ *   Document lengths are normalised against a constant (DEFAULT_AVG_DOC_LENGTH), not the namespace's
+ *   average, so scores still differ from sqlite's.
  * - Dense search is Qdrant's HNSW (approximate on large namespaces; Qdrant switches to exact scans
  *   for small filtered sets), where sqlite's is exact.
  */
@@ -64,8 +67,9 @@ import { tokenize } from "../text/tokenizer.js";
 import { lexicalDocument } from "./lexical-document.js";
 import { SharedLeases, type ReleaseLease } from "./origin-lease.js";
 import { QdrantLeaseBook } from "./qdrant-lease.js";
+import { QdrantReadCache, readCacheOf } from "./qdrant-cache.js";
 import { QueryBatcher } from "./qdrant-query-batch.js";
-import { QdrantRest } from "./qdrant-rest.js";
+import { QdrantRest, type QdrantTraffic } from "./qdrant-rest.js";
 import { byRecency, compareText, pageOf, type ListPosition } from "./list-cursor.js";
 import { isEmptyFilter, NamespaceSettingsSchema, type FilteredSearchOptions, type ListOptions, type ListPage, type MemoryFilter, type MemoryRecord, type MemoryStore, type NamespaceSettings, type ScoredEntry, type SearchOptions, type Vocabulary } from "./port.js";
 import { EmbeddingSpecSchema, type EmbeddingSpec } from "../text/embedder.js";
@@ -144,6 +148,25 @@ export function checkWriteConsistency(settings: ClusterSettings, ctx: z.Refineme
   });
 }
 
+/**
+ * 5 s: the questions of a burst (an agent's turn, an evaluation) reuse one read, while another
+ * process's write reaches this one's planner and idf within about the time a next question takes.
+ */
+export const DEFAULT_NAMESPACE_CACHE_MS = 5_000;
+
+/** How long reads are kept (qdrant-cache.ts), shared with the store factory's config. */
+export const QdrantCacheFields = {
+  namespaceCacheMs: z
+    .number()
+    .int()
+    .min(0)
+    .max(3_600_000)
+    .describe(
+      "How long a namespace's vocabulary, settings and idf counts read from Qdrant are reused (ms). This process's own writes " +
+        `drop them at once; another process's writes are seen within this time. 0 reads them for every question (default ${DEFAULT_NAMESPACE_CACHE_MS})`,
+    ),
+};
+
 export const QdrantStoreOptionsSchema = z
   .strictObject({
     url: z.url({ protocol: /^https?$/, error: "url must be an http(s) URL" }),
@@ -160,6 +183,7 @@ export const QdrantStoreOptionsSchema = z
       .boolean()
       .default(false)
       .describe("Use an existing collection without ever creating or altering it: every write operation throws ReadOnlyStoreError"),
+    namespaceCacheMs: QdrantCacheFields.namespaceCacheMs.default(DEFAULT_NAMESPACE_CACHE_MS),
     ...QdrantClusterFields,
   })
   .superRefine(checkWriteConsistency);
@@ -186,7 +210,7 @@ const MAX_CANDIDATES = 10_000;
 export async function openQdrantStore(options: QdrantStoreOptions): Promise<QdrantMemoryStore> {
   const { config, client, cluster } = connect(options);
   await ensureCollection(client, config.collection, config.embedding, cluster, config.readOnly);
-  return new QdrantMemoryStore(client, config.collection, config.embedding, config.clock ?? Date.now, config.readOnly);
+  return new QdrantMemoryStore(client, config.collection, config.embedding, config.clock ?? Date.now, config.readOnly, cachedReads(config));
 }
 
 /**
@@ -214,7 +238,12 @@ export async function createQdrantStore(options: QdrantStoreOptions): Promise<Qd
     );
     throw error;
   }
-  return new QdrantMemoryStore(client, collection, embedding, config.clock ?? Date.now, false);
+  return new QdrantMemoryStore(client, collection, embedding, config.clock ?? Date.now, false, cachedReads(config));
+}
+
+/** The process's kept reads of the collection, and how long they are used. */
+function cachedReads(config: z.output<typeof QdrantStoreOptionsSchema>): CachedReads {
+  return { cache: readCacheOf(config.url, config.collection), ttlMs: config.namespaceCacheMs };
 }
 
 /** The checked options, a client for them, and the cluster settings a created collection gets. */
@@ -227,6 +256,12 @@ function connect(options: QdrantStoreOptions): { config: z.output<typeof QdrantS
     writeConsistencyFactor: config.writeConsistencyFactor,
   };
   return { config, client, cluster };
+}
+
+/** Where a store keeps its namespaces' reads (qdrant-cache.ts), and for how long it uses them. */
+export interface CachedReads {
+  cache: QdrantReadCache;
+  ttlMs: number;
 }
 
 export class QdrantMemoryStore implements MemoryStore {
@@ -245,6 +280,8 @@ export class QdrantMemoryStore implements MemoryStore {
     private readonly clock: () => number = Date.now,
     /** Refuses every write operation before any request is sent. */
     readonly readOnly = false,
+    /** Vocabulary, settings and idf counts kept between questions; by default none (every question reads them). */
+    private readonly reads: CachedReads = { cache: new QdrantReadCache(), ttlMs: 0 },
   ) {
     this.queries = new QueryBatcher((searches) => this.client.queryBatch(collection, searches));
     this.leases = new SharedLeases(new QdrantLeaseBook(client, collection, clock, (operation, call) => this.send(operation, call)), "qdrant");
@@ -262,11 +299,10 @@ export class QdrantMemoryStore implements MemoryStore {
       if (lexical.indices.length) vectors[LEXICAL_VECTOR] = lexical;
       return { id: memoryPointId(ns, entry.id), vector: vectors, payload: { ...memoryPayload(entry, lexical.indices) } };
     });
-    if (points.length <= UPSERT_POINTS_PER_REQUEST) {
-      await this.send("upsert", () => this.client.upsert(this.collection, { points }));
-      return;
-    }
-    await this.upsertInRequests(ns, points);
+    await this.writing(ns, async () => {
+      if (points.length <= UPSERT_POINTS_PER_REQUEST) await this.send("upsert", () => this.client.upsert(this.collection, { points }));
+      else await this.upsertInRequests(ns, points);
+    });
   }
 
   /**
@@ -317,16 +353,20 @@ export class QdrantMemoryStore implements MemoryStore {
     const unique = validateIds(ids);
     if (!unique.length) return 0;
     const filter = namespaceFilter(ns, "memory", [{ has_id: unique.map((id) => memoryPointId(ns, id)) }]);
-    const existing = await this.count("delete", filter);
-    if (existing) await this.deleteWhere("delete", filter);
-    return existing;
+    return this.writing(ns, async () => {
+      const existing = await this.count("delete", filter);
+      if (existing) await this.deleteWhere("delete", filter);
+      return existing;
+    });
   }
 
   async clearNamespace(namespace: string): Promise<number> {
     const ns = this.beginWrite("clearNamespace", namespace);
-    const existing = await this.count("clearNamespace", namespaceFilter(ns, "memory"));
-    await this.deleteWhere("clearNamespace", namespaceFilter(ns, "any"));
-    return existing;
+    return this.writing(ns, async () => {
+      const existing = await this.count("clearNamespace", namespaceFilter(ns, "memory"));
+      await this.deleteWhere("clearNamespace", namespaceFilter(ns, "any"));
+      return existing;
+    });
   }
 
   async get(namespace: string, ids: readonly string[]): Promise<MemoryEntry[]> {
@@ -379,9 +419,10 @@ export class QdrantMemoryStore implements MemoryStore {
    * term no point of the namespace holds is left out: it could match nothing here.
    */
   private async namespaceIdf(ns: string, terms: readonly number[]): Promise<SparseVector> {
+    const { cache, ttlMs } = this.reads;
     const [rows = 0, ...holding] = await Promise.all([
-      this.count("lexicalSearch", namespaceFilter(ns, "memory")),
-      ...terms.map((term) => this.count("lexicalSearch", lexicalTermFilter(ns, term))),
+      cache.size(ns, ttlMs, () => this.count("lexicalSearch", namespaceFilter(ns, "memory"))),
+      ...terms.map((term) => cache.holding(ns, term, ttlMs, () => this.count("lexicalSearch", lexicalTermFilter(ns, term)))),
     ]);
     const idfByTerm = new Map<number, number>();
     terms.forEach((term, i) => {
@@ -426,13 +467,23 @@ export class QdrantMemoryStore implements MemoryStore {
     this.assertWritable("deleteExpired");
     const ns = namespace === undefined ? undefined : validateNamespace(namespace);
     const filter = expiredMemoryFilter(ns, this.clock());
-    const expired = await this.count("deleteExpired", filter);
-    if (expired) await this.deleteWhere("deleteExpired", filter);
-    return expired;
+    // Without a namespace, every namespace's kept reads go: expired points count in idf and vocabulary until pruned.
+    return this.writing(ns, async () => {
+      const expired = await this.count("deleteExpired", filter);
+      if (expired) await this.deleteWhere("deleteExpired", filter);
+      return expired;
+    });
   }
 
   async vocabulary(namespace: string): Promise<Vocabulary> {
     const ns = this.begin("vocabulary", namespace);
+    const kept = await this.reads.cache.vocabulary(ns, this.reads.ttlMs, () => this.readVocabulary(ns));
+    // A copy: the kept one is shared by every caller.
+    return { persons: [...kept.persons], entities: [...kept.entities], locations: [...kept.locations] };
+  }
+
+  /** The namespace's names as the facets of its memories give them (three requests, sent at once). */
+  private async readVocabulary(ns: string): Promise<Vocabulary> {
     const filter = namespaceFilter(ns, "memory");
     const [persons, entities, locations] = await Promise.all(
       [PAYLOAD.persons, PAYLOAD.entities, PAYLOAD.location].map((key) => this.facetValues("vocabulary", key, filter)),
@@ -470,6 +521,11 @@ export class QdrantMemoryStore implements MemoryStore {
 
   async getSettings(namespace: string): Promise<NamespaceSettings | undefined> {
     const ns = this.begin("getSettings", namespace);
+    const kept = await this.reads.cache.settings(ns, this.reads.ttlMs, () => this.readSettings(ns));
+    return kept && { ...kept };
+  }
+
+  private async readSettings(ns: string): Promise<NamespaceSettings | undefined> {
     const page = await this.send("getSettings", () =>
       this.client.scroll(this.collection, { filter: namespaceFilter(ns, "settings"), limit: 1, with_payload: true, with_vector: false }),
     );
@@ -488,7 +544,7 @@ export class QdrantMemoryStore implements MemoryStore {
       vector: {},
       payload: { [PAYLOAD.record]: "settings", [PAYLOAD.namespace]: ns, [PAYLOAD.settings]: parsed },
     };
-    await this.send("setSettings", () => this.client.upsert(this.collection, { points: [point] }));
+    await this.writing(ns, () => this.send("setSettings", () => this.client.upsert(this.collection, { points: [point] })));
   }
 
   /** Held on the server, so ingests of the source in other processes wait too (qdrant-lease.ts). */
@@ -517,6 +573,11 @@ export class QdrantMemoryStore implements MemoryStore {
     return { namespaces };
   }
 
+  /** The HTTP requests this store sent so far and the seconds Qdrant says it spent on them (for benchmarks). */
+  traffic(): QdrantTraffic {
+    return this.client.traffic();
+  }
+
   async close(): Promise<void> {
     // Later calls are refused; the kept-alive connections are closed (idle ones would also time out).
     this.closed = true;
@@ -531,6 +592,7 @@ export class QdrantMemoryStore implements MemoryStore {
   async drop(): Promise<boolean> {
     this.assertWritable("drop");
     this.closed = true;
+    this.reads.cache.forget();
     try {
       return await deleteCollection(this.client, this.collection, "drop");
     } finally {
@@ -576,6 +638,19 @@ export class QdrantMemoryStore implements MemoryStore {
       throw new StoreError(operation, `collection "${this.collection}" returned a point that is not a valid memory of namespace "${namespace}"`);
     }
     return entry;
+  }
+
+  /**
+   * A write to one namespace, or (undefined) to any: what is kept of it is dropped before the write is
+   * sent and again once it is done, failed or not, so no read made meanwhile is kept (qdrant-cache.ts).
+   */
+  private async writing<T>(namespace: string | undefined, write: () => Promise<T>): Promise<T> {
+    this.reads.cache.forget(namespace);
+    try {
+      return await write();
+    } finally {
+      this.reads.cache.forget(namespace);
+    }
   }
 
   private async count(operation: string, filter: NamespaceScopedFilter | StoreWidePruneFilter): Promise<number> {

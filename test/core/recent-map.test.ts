@@ -24,6 +24,10 @@ describe("RecentMap", () => {
     const none = new RecentMap<string, number>(0);
     none.set("a", 1);
     assert.equal(none.get("a"), undefined);
+    map.set("b", 3);
+    map.delete("a");
+    assert.equal(map.get("a"), undefined, "a deleted key is gone");
+    assert.equal(map.size, 1);
     map.clear();
     assert.equal(map.size, 0);
   });

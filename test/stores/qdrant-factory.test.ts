@@ -99,6 +99,18 @@ describe("openStore", () => {
       assert.ok(body !== null && typeof body === "object" && !Array.isArray(body));
       assert.deepEqual([body.shard_number, body.replication_factor, body.write_consistency_factor], [3, 2, 2], "passed through to the adapter");
       await clustered.close();
+
+      const facetsOfTwoVocabularies = async (config: { namespaceCacheMs?: number }): Promise<number> => {
+        const opened = await openStore({ kind: "qdrant", url: stub.url, collection: "factory_cache", ...config }, { model: "m", dimension: 3 });
+        stub.clearRequests();
+        await opened.vocabulary("ns");
+        await opened.vocabulary("ns");
+        await opened.close();
+        return stub.requestsOf("facet").length;
+      };
+      assert.equal(await facetsOfTwoVocabularies({}), 3, "by default the second vocabulary is the kept one");
+      assert.equal(await facetsOfTwoVocabularies({ namespaceCacheMs: 0 }), 6, "namespaceCacheMs passed through: nothing kept");
+      assert.equal(StoreConfigSchema.safeParse({ kind: "qdrant", url: "http://q:6333", namespaceCacheMs: -1 }).success, false);
       assert.deepEqual(stub.violations, []);
     } finally {
       await stub.close();

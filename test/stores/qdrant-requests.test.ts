@@ -463,7 +463,11 @@ describe("Qdrant adapter request shapes (SpecCheckingQdrantStub, not a real Qdra
       stub.clearRequests();
       assert.deepEqual(await store.lexicalSearch("alice", "Mallory", { k: 5 }), [], "a word only mallory holds: counted, then no query at all");
       assert.equal(stub.requestsOf("query_batch_points").length, 0);
-      assert.equal(stub.requestsOf("count_points").length, 2);
+      assert.deepEqual(
+        stub.requestsOf("count_points").map((request) => field(request.body as Json, "filter", "must", 2, "key")),
+        ["lexical_terms"],
+        "the namespace's size was kept from the search before: only the new word is counted",
+      );
       stub.clearRequests();
       assert.deepEqual(await store.lexicalSearch("alice", "   the of ?! ", { k: 5 }), [], "no indexable term, no request, no hit");
       assert.equal(stub.requests.length, 0);
@@ -558,8 +562,9 @@ describe("Qdrant adapter request shapes (SpecCheckingQdrantStub, not a real Qdra
     beforeEach(() => {
       clock.now = START;
     });
+    // Nothing kept between calls (namespaceCacheMs 0): each call's own requests are what is checked.
     const openWithClock = (): Promise<QdrantMemoryStore> =>
-      openQdrantStore({ url: stub.url, collection, embedding: EMBEDDING, clock: () => clock.now });
+      openQdrantStore({ url: stub.url, collection, embedding: EMBEDDING, clock: () => clock.now, namespaceCacheMs: 0 });
     const notExpired = (now: number): Json => [{ key: "expiresAtMs", range: { lte: now } }];
 
     it("adds the expiresAtMs range index to a collection that lacks it, and nothing else", async () => {
