@@ -47,7 +47,42 @@ export const InMemorySideSchema = z.object({
   searchMs: LatencySchema,
   peakRssMb: z.number(),
 });
-export const ChildOutputSchema = z.discriminatedUnion("side", [RecallgraphSideSchema, InMemorySideSchema]);
+/** `p50`, `p95` and the mean of a per-question figure. */
+const PerQuestionSchema = LatencySchema.extend({ mean: z.number() });
+
+/**
+ * The same graph and questions on the Qdrant store (`--store qdrant`), in a collection of its own on
+ * the server at QDRANT_URL, or on SpecCheckingQdrantStub in a process of its own when none is set.
+ */
+export const QdrantSideSchema = z.object({
+  side: z.literal("qdrant"),
+  entries: z.number(),
+  ingestPerSec: z.number().describe("Entries written per second, the hashing embedder's time included"),
+  retrieveMs: LatencySchema.describe("Wall time of one question, end to end"),
+  requests: PerQuestionSchema.extend({
+    first: z.number().describe("The namespace's first question, before anything is kept (qdrant-cache.ts)"),
+  }).describe("HTTP requests per question (the store's own count)"),
+  serverMs: PerQuestionSchema.describe("Per question, the sum of the `time` Qdrant reports in its answers: the server's own work"),
+  outsideServerMs: LatencySchema.describe("Per question, wall time less the server's own: client, HTTP and the graph"),
+  peakRssMb: z.number(),
+});
+export const ChildOutputSchema = z.discriminatedUnion("side", [RecallgraphSideSchema, InMemorySideSchema, QdrantSideSchema]);
+
+/** What `--store qdrant` saves (bench/results/speed-qdrant.json). */
+export const QdrantSpeedResultsSchema = z.object({
+  target: z.enum(["server", "stub"]).describe("A Qdrant server (QDRANT_URL), or SpecCheckingQdrantStub, whose figures say nothing of Qdrant"),
+  sizes: z.record(
+    z.string(),
+    QdrantSideSchema.omit({ side: true }).extend({
+      sqliteRetrieveMs: LatencySchema.describe("The same questions on the sqlite store, in this run"),
+      ratioP50: z.number().describe("Qdrant's p50 over sqlite's"),
+    }),
+  ),
+  queries: z.number(),
+  machine: z.string(),
+  notes: z.array(z.string()),
+});
+export type QdrantSpeedResults = z.infer<typeof QdrantSpeedResultsSchema>;
 
 /** One configuration of the embedding benchmark, as the speed results repeat it. */
 const EmbeddingPathSchema = z.object({

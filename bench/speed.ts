@@ -5,6 +5,7 @@
  *
  *   npm run bench:speed -- [--sizes 1000,10000,100000] [--queries 100] [--embedder use-lite|onnx] [--json] [--no-chart] [--markdown]
  *   npm run bench:speed -- --from bench/results/speed.json --markdown   (the README's tables from saved results)
+ *   npm run bench:speed -- --store qdrant [--sizes 788] [--queries 100]   (the Qdrant path: QDRANT_URL, else the tests' stub; speed-qdrant.ts)
  *
  * Honest setup notes, also printed with the results:
  * - Memories and questions are synthetic (bench/synthetic.ts), one namespace per size, sqlite file store.
@@ -58,12 +59,16 @@ import type { Embedder } from "../src/text/embedder.js";
 import { createHashEmbedder } from "../src/text/embedders/create-embedder.js";
 import { BENCHED_EMBEDDERS, EmbeddingBenchSchema, embeddingResultsPath, type BenchedEmbedder } from "./embedding.js";
 import { speedBreakdownChart, speedChart, speedReadmeTables } from "./speed-chart.js";
+import { qdrantNotes, qdrantSide, qdrantSpeedTable, withQdrantTarget } from "./speed-qdrant.js";
 import {
   GRAPH_NODES,
   InMemorySideSchema,
+  QdrantSideSchema,
+  QdrantSpeedResultsSchema,
   RecallgraphSideSchema,
   ChildOutputSchema,
   SpeedResultsSchema,
+  type QdrantSpeedResults,
   type Breakdown,
   type SpeedEmbedding,
   type SpeedResults,
@@ -83,9 +88,12 @@ const ArgsSchema = z.object({
   chart: z.boolean(),
   markdown: z.boolean(),
   from: z.string().optional(),
-  child: z.enum(["recallgraph", "inmemory"]).optional(),
+  child: z.enum(["recallgraph", "inmemory", "qdrant"]).optional(),
   size: z.number().int().min(1).optional(),
   embedder: z.enum(BENCHED_EMBEDDERS).describe("Whose embedding rates (bench:embedding's results) go with the figures"),
+  store: z
+    .enum(["sqlite", "qdrant"])
+    .describe("sqlite: recallgraph beside InMemoryStore; qdrant: the Qdrant path beside sqlite, with requests and server time per question"),
 });
 type Args = z.infer<typeof ArgsSchema>;
 
@@ -105,6 +113,7 @@ function parseArgs(argv: readonly string[]): Args {
     child: value("--child"),
     size: value("--size") === undefined ? undefined : Number(value("--size")),
     embedder: value("--embedder") ?? "use-lite",
+    store: value("--store") ?? "sqlite",
   });
 }
 
@@ -308,11 +317,11 @@ async function inMemorySide(size: number, queries: number): Promise<z.infer<type
 }
 
 /** Runs one measurement in a fresh process (its own heap, its own peak RSS) and reads its JSON line. */
-function inChild(args: readonly string[]): z.infer<typeof ChildOutputSchema> {
+function inChild(args: readonly string[], env: Record<string, string> = {}): z.infer<typeof ChildOutputSchema> {
   const child = spawnSync(process.execPath, ["--import", "tsx", fileURLToPath(import.meta.url), ...args], {
     encoding: "utf8",
     maxBuffer: 16 * 1024 * 1024,
-    env: { ...process.env, RECALLGRAPH_LOG_LEVEL: "error" },
+    env: { ...process.env, RECALLGRAPH_LOG_LEVEL: "error", ...env },
   });
   if (child.status !== 0) throw new Error(`benchmark child ${args.join(" ")} failed (${child.status}): ${child.stderr.slice(-2000)}`);
   const lastLine = child.stdout.trim().split("\n").at(-1) ?? "";
@@ -323,11 +332,10 @@ function inChild(args: readonly string[]): z.infer<typeof ChildOutputSchema> {
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   if (args.child) {
-    const size = args.size ?? 1000;
-    const output = args.child === "recallgraph" ? await recallgraphSide(size, args.queries) : await inMemorySide(size, args.queries);
-    process.stdout.write(`${JSON.stringify(output)}\n`);
+    process.stdout.write(`${JSON.stringify(await childSide(args.child, args.size ?? 1000, args.queries))}\n`);
     return;
   }
+  if (args.store === "qdrant") return qdrantMain(args);
 
   if (args.from) {
     const saved = SpeedResultsSchema.parse(JSON.parse(readFileSync(args.from, "utf8")));
@@ -383,6 +391,45 @@ async function main(): Promise<void> {
     return;
   }
   process.stdout.write(`${args.markdown ? markdownOf(results) : speedTable(results)}\n`);
+}
+
+/** One side's measurement, in this (child) process. */
+function childSide(side: NonNullable<Args["child"]>, size: number, queries: number): Promise<z.infer<typeof ChildOutputSchema>> {
+  if (side === "qdrant") return qdrantSide(size, queries, WARMUP_QUERIES);
+  return side === "recallgraph" ? recallgraphSide(size, queries) : inMemorySide(size, queries);
+}
+
+/**
+ * `--store qdrant`: each size on the Qdrant path and, for the ratio, on sqlite, each in a child; saved
+ * to bench/results/speed-qdrant.json (speed-qdrant-stub.json when the target was the stub).
+ */
+async function qdrantMain(args: Args): Promise<void> {
+  const note = (text: string) => process.stderr.write(`${text}\n`);
+  if (args.from) {
+    process.stdout.write(`${qdrantSpeedTable(QdrantSpeedResultsSchema.parse(JSON.parse(readFileSync(args.from, "utf8"))))}\n`);
+    return;
+  }
+  const results = await withQdrantTarget(async (target): Promise<QdrantSpeedResults> => {
+    note(`speed benchmark, Qdrant path (${target.kind === "stub" ? "SpecCheckingQdrantStub, not Qdrant" : target.url}): sizes ${args.sizes.join(", ")}, ${args.queries} questions each`);
+    const env = { QDRANT_URL: target.url, ...(target.apiKey ? { QDRANT_API_KEY: target.apiKey } : {}) };
+    const sizes: QdrantSpeedResults["sizes"] = {};
+    for (const size of args.sizes) {
+      const counts = ["--size", String(size), "--queries", String(args.queries)];
+      note(`  ${size} entries: qdrant (${target.kind}) ...`);
+      const { side: _side, ...qdrant } = QdrantSideSchema.parse(inChild(["--child", "qdrant", ...counts], env));
+      note(`  ${size} entries: sqlite ...`);
+      const sqlite = RecallgraphSideSchema.parse(inChild(["--child", "recallgraph", ...counts]));
+      sizes[String(size)] = { ...qdrant, sqliteRetrieveMs: sqlite.retrieveMs, ratioP50: round(qdrant.retrieveMs.p50 / Math.max(sqlite.retrieveMs.p50, 1e-6), 2) };
+    }
+    return { target: target.kind, sizes, queries: args.queries, machine: machineDescription(), notes: qdrantNotes(target.kind) };
+  });
+  if (args.chart) {
+    const file = join(RESULTS_DIR, results.target === "stub" ? "speed-qdrant-stub.json" : "speed-qdrant.json");
+    mkdirSync(RESULTS_DIR, { recursive: true });
+    writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+    note(`  wrote ${relative(join(HERE, ".."), file)}`);
+  }
+  process.stdout.write(`${args.json ? JSON.stringify(results, null, 2) : qdrantSpeedTable(results)}\n`);
 }
 
 /** The embedder's rates as the embedding benchmark last measured them, or why there are none. */
