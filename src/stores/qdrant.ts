@@ -209,7 +209,7 @@ const MAX_CANDIDATES = 10_000;
  */
 export async function openQdrantStore(options: QdrantStoreOptions): Promise<QdrantMemoryStore> {
   const { config, client, cluster } = connect(options);
-  await ensureCollection(client, config.collection, config.embedding, cluster, config.readOnly);
+  await closingOnFailure(client, () => ensureCollection(client, config.collection, config.embedding, cluster, config.readOnly));
   return new QdrantMemoryStore(client, config.collection, config.embedding, config.clock ?? Date.now, config.readOnly, cachedReads(config));
 }
 
@@ -224,6 +224,12 @@ export async function createQdrantStore(options: QdrantStoreOptions): Promise<Qd
   const { config, client, cluster } = connect(options);
   const { collection, embedding } = config;
   if (config.readOnly) throw new ValidationError("qdrant.readOnly", "a store in a new collection writes from the start: it cannot be read-only");
+  await closingOnFailure(client, () => createCollectionOfItsOwn(client, collection, embedding, cluster));
+  return new QdrantMemoryStore(client, collection, embedding, config.clock ?? Date.now, false, cachedReads(config));
+}
+
+/** Creates the collection, refusing one that exists; drops it again when opening it then fails. */
+async function createCollectionOfItsOwn(client: QdrantRest, collection: string, embedding: EmbeddingSpec, cluster: ClusterSettings): Promise<void> {
   const send = sender(collection);
   if (await send(() => client.collectionExists(collection))) {
     throw new StoreError("open", `collection "${collection}" already exists: a new store needs a collection of its own`);
@@ -238,7 +244,16 @@ export async function createQdrantStore(options: QdrantStoreOptions): Promise<Qd
     );
     throw error;
   }
-  return new QdrantMemoryStore(client, collection, embedding, config.clock ?? Date.now, false, cachedReads(config));
+}
+
+/** Runs an open's requests; when they fail, the client's connections are closed before the error goes on (no store holds them). */
+async function closingOnFailure(client: QdrantRest, open: () => Promise<void>): Promise<void> {
+  try {
+    await open();
+  } catch (error) {
+    client.close();
+    throw error;
+  }
 }
 
 /** The process's kept reads of the collection, and how long they are used. */
