@@ -60,9 +60,14 @@ export const TimestampInputSchema = z.union([
 ]);
 export type TimestampInput = z.input<typeof TimestampInputSchema>;
 
+/** Most ids one memory may supersede: a memory restates a few earlier ones, not a history. */
+export const MAX_SUPERSEDES = 32;
+
+const EntryIdSchema = z.string().trim().min(1, "id must not be empty").max(MAX_ID_CHARS);
+
 /** What a caller writes: only `text` is required. The namespace is given separately, never inside the entry. */
 export const MemoryInputSchema = z.strictObject({
-  id: z.string().trim().min(1, "id must not be empty").max(MAX_ID_CHARS).optional(),
+  id: EntryIdSchema.optional(),
   text: z
     .string({ error: requiredMessage("text", "a string") })
     .trim()
@@ -80,6 +85,19 @@ export const MemoryInputSchema = z.strictObject({
   expiresAt: TimestampInputSchema.optional().describe(
     "When the memory stops being recalled (ISO 8601, epoch ms or a Date); must lie after the moment it is written. Unset: it never expires",
   ),
+  validFrom: TimestampInputSchema.optional().describe(
+    "When what the memory says began to hold, if not when it was said (ISO 8601, epoch ms or a Date). Unset: from whenever it was said",
+  ),
+  validUntil: TimestampInputSchema.optional().describe(
+    "When what the memory says stopped holding (ISO 8601, epoch ms or a Date); after validFrom. From then on it is history: still recalled, after what is current",
+  ),
+  supersedes: z
+    .array(EntryIdSchema)
+    .max(MAX_SUPERSEDES, `supersedes must name at most ${MAX_SUPERSEDES} ids`)
+    .optional()
+    .describe(
+      "Ids of earlier memories of the same namespace that this one replaces (a moved deadline, a new address). They are kept as history, never deleted; an id not stored (yet) links nothing",
+    ),
 });
 export type MemoryInput = z.input<typeof MemoryInputSchema>;
 
@@ -103,6 +121,13 @@ export const MemoryEntrySchema = z.strictObject({
   /** Set together with `expiresAtMs` (the stores check they agree); stores stop returning the entry from then on. */
   expiresAt: z.iso.datetime({ offset: true }).optional().describe("When the entry expires, UTC ISO 8601"),
   expiresAtMs: z.number().int().optional().describe("The instant of `expiresAt` in epoch ms, what the stores compare with their clock"),
+  validFrom: z.iso.datetime({ offset: true }).optional().describe("When what it says began to hold, UTC ISO 8601"),
+  validUntil: z.iso.datetime({ offset: true }).optional().describe("When what it says stopped holding, UTC ISO 8601 (after validFrom)"),
+  supersedes: z
+    .array(z.string().min(1).max(MAX_ID_CHARS))
+    .max(MAX_SUPERSEDES)
+    .optional()
+    .describe("Ids of memories of the same namespace this one replaces, distinct, never its own; absent when none"),
 });
 export type MemoryEntry = z.infer<typeof MemoryEntrySchema>;
 
@@ -218,7 +243,39 @@ export function normalizeEntry(
     entry.expiresAt = new Date(expiresAtMs).toISOString();
     entry.expiresAtMs = expiresAtMs;
   }
+  Object.assign(entry, validity(parsed, fieldPath), supersession(entry.id, parsed.supersedes, fieldPath("supersedes")));
   return entry;
+}
+
+/** The entry's validFrom and validUntil in UTC, checked to be storable and in order. */
+function validity(
+  parsed: Pick<z.output<typeof MemoryInputSchema>, "validFrom" | "validUntil">,
+  fieldPath: (name: string) => string,
+): Pick<MemoryEntry, "validFrom" | "validUntil"> {
+  const fromMs = parsed.validFrom === undefined ? undefined : instantInRange(parsed.validFrom, fieldPath("validFrom"));
+  const untilMs = parsed.validUntil === undefined ? undefined : instantInRange(parsed.validUntil, fieldPath("validUntil"));
+  if (fromMs !== undefined && untilMs !== undefined && untilMs <= fromMs) {
+    throw new ValidationError(fieldPath("validUntil"), "validUntil must be after validFrom");
+  }
+  return {
+    ...(fromMs !== undefined ? { validFrom: new Date(fromMs).toISOString() } : {}),
+    ...(untilMs !== undefined ? { validUntil: new Date(untilMs).toISOString() } : {}),
+  };
+}
+
+/** The distinct ids a memory supersedes (absent when none); naming itself is refused, as it would hide it behind itself. */
+function supersession(id: string, supersedes: readonly string[] | undefined, field: string): Pick<MemoryEntry, "supersedes"> {
+  const ids = [...new Set(supersedes ?? [])];
+  if (ids.includes(id)) throw new ValidationError(field, `a memory cannot supersede itself ("${id}")`);
+  return ids.length ? { supersedes: ids } : {};
+}
+
+/** Epoch ms of an entry's validity bounds (undefined where unset). */
+export function validityMs(entry: Pick<MemoryEntry, "validFrom" | "validUntil">): { fromMs?: number; untilMs?: number } {
+  return {
+    ...(entry.validFrom !== undefined ? { fromMs: Date.parse(entry.validFrom) } : {}),
+    ...(entry.validUntil !== undefined ? { untilMs: Date.parse(entry.validUntil) } : {}),
+  };
 }
 
 /** Whether a memory expiring at `expiresAtMs` is gone at `now`: a write refuses it, since nothing would ever see it. */

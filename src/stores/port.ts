@@ -126,6 +126,12 @@ export interface MemoryStore {
   clearNamespace(namespace: string): Promise<number>;
   /** Entries by id, in the order asked, skipping ids that do not exist in this namespace. */
   get(namespace: string, ids: readonly string[]): Promise<MemoryEntry[]>;
+  /**
+   * The live entries of the namespace whose `supersedes` names any of `ids`, newest first (timestampMs
+   * descending, then id): who replaced them. An index lookup in every adapter; another namespace's
+   * entries never answer, whatever ids they name.
+   */
+  supersedersOf(namespace: string, ids: readonly string[]): Promise<MemoryEntry[]>;
 
   /** Cosine similarity search, best first. */
   denseSearch(namespace: string, vector: readonly number[], options: SearchOptions): Promise<ScoredEntry[]>;

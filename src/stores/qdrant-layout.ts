@@ -52,6 +52,8 @@ export const PAYLOAD = {
   documentId: "source.documentId",
   /** The entry's own expiry instant; absent on entries that never expire. */
   expiresAtMs: "expiresAtMs",
+  /** The ids the entry supersedes (the entry's own field): who replaced an id is a keyword lookup. */
+  supersedes: "supersedes",
   /** The distinct term indices of the entry's lexical vector: counting points holding a term gives its idf in one namespace. */
   lexicalTerms: "lexical_terms",
   settings: "settings",
@@ -65,7 +67,8 @@ export const PAYLOAD = {
  * Payload indexes created with the collection. `namespace` is the tenant key (Qdrant co-locates each
  * tenant's points); `timestampMs` needs a range index because filtered search and list order by it;
  * `expiresAtMs` one because every read excludes a range of it; `lexical_terms` an integer lookup index
- * because lexicalSearch counts the points holding each query term; persons/entities/location (original
+ * because lexicalSearch counts the points holding each query term; `supersedes` a keyword index because
+ * retrieval asks which memories replaced its hits; persons/entities/location (original
  * case) are indexed for the vocabulary facets. An index added here is created on the next open of an
  * existing collection (ensureCollection creates the missing ones), so the layout version stays.
  */
@@ -80,6 +83,7 @@ export const PAYLOAD_INDEXES: ReadonlyArray<Schemas["CreateFieldIndex"] & { fiel
   { field_name: PAYLOAD.entities, field_schema: "keyword" },
   { field_name: PAYLOAD.location, field_schema: "keyword" },
   { field_name: PAYLOAD.documentId, field_schema: "keyword" },
+  { field_name: PAYLOAD.supersedes, field_schema: "keyword" },
   { field_name: PAYLOAD.timestampMs, field_schema: { type: "integer", lookup: false, range: true } },
   { field_name: PAYLOAD.expiresAtMs, field_schema: { type: "integer", lookup: false, range: true } },
   { field_name: PAYLOAD.lexicalTerms, field_schema: { type: "integer", lookup: true, range: false } },
@@ -317,6 +321,11 @@ export function namespaceFilter(
  */
 export function lexicalTermFilter(namespace: string, term: number): NamespaceScopedFilter {
   return namespaceFilter(namespace, "memory", [{ key: PAYLOAD.lexicalTerms, match: { value: term } }]);
+}
+
+/** Memories whose `supersedes` names any of `ids` (an array field matches when any element does). */
+export function supersedesAnyCondition(ids: readonly string[]): Schemas["Condition"] {
+  return { key: PAYLOAD.supersedes, match: { any: [...ids] } };
 }
 
 /** Entries whose expiry is at or before `nowMs`. A point without `expiresAtMs` never meets a range condition. */

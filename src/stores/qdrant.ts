@@ -92,6 +92,7 @@ import {
   PAYLOAD_INDEXES,
   passesClientCheck,
   settingsPointId,
+  supersedesAnyCondition,
   translateFilter,
   type ClusterSetting,
   type ClusterSettings,
@@ -405,6 +406,16 @@ export class QdrantMemoryStore implements MemoryStore {
       const entry = found.get(id);
       return entry ? [entry] : [];
     });
+  }
+
+  async supersedersOf(namespace: string, ids: readonly string[]): Promise<MemoryEntry[]> {
+    const ns = this.begin("supersedersOf", namespace);
+    const unique = validateIds(ids);
+    if (!unique.length) return [];
+    const filter = liveMemoryFilter(ns, this.clock(), [supersedesAnyCondition(unique)]);
+    const entries: MemoryEntry[] = [];
+    await this.scrollAll("supersedersOf", filter, true, (payload) => entries.push(this.entryOf("supersedersOf", payload, ns)));
+    return entries.sort(byRecency);
   }
 
   async denseSearch(namespace: string, vector: readonly number[], options: SearchOptions): Promise<ScoredEntry[]> {

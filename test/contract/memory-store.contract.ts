@@ -18,6 +18,7 @@ import { listTests } from "./memory-store/list.js";
 import { namespaceIsolationTests } from "./memory-store/namespace-isolation.js";
 import { settingsVocabularyDocumentsStatsTests } from "./memory-store/settings-vocabulary-documents-stats.js";
 import { type ContractContext, type ContractOptions, type OpenContractStore, useContractStores } from "./memory-store/shared.js";
+import { supersessionTests } from "./memory-store/supersession.js";
 import { upsertGetReplaceTests } from "./memory-store/upsert.js";
 
 export { CONTRACT_EMBEDDING, type ContractOptions, type OpenContractStore, type StoreExtras } from "./memory-store/shared.js";
@@ -31,6 +32,7 @@ const CONTRACT_GROUPS: readonly ((context: ContractContext) => void)[] = [
   filteredSearchTests,
   listTests,
   expiryTests,
+  supersessionTests,
   namespaceIsolationTests,
   badInputTests,
   settingsVocabularyDocumentsStatsTests,

@@ -53,6 +53,9 @@ export class RecordingStore implements MemoryStore {
   async get(namespace: string, ids: readonly string[]): Promise<MemoryEntry[]> {
     return ids.flatMap((id) => this.space(namespace).get(id) ?? []);
   }
+  async supersedersOf(namespace: string, ids: readonly string[]): Promise<MemoryEntry[]> {
+    return this.all(namespace).filter((entry) => entry.supersedes?.some((id) => ids.includes(id)));
+  }
   async denseSearch(): Promise<ScoredEntry[]> {
     return [];
   }

@@ -1,7 +1,8 @@
 /**
  * Namespace isolation at the store port, for both adapters: sqlite (":memory:") and Qdrant through the
  * loopback SpecCheckingQdrantStub (not a real Qdrant; skipped without its OpenAPI spec). Every search
- * and list of one namespace returns only that namespace's own entries, whatever the filter and query.
+ * and list of one namespace, and its supersession lookup, returns only that namespace's own entries,
+ * whatever the filter and query (the world's entries supersede ids every namespace uses).
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
@@ -15,7 +16,7 @@ import type { Embedder } from "../../src/text/embedder.js";
 import { qdrantSpecAvailable, QDRANT_SPEC_PATH } from "../stores/qdrant-spec.js";
 import { SpecCheckingQdrantStub } from "../stores/qdrant-stub.js";
 import { openIsolationMemory } from "./support.js";
-import { assertOwnEntry, callerFilter, loadWorld, NAMESPACE_POOL, question, runs, Seen, worldSpec, type World } from "./world.js";
+import { assertOwnEntry, callerFilter, ID_POOL, loadWorld, NAMESPACE_POOL, question, runs, Seen, worldSpec, type World } from "./world.js";
 
 /** The store form of a caller filter, or none. */
 function storeFilter(filter: unknown): MemoryFilter | undefined {
@@ -32,6 +33,7 @@ async function checkEveryRead(store: MemoryStore, embedder: Embedder, world: Wor
       ...(await store.lexicalSearch(namespace, query, { k: 50, ...(filter ? { filter } : {}) })).map((hit) => ["lexicalSearch", hit.entry] as const),
       ...(filter ? await store.filteredSearch(namespace, filter, { k: 50 }) : []).map((hit) => ["filteredSearch", hit.entry] as const),
       ...(filter ? await store.filteredSearch(namespace, filter, { k: 50, vector }) : []).map((hit) => ["filteredSearch+vector", hit.entry] as const),
+      ...(await store.supersedersOf(namespace, [...ID_POOL])).map((entry) => ["supersedersOf", entry] as const),
     ];
     for (const [read, entry] of searched) assertOwnEntry(entry, world, namespace, read);
     let cursor: string | undefined;

@@ -39,7 +39,7 @@ export const NAMESPACE_POOL = [
 ] as const;
 
 /** Ids repeat across namespaces on purpose: the same id in two namespaces is two memories. */
-const ID_POOL = ["m1", "m2", "shared", "constructor", "__proto__", "toString", "ERR_1024", "a%b", "a_b", "x' OR '1'='1", "名前"] as const;
+export const ID_POOL = ["m1", "m2", "shared", "constructor", "__proto__", "toString", "ERR_1024", "a%b", "a_b", "x' OR '1'='1", "名前"] as const;
 
 const SHARED_WORDS = ["meeting", "project", "budget", "launch", "release", "deadline", "coffee", "review", "Shanghai", "Tuesday"];
 const NAMES = ["Alice", "Bob", "Chen Wei", "O'Brien", "José", "李雷"];
@@ -109,10 +109,12 @@ function memoryInput(marker: string) {
         entities: fc.subarray([...CODES, "constructor", "__proto__", "%"], { maxLength: 2 }),
         location: fc.constantFrom(...LOCATIONS),
         documentId: fc.constantFrom(...DOCUMENT_IDS),
+        // Ids every namespace uses: a supersession must link within its own namespace alone.
+        supersedes: fc.subarray<string>([...ID_POOL], { maxLength: 2 }),
       },
       { requiredKeys: ["words", "timestamp"] },
     )
-    .map(({ id, words, timestamp, persons, entities, location, documentId }): MemoryInput => {
+    .map(({ id, words, timestamp, persons, entities, location, documentId, supersedes }): MemoryInput => {
       // The marker first: the content cap cuts a result's text from the end.
       const input: MemoryInput = { text: [marker, ...words].join(" "), timestamp };
       if (id !== undefined) input.id = id;
@@ -120,6 +122,8 @@ function memoryInput(marker: string) {
       if (entities?.length) input.entities = entities;
       if (location !== undefined) input.location = location;
       if (documentId !== undefined) input.source = { documentId, version: 1 };
+      const replaced = supersedes?.filter((other) => other !== id);
+      if (replaced?.length) input.supersedes = replaced;
       return input;
     });
 }

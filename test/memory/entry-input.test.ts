@@ -25,6 +25,9 @@ const INPUTS: Record<string, MemoryInput> = {
     topic: "product",
     source: { documentId: "notes/trip.md", version: 2, turnIds: ["D1:7"], headingPath: ["Trip", "Day 1"], origin: "/home/alice/notes" },
     expiresAt: "2030-01-01T00:00:00Z",
+    validFrom: "2026-10-01",
+    validUntil: "2026-12-31T23:00:00-01:00",
+    supersedes: ["turn-3", "turn-5"],
   },
   "epoch-ms times": { id: "ms", text: "Paid the invoice", timestamp: 1_790_000_000_000, expiresAt: 1_900_000_000_000 },
 };
@@ -49,6 +52,6 @@ describe("entryInput: what writes an entry again", () => {
 
   it("leaves out what the entry does not have", () => {
     const input = entryInput(normalizeEntry("team", { text: "plain" }, { now: WRITTEN }));
-    for (const field of ["location", "speaker", "topic", "source", "expiresAt"]) assert.ok(!(field in input), field);
+    for (const field of ["location", "speaker", "topic", "source", "expiresAt", "validFrom", "validUntil", "supersedes"]) assert.ok(!(field in input), field);
   });
 });

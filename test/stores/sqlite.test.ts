@@ -268,8 +268,8 @@ describe("sqlite schema migration", () => {
     const fresh = fileFor("migrate-fresh");
     await (await openSqliteStore({ path: fresh, embedding: SPEC })).close();
     const layout = layoutOf(migrated);
-    assert.equal(SCHEMA_VERSION, 2);
-    assert.equal(layout.version, "2");
+    assert.equal(SCHEMA_VERSION, 3);
+    assert.equal(layout.version, "3");
     assert.ok(layout.entryColumns.includes("expires_at_ms"));
     assert.ok(layout.objects.some((object) => object.startsWith("index entries_expiring:") && object.includes("WHERE expires_at_ms IS NOT NULL")));
     assert.deepEqual(layout.objects, layoutOf(fresh).objects);
@@ -282,7 +282,9 @@ describe("sqlite schema migration", () => {
     await writer.upsert("ns", [record("ns", { id: "old", text: "Ulla rows on the fjord", persons: ["Ulla"], source: { documentId: "log.md" } }, [1, 0, 0, 0])]);
     await writer.close();
     const downgrade = new Database(path);
-    downgrade.exec("DROP INDEX entries_expiring; ALTER TABLE entries DROP COLUMN expires_at_ms; UPDATE meta SET value = '1' WHERE key = 'schema_version'");
+    downgrade.exec(
+      "DROP TABLE entry_supersedes; DROP INDEX entries_expiring; ALTER TABLE entries DROP COLUMN expires_at_ms; UPDATE meta SET value = '1' WHERE key = 'schema_version'",
+    );
     downgrade.close();
     assert.equal(layoutOf(path).version, "1");
     assert.ok(!layoutOf(path).entryColumns.includes("expires_at_ms"));
@@ -290,7 +292,7 @@ describe("sqlite schema migration", () => {
     let now = NOW;
     const store = await openSqliteStore({ path, embedding: SPEC, clock: () => now });
     try {
-      assert.equal(layoutOf(path).version, "2");
+      assert.equal(layoutOf(path).version, "3");
       assert.deepEqual((await store.get("ns", ["old"])).map((e) => e.text), ["Ulla rows on the fjord"]);
       assert.equal((await store.lexicalSearch("ns", "fjord", { k: 1 }))[0]?.entry.id, "old");
       assert.equal((await store.denseSearch("ns", [1, 0, 0, 0], { k: 1 }))[0]?.entry.id, "old");
@@ -322,7 +324,52 @@ describe("sqlite schema migration", () => {
   it("refuses a file written by a newer layout", async () => {
     const path = fileFor("migrate-newer");
     createV1File(path, (db) => db.prepare("UPDATE meta SET value = ? WHERE key = 'schema_version'").run(String(SCHEMA_VERSION + 1)));
-    await assert.rejects(openSqliteStore({ path, embedding: SPEC }), /schema version 3, this recallgraph reads up to 2/);
+    await assert.rejects(openSqliteStore({ path, embedding: SPEC }), /schema version 4, this recallgraph reads up to 3/);
+  });
+
+  it("migrates a version-2 file: its entries stay readable and a new memory can supersede one of them", async () => {
+    const path = fileFor("migrate-v2-data");
+    const writer = await openSqliteStore({ path, embedding: SPEC });
+    await writer.upsert("ns", [record("ns", { id: "old", text: "Ulla lives in Bergen", persons: ["Ulla"], expiresAt: NOW + 10_000 }, [1, 0, 0, 0])]);
+    await writer.close();
+    const downgrade = new Database(path);
+    downgrade.exec("DROP TABLE entry_supersedes; UPDATE meta SET value = '2' WHERE key = 'schema_version'");
+    downgrade.close();
+    assert.equal(layoutOf(path).version, "2");
+
+    const store = await openSqliteStore({ path, embedding: SPEC, clock: () => NOW });
+    try {
+      assert.equal(layoutOf(path).version, "3");
+      assert.deepEqual(await store.supersedersOf("ns", ["old"]), []);
+      await store.upsert("ns", [record("ns", { id: "new", text: "Ulla moved to Oslo", supersedes: ["old"] }, [0, 1, 0, 0])]);
+      assert.deepEqual((await store.supersedersOf("ns", ["old"])).map((e) => e.id), ["new"]);
+      assert.deepEqual((await store.get("ns", ["old"])).map((e) => e.expiresAtMs), [NOW + 10_000], "the older entry is whole");
+    } finally {
+      await store.close();
+    }
+    const fresh = fileFor("migrate-v2-fresh");
+    await (await openSqliteStore({ path: fresh, embedding: SPEC })).close();
+    assert.deepEqual(layoutOf(path).objects, layoutOf(fresh).objects);
+  });
+
+  it("finds superseders, and the rows of a rewritten entry, through the supersession indexes, never a scan", async () => {
+    const path = fileFor("supersedes-plan");
+    await (await openSqliteStore({ path, embedding: SPEC })).close();
+    const db = new Database(path, { readonly: true });
+    try {
+      sqliteVec.load(db);
+      const plan = (sql: string): string =>
+        (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((row) => row.detail).join("; ");
+      const lookup = plan(
+        `SELECT DISTINCT e.rowid FROM entry_supersedes AS s JOIN entries AS e ON e.rowid = s.entry_rowid
+          WHERE s.namespace = 'ns' AND s.superseded_id IN (SELECT value FROM json_each('["a"]')) AND e.namespace = 'ns'`,
+      );
+      assert.match(lookup, /SEARCH s USING (COVERING INDEX|PRIMARY KEY)/);
+      assert.doesNotMatch(lookup, /SCAN (e|s)\b/);
+      assert.match(plan("DELETE FROM entry_supersedes WHERE entry_rowid = 5"), /entry_supersedes_by_entry/);
+    } finally {
+      db.close();
+    }
   });
 });
 

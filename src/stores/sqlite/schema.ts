@@ -16,7 +16,11 @@
  *   triggers on `entries` (see vectorBookkeepingSql). What the in-memory vector structures
  *   (vector-search.ts) check themselves against.
  *
- * Versions: 1 is the layout of `schemaV1`; 2 adds `entries.expires_at_ms` and its pruning index. A fresh
+ * - `entry_supersedes`: one row per id an entry supersedes (namespace, that id, the entry's rowid), so
+ *   "which entries supersede X" is an index lookup, not a JSON scan.
+ *
+ * Versions: 1 is the layout of `schemaV1`; 2 adds `entries.expires_at_ms` and its pruning index; 3 adds
+ * `entry_supersedes` (empty in a migrated store: no earlier version wrote supersessions). A fresh
  * database is built as version 1 and migrated like an old one, so both paths give the same layout.
  * The vector bookkeeping is no version step: it is purely additive (nothing older reads it), created when
  * absent at every writable opening, and kept by triggers, so an older recallgraph writing the file keeps
@@ -40,7 +44,7 @@ import { canWriteStoreFile, connectReadOnly } from "./read-only.js";
 export type SqliteDatabase = Database.Database;
 
 /** Version of the layout below. A database written by a newer layout is refused, an older one migrated. */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 /**
  * Rows per vec0 chunk. vec0 allocates whole chunks per partition (namespace), and its KNN cost grows
@@ -146,11 +150,22 @@ function schemaV1(dimension: number): string {
  * Each step takes the layout from the version before to its key, run inside the opening transaction.
  * v2: the expiry column (NULL for every existing entry: version 1 had no expiry) and a partial index
  * holding only expiring entries, which pruning and the expired-entry lookups of the reads walk.
+ * v3: the supersession table, looked up by (namespace, superseded id) and cleared by the entry's rowid.
  */
 const MIGRATIONS: Readonly<Record<number, string>> = {
   2: `
     ALTER TABLE entries ADD COLUMN expires_at_ms INTEGER;
     CREATE INDEX entries_expiring ON entries (namespace, expires_at_ms) WHERE expires_at_ms IS NOT NULL;
+  `,
+  // The superseded id is kept as written, not as a rowid: it may name a memory not stored (yet).
+  3: `
+    CREATE TABLE entry_supersedes (
+      namespace TEXT NOT NULL,
+      superseded_id TEXT NOT NULL,
+      entry_rowid INTEGER NOT NULL,
+      PRIMARY KEY (namespace, superseded_id, entry_rowid)
+    ) WITHOUT ROWID;
+    CREATE INDEX entry_supersedes_by_entry ON entry_supersedes (entry_rowid);
   `,
 };
 

@@ -209,6 +209,7 @@ export class SqliteMemoryStore implements MemoryStore {
             s.insertTerms.run(rowid, nsTerm, terms.text, terms.tags);
             s.insertVector.run(BigInt(rowid), ns, vectorBlob);
             for (const name of names) s.insertName.run(ns, name.kind, name.nameLower, rowid, name.name);
+            for (const supersededId of entry.supersedes ?? []) s.insertSupersedes.run(ns, supersededId, rowid);
           }
         })
         .immediate();
@@ -252,6 +253,7 @@ export class SqliteMemoryStore implements MemoryStore {
             s.deleteBody.run(rowid);
           }
           s.deleteNamespaceNames.run(ns);
+          s.deleteNamespaceSupersedes.run(ns);
           s.deleteNamespaceEntries.run(ns);
           s.deleteSettings.run(ns);
           return rowids.length;
@@ -273,6 +275,16 @@ export class SqliteMemoryStore implements MemoryStore {
         const entry = byId.get(id);
         return entry ? [entry] : [];
       });
+    });
+  }
+
+  async supersedersOf(namespace: string, ids: readonly string[]): Promise<MemoryEntry[]> {
+    return this.run("supersedersOf", () => {
+      const ns = validateNamespace(namespace);
+      const unique = validateIds(ids);
+      if (!unique.length) return [];
+      const rows = this.statements.superseders.all(ns, JSON.stringify(unique), ns, this.clock());
+      return rows.map((row) => this.parseEntry("supersedersOf", row.entry_json, row.rowid, ns));
     });
   }
 
@@ -523,6 +535,7 @@ export class SqliteMemoryStore implements MemoryStore {
     s.deleteTerms.run(rowid);
     s.deleteVector.run(BigInt(rowid));
     s.deleteNames.run(rowid);
+    s.deleteSupersedes.run(rowid);
   }
 
   private filterStatement<Row>(sql: string): Database.Statement<unknown[], Row> {
@@ -731,6 +744,11 @@ function writeStatements(db: SqliteDatabase) {
       "INSERT OR IGNORE INTO entry_names (namespace, kind, name_lower, entry_rowid, name) VALUES (?, ?, ?, ?, ?)",
     ),
     deleteNames: db.prepare<[number]>("DELETE FROM entry_names WHERE entry_rowid = ?"),
+    insertSupersedes: db.prepare<[string, string, number]>(
+      "INSERT OR IGNORE INTO entry_supersedes (namespace, superseded_id, entry_rowid) VALUES (?, ?, ?)",
+    ),
+    deleteSupersedes: db.prepare<[number]>("DELETE FROM entry_supersedes WHERE entry_rowid = ?"),
+    deleteNamespaceSupersedes: db.prepare<[string]>("DELETE FROM entry_supersedes WHERE namespace = ?"),
     namespaceRowids: db.prepare<[string], number>("SELECT rowid FROM entries WHERE namespace = ?").pluck(),
     deleteNamespaceNames: db.prepare<[string]>("DELETE FROM entry_names WHERE namespace = ?"),
     deleteNamespaceEntries: db.prepare<[string]>("DELETE FROM entries WHERE namespace = ?"),
@@ -757,6 +775,13 @@ function readStatements(db: SqliteDatabase) {
         WHERE e.namespace = ?`,
     ),
     namespaceSize: db.prepare<[string], number>("SELECT count(*) FROM entries WHERE namespace = ?").pluck(),
+    // Both sides pinned to the namespace: a row of another namespace naming the same id is never reached.
+    superseders: db.prepare<[namespace: string, idsJson: string, namespace: string, now: number], EntryJsonRow>(
+      `SELECT DISTINCT e.rowid AS rowid, b.entry_json AS entry_json
+         FROM entry_supersedes AS s JOIN entries AS e ON e.rowid = s.entry_rowid JOIN entry_bodies AS b ON b.rowid = e.rowid
+        WHERE s.namespace = ? AND s.superseded_id IN (SELECT value FROM json_each(?)) AND e.namespace = ? AND ${LIVE_ENTRY_SQL}
+        ORDER BY e.timestamp_ms DESC, e.id`,
+    ),
     knn: db.prepare<[Buffer, number, string], DistanceRow>(
       "SELECT rowid, distance FROM entry_vectors WHERE embedding MATCH ? AND k = ? AND namespace = ? ORDER BY distance",
     ),
