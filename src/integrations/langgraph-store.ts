@@ -12,7 +12,8 @@
  *   was before the batch, and its writes come last (the last of several to one key wins).
  * - `put(namespace, key, value)` writes the memory `key`: `value` is a memory as recallgraph takes it
  *   (`text` required; `timestamp`, `persons`, `speaker`, `entities`, `location`, `keywords`, `topic`,
- *   `source`, `expiresAt` optional). Any other field is refused, naming it. `value: null` deletes.
+ *   `source`, `expiresAt`, `validFrom`, `validUntil`, `supersedes` optional; `supersedes` names keys of the
+ *   same namespace). Any other field is refused, naming it. `value: null` deletes.
  * - `get` gives the memory back as it was put (what the write filled in is left out); `search(prefix, {query})` asks the retrieval graph over
  *   the prefix's namespaces (the prefix itself and those under it) and returns its results with their
  *   fused scores; without a query it lists them, newest first. `filter` takes the caller filter's

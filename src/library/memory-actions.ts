@@ -36,8 +36,13 @@ const JsonTimeSchema = z.union([z.string(), z.number()]);
 export const SaveArgsSchema = MemoryInputSchema.extend({
   timestamp: JsonTimeSchema.optional().describe("When it happened, ISO 8601 (default: now)"),
   expiresAt: JsonTimeSchema.optional().describe("When to forget it, ISO 8601 (in the future)"),
+  validFrom: JsonTimeSchema.optional().describe("When what it says began to hold, ISO 8601, if not when it was said"),
+  validUntil: JsonTimeSchema.optional().describe("When what it says stopped holding, ISO 8601 (after validFrom); it is kept as history"),
+  supersedes: MemoryInputSchema.shape.supersedes.describe(
+    "Ids (from recall_memories or list_memories) of earlier memories this one corrects or replaces, e.g. the old address when the user moved; they are kept as history, not deleted",
+  ),
 }).describe(
-  "One memory: `text` is a self-contained statement (names, not pronouns; absolute dates). Optional: timestamp (when it happened), persons, entities, location, topic, keywords, expiresAt (forget it after), id (to replace an earlier memory).",
+  "One memory: `text` is a self-contained statement (names, not pronouns; absolute dates). Optional: timestamp (when it happened), persons, entities, location, topic, keywords, expiresAt (forget it after), validFrom / validUntil (when it held), supersedes (ids of memories it replaces), id (to replace an earlier memory's text).",
 );
 
 export const SaveDialogueArgsSchema = DialogueSchema.describe(

@@ -15,6 +15,7 @@ const NOTES = [
   { id: "n1", text: "Alice met Bob in Shanghai about the XYZ-100 order.", timestamp: "2026-03-10T06:30:00Z", speaker: "Alice", location: "Shanghai" },
   { id: "n2", text: "The launch review moved to Friday.", timestamp: "2026-03-11T09:00:00Z", topic: "launch", expiresAt: "2099-01-01T00:00:00Z" },
   { id: "n3", text: "Priya adopted a grey cat named Pixel.", timestamp: "2026-03-12T18:00:00Z", persons: ["Priya"] },
+  { id: "n4", text: "The launch review moved to Monday.", timestamp: "2026-03-13T09:00:00Z", supersedes: ["n2"], validFrom: "2026-03-16", validUntil: "2026-03-17" },
 ];
 /** More than one page of the store's list (1,000), so the export pages through. */
 const MANY = Array.from({ length: 1_050 }, (_, i) => ({ id: `m${i}`, text: `Reading ${i} of the meter`, timestamp: 1_770_000_000_000 + i * 60_000 }));
@@ -55,7 +56,7 @@ describe("export", () => {
   it("prints one JSON line per memory, which an ingest from standard input writes again as it was", async () => {
     const { lines, note } = await exportLines(["-n", "team"], folder.path);
     assert.equal(lines.length, NOTES.length);
-    assert.equal(note, 'exported 3 memories of namespace "team"');
+    assert.equal(note, `exported ${NOTES.length} memories of namespace "team"`);
     const run = await runCli(["--db", "b.db", "--embedder", "hash", "ingest", "-", "-n", "team"], folder.path, `${lines.join("\n")}\n`);
     assert.equal(run.code, 0, run.stderr);
     assert.deepEqual(await storedEntries("b.db", "team", folder.path), await storedEntries("a.db", "team", folder.path));
@@ -84,7 +85,9 @@ describe("export", () => {
     const run = await runCli(["--db", "c.db", "--embedder", "hash", "ingest", "-", "-n", "team", "--skip-expired"], folder.path, input);
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, /^Left out 1 expired memory$/m);
-    assert.deepEqual([...(await storedEntries("c.db", "team", folder.path)).keys()].sort(), ["n1", "n3"]);
+    const kept = await storedEntries("c.db", "team", folder.path);
+    assert.deepEqual([...kept.keys()].sort(), ["n1", "n3", "n4"]);
+    assert.deepEqual(kept.get("n4")?.supersedes, ["n2"], "a memory superseding one left out keeps the id as written");
   });
 
   it("pages through a namespace larger than one page of the store's list", async () => {

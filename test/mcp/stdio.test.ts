@@ -39,6 +39,7 @@ describe("recallgraph mcp over stdio", () => {
     }
     const save = tools.find((tool) => tool.name === "save_memory");
     assert.ok(save?.inputSchema.properties && "text" in save.inputSchema.properties, "save_memory's schema names text");
+    for (const field of ["supersedes", "validFrom", "validUntil"]) assert.ok(save?.inputSchema.properties && field in save.inputSchema.properties, field);
     assert.deepEqual(save?.inputSchema.required, ["text"]);
   });
 
