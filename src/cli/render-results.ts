@@ -19,6 +19,8 @@ export function resultJson(result: RetrievalResult) {
     ...(result.location !== undefined ? { location: result.location } : {}),
     ...(result.topic !== undefined ? { topic: result.topic } : {}),
     source: { ...result.source, turnIds: result.source?.turnIds ?? [] },
+    ...(result.validFrom !== undefined ? { validFrom: result.validFrom } : {}),
+    ...(result.validUntil !== undefined ? { validUntil: result.validUntil } : {}),
     provenance: result.provenance,
   };
 }
@@ -41,6 +43,17 @@ export function foundBy(result: RetrievalResult): string {
   return result.provenance.views.map((view) => `${view} #${best.get(view) ?? "?"}`).join(" · ");
 }
 
+/** "  history (superseded by m7)", "  supersedes m3": how the result stands in time, when it says anything. */
+export function timeNote(result: RetrievalResult): string {
+  const { history, supersededBy, supersedes, broughtInFor } = result.provenance;
+  const notes = [
+    ...(broughtInFor !== undefined ? [`brought in for ${broughtInFor}`] : []),
+    ...(history !== undefined ? [`history (${history}${supersededBy?.length ? ` by ${supersededBy.join(",")}` : ""})`] : []),
+    ...(supersedes?.length ? [`supersedes ${supersedes.join(",")}`] : []),
+  ];
+  return notes.length ? `  ${notes.join(" · ")}` : "";
+}
+
 export interface ResultLinesOptions {
   /** Ids to flag with ✓ (the demo's known answers). */
   expected?: ReadonlySet<string>;
@@ -61,7 +74,7 @@ export function resultLines(results: readonly RetrievalResult[], options: Result
   const lines: string[] = [];
   results.forEach((result, index) => {
     const turns = result.source?.turnIds?.length ? `  turns ${result.source.turnIds.join(",")}` : "";
-    const head = `${mark(result.id)}${padStart(String(index + 1), rankWidth)}  ${formatTimestamp(result.timestamp)}  ${padEnd(ids[index] ?? "", idWidth)}  ${foundBy(result)}${turns}`;
+    const head = `${mark(result.id)}${padStart(String(index + 1), rankWidth)}  ${formatTimestamp(result.timestamp)}  ${padEnd(ids[index] ?? "", idWidth)}  ${foundBy(result)}${turns}${timeNote(result)}`;
     lines.push(`  ${head}`);
     const indent = " ".repeat(2 + mark(result.id).length + rankWidth + 2);
     lines.push(...wrapText(result.text, width, indent));

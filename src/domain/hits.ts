@@ -22,12 +22,28 @@ export const ViewHitListSchema = z.object({
 });
 export type ViewHitList = z.infer<typeof ViewHitListSchema>;
 
-/** Where a fused hit came from: every (view, query) list that ranked it. */
+/** Why a memory is not current at the time asked about. */
+export const HistoryReasonSchema = z.enum(["superseded", "validity ended", "not yet valid"]);
+export type HistoryReason = z.infer<typeof HistoryReasonSchema>;
+
+/** Where a fused hit came from: every (view, query) list that ranked it, and how it stands in time. */
 export const ProvenanceSchema = z.object({
   views: z.array(ViewNameSchema),
   subQueries: z.array(z.string()),
   ranks: z.array(z.object({ view: ViewNameSchema, query: z.string(), round: z.number().int(), rank: z.number().int(), score: z.number() })),
   fusedScore: z.number(),
+  supersededBy: z
+    .array(z.string())
+    .optional()
+    .describe("Ids of the memories of its namespace that supersede this one (said by asOf, when asked as of a time), newest first"),
+  supersedes: z.array(z.string()).optional().describe("Ids of the stored memories of its namespace this one supersedes"),
+  history: HistoryReasonSchema.optional().describe(
+    "Why this memory is history at the time asked about (asOf, else the reference time): superseded, its validUntil passed, or its validFrom not reached. Absent: current",
+  ),
+  broughtInFor: z
+    .string()
+    .optional()
+    .describe("Set when no view found this memory: the id of the answer's memory it supersedes or is superseded by, which brought it in"),
 });
 export type Provenance = z.infer<typeof ProvenanceSchema>;
 

@@ -49,7 +49,12 @@ export const RetrievalState = z.object({
     RecallFilterSchema.nullable().optional(),
     "Input: exact conditions every result must meet (since, until, persons, entities, location, documentId). Consumed by the run it was given to.",
   ),
-  referenceTime: described(z.string().optional(), "The reference time this run resolved (the input's `now`, or the clock)"),
+  asOf: described(
+    z.string().nullable().optional(),
+    "Input: answer as things stood at this time (ISO 8601): memories said after it are left out, and what was superseded or no longer valid by then counts as history. Consumed by the run it was given to.",
+  ),
+  referenceTime: described(z.string().optional(), "The reference time this run resolved (the input's `now`, else its `asOf`, else the clock)"),
+  asOfTime: described(z.string().optional(), "The `asOf` this run answers for, when it was given one"),
   callerFilter: described(MemoryFilterSchema.optional(), "The caller's filter this run applies, in the store's form"),
   queryPlan: described(PlanSchema.optional(), "What the planner decided the question needs"),
   settings: described(
@@ -83,7 +88,7 @@ export const RetrievalState = z.object({
 export type RetrievalStateValue = z.output<typeof RetrievalState>;
 
 /** What the graph accepts: described for Studio's form, validated by the plan node (RetrievalInputSchema). */
-export const RetrievalGraphInput = RetrievalState.pick({ question: true, namespaces: true, now: true, filter: true }).partial();
+export const RetrievalGraphInput = RetrievalState.pick({ question: true, namespaces: true, now: true, asOf: true, filter: true }).partial();
 
 /** What a run answers with: the results and how they were found, not the working state. */
 export const RetrievalGraphOutput = RetrievalState.pick({
@@ -113,6 +118,7 @@ export const RetrievalInputSchema = z.object({
     .min(1, "at least one namespace is required")
     .max(MAX_NAMESPACES_ASKED, `at most ${MAX_NAMESPACES_ASKED} namespaces may be asked at once`),
   now: z.iso.datetime({ offset: true }).optional(),
+  asOf: z.iso.datetime({ offset: true }).optional(),
   filter: RecallFilterSchema.optional(),
 });
 export type RetrievalInput = z.infer<typeof RetrievalInputSchema>;

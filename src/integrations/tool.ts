@@ -1,7 +1,7 @@
 import { tool } from "@langchain/core/tools";
 import type { RetrievalConfigInput } from "../graph/configuration.js";
 import type { RetrievalGraph } from "../graph/graph.js";
-import { MEMORY_ACTIONS, memoryLines, RecallArgsSchema } from "../library/memory-actions.js";
+import { MEMORY_ACTIONS, RecallArgsSchema, recallRequest, recalledLines } from "../library/memory-actions.js";
 import { retrieve } from "../library/retrieve.js";
 import { parseOrThrow } from "../core/errors.js";
 
@@ -25,13 +25,9 @@ const recallAction = MEMORY_ACTIONS[0];
 export function createRecallTool(options: RecallToolOptions) {
   return tool(
     async (args: unknown) => {
-      const { question, filter } = parseOrThrow(RecallArgsSchema, args, "arguments");
-      const output = await retrieve(
-        options.graph,
-        { question, namespace: options.namespace, now: (options.now ?? (() => new Date()))(), ...(filter ? { filter } : {}) },
-        options.configurable ?? {},
-      );
-      return output.results.length ? memoryLines(output.results) : "No stored memory matches.";
+      const request = recallRequest(options.namespace, (options.now ?? (() => new Date()))(), parseOrThrow(RecallArgsSchema, args, "arguments"));
+      const output = await retrieve(options.graph, request, options.configurable ?? {});
+      return output.results.length ? recalledLines(output.results) : "No stored memory matches.";
     },
     { name: options.name ?? recallAction.name, description: options.description ?? recallAction.description, schema: RecallArgsSchema },
   );

@@ -9,11 +9,13 @@ import { z } from "zod";
 import { parseOrThrow } from "../core/errors.js";
 import { ingestDialogue } from "../ingest/dialogue-ingest.js";
 import { DialogueSchema, parseDialogue } from "../ingest/dialogue.js";
-import { MemoryInputSchema, type MemoryEntry } from "../memory/entry.js";
+import type { RetrievalResult } from "../domain/results.js";
+import { MemoryInputSchema, parseIsoTimestamp, type MemoryEntry } from "../memory/entry.js";
 import { RecallFilterSchema } from "../stores/caller-filter.js";
 import { ListRequestSchema } from "../stores/memory-operations.js";
 import type { RetrievalConfigInput } from "../graph/configuration.js";
 import type { RecallGraph } from "./open-recallgraph.js";
+import type { RetrieveRequest } from "./retrieve.js";
 
 /** What every action is given by its surface: the memory and the namespace bound to the caller. */
 export interface ActionContext {
@@ -27,6 +29,11 @@ export interface ActionContext {
 
 export const RecallArgsSchema = z.strictObject({
   question: z.string().trim().min(1).describe("What to look up, as a full question; relative dates like 'last week' are understood"),
+  asOf: z
+    .string()
+    .refine((text) => parseIsoTimestamp(text) !== undefined, "asOf must be an ISO 8601 date or date-time")
+    .optional()
+    .describe("Only to ask how things stood at a past time (ISO 8601): memories said later are left out, and what was replaced by then is marked as history"),
   filter: RecallFilterSchema.optional().describe("Only if the user asks for it: exact conditions (since, until, persons, entities, location, documentId)"),
 });
 
@@ -62,13 +69,31 @@ export function memoryLines(entries: ReadonlyArray<Pick<MemoryEntry, "id" | "tim
   return entries.map((entry) => `- [${entry.timestamp.slice(0, 10)}] (id: ${entry.id}) ${entry.text}`).join("\n");
 }
 
+/** memoryLines of recalled memories, each that is history saying so and by what it was superseded, so a model never takes it for the present. */
+export function recalledLines(results: readonly RetrievalResult[]): string {
+  return results
+    .map((result) => {
+      const { history, supersededBy } = result.provenance;
+      const note = history === undefined ? "" : ` [history: ${history}${supersededBy?.length ? ` by ${supersededBy.join(", ")}` : ""}]`;
+      return `${memoryLines([result])}${note}`;
+    })
+    .join("\n");
+}
+
+/**
+ * The retrieve request of a recall: the bound namespace, and what the arguments ask. Asked as of a
+ * time, relative dates are read from that time, else from `now`.
+ */
+export function recallRequest(namespace: string | string[], now: Date, args: z.output<typeof RecallArgsSchema>): RetrieveRequest {
+  const { question, filter, asOf } = args;
+  const asOfMs = asOf === undefined ? undefined : parseIsoTimestamp(asOf);
+  return { question, namespace, ...(asOfMs === undefined ? { now } : { asOf: new Date(asOfMs) }), ...(filter ? { filter } : {}) };
+}
+
 export async function recallAction(context: ActionContext, args: unknown): Promise<string> {
-  const { question, filter } = parseOrThrow(RecallArgsSchema, args, "arguments");
-  const output = await context.memory.retrieve(
-    { question, namespace: context.namespace, now: (context.now ?? (() => new Date()))(), ...(filter ? { filter } : {}) },
-    context.configurable ?? {},
-  );
-  return output.results.length ? memoryLines(output.results) : "No stored memory matches.";
+  const request = recallRequest(context.namespace, (context.now ?? (() => new Date()))(), parseOrThrow(RecallArgsSchema, args, "arguments"));
+  const output = await context.memory.retrieve(request, context.configurable ?? {});
+  return output.results.length ? recalledLines(output.results) : "No stored memory matches.";
 }
 
 export async function saveAction(context: ActionContext, args: unknown): Promise<string> {

@@ -14,6 +14,7 @@ import type { RetrievalResult } from "../domain/results.js";
 import { addNodeMs, timed } from "../graph/timing.js";
 import { summarizeAccount, type Degradation, type LlmCallRecord } from "../domain/run-account.js";
 import { takeTurns } from "../retrieval/readings.js";
+import { asksAboutChange, memoriesToBringIn, noLinks, readSupersessions, supersessionOrder, withTimeProvenance } from "../retrieval/supersession.js";
 import { withContextVotes } from "../retrieval/context-votes.js";
 import type { RunSettings } from "../graph/run-settings.js";
 import { DeadlineError, deadlineOf, pastDeadline, withDeadlineSignal, withinDeadline, type RunDeadline } from "../graph/deadline.js";
@@ -47,7 +48,9 @@ export function finalizeNode(dependencies: () => Promise<GraphDependencies>) {
         for (const { hit, rerankScore } of reranked) if (rerankScore !== undefined) rerankScores.set(hit.key, rerankScore);
       }
       // The last step before the answer is returned, so nothing forgotten or expired meanwhile is in it.
-      const confirmed = await finalCheck(deadline, degraded, () => recheckFirst(store, state.namespaces, order, state.callerFilter, finalK));
+      const confirmed = await finalCheck(deadline, degraded, async () =>
+        inTimeOrder(store, state, await recheckFirst(store, state.namespaces, order, state.callerFilter, finalK)),
+      );
       const results = confirmed.slice(0, finalK).map(({ hit, entry }) => toResult(hit, entry, settings.contentCap, rerankScores.get(hit.key)));
       return { results, degraded, llmCalls };
     });
@@ -80,6 +83,33 @@ function answerOrder(state: RetrievalStateValue, settings: RunSettings): FusedHi
 }
 
 type Candidate = { hit: FusedHit; entry: MemoryEntry };
+
+/**
+ * The confirmed answer with the present first (retrieval/supersession.ts): superseded memories after
+ * what replaced them, replacements no view found brought in (re-checked like every answer), and each
+ * hit's provenance saying how it stands at the time asked about.
+ */
+async function inTimeOrder(store: MemoryStore, state: RetrievalStateValue, confirmed: readonly Candidate[]): Promise<Candidate[]> {
+  const asOfMs = state.asOfTime === undefined ? undefined : Date.parse(state.asOfTime);
+  const time = { atMs: asOfMs ?? Date.parse(state.referenceTime ?? new Date().toISOString()), saidByMs: asOfMs };
+  const links = noLinks();
+  await readSupersessions(store, confirmed.map(({ entry }) => entry), time, links);
+  const aboutChange = asksAboutChange(state.question);
+  const wanted = memoriesToBringIn(confirmed, links, aboutChange);
+  const fused = new Map(state.fused.map((hit) => [hit.key, hit]));
+  const asHits = wanted.map((entry) => fused.get(hitKey(entry.namespace, entry.id)) ?? unrankedHit(entry));
+  const admitted = asHits.length ? await recheck(store, state.namespaces, asHits, state.callerFilter) : [];
+  const ordered = supersessionOrder(confirmed, links, new Map(admitted.map((answer) => [answer.hit.key, answer])), aboutChange);
+  const answered = new Set(confirmed.map(({ hit }) => hit.key));
+  const broughtIn = ordered.filter(({ hit }) => !answered.has(hit.key)).map(({ entry }) => entry);
+  if (broughtIn.length) await readSupersessions(store, broughtIn, time, links);
+  return ordered.map((answer) => withTimeProvenance(answer, links, time.atMs));
+}
+
+/** A memory as a hit no view ranked, for the re-check. */
+function unrankedHit(entry: MemoryEntry): FusedHit {
+  return { key: hitKey(entry.namespace, entry.id), score: 0, provenance: { views: [], subQueries: [], ranks: [], fusedScore: 0 } };
+}
 
 /** How long past the run's deadline the final check may take: the answer waits this long rather than return what it could not confirm. */
 export const FINAL_CHECK_GRACE_MS = 1_000;
@@ -254,6 +284,8 @@ function toResult(hit: FusedHit, entry: MemoryEntry, contentCap: number, rerankS
   if (entry.location !== undefined) result.location = entry.location;
   if (entry.topic !== undefined) result.topic = entry.topic;
   if (entry.source !== undefined) result.source = entry.source;
+  if (entry.validFrom !== undefined) result.validFrom = entry.validFrom;
+  if (entry.validUntil !== undefined) result.validUntil = entry.validUntil;
   if (rerankScore !== undefined) result.rerankScore = rerankScore;
   return result;
 }

@@ -2,15 +2,15 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { Overwrite } from "@langchain/langgraph";
 import { parseOrThrow } from "../core/errors.js";
 import { planQuestion } from "../planning/planner.js";
-import { toMemoryFilter } from "../stores/caller-filter.js";
-import type { MemoryStore, Vocabulary } from "../stores/port.js";
+import { bothFilters, toMemoryFilter } from "../stores/caller-filter.js";
+import type { MemoryFilter, MemoryStore, Vocabulary } from "../stores/port.js";
 import { resolveConfiguration } from "../graph/configuration.js";
 import type { GraphDependencies, NamespaceGuard } from "../graph/dependencies.js";
 import { widestSettings } from "../graph/run-settings.js";
 import { embedderProfileFor } from "../text/embedders/profiles.js";
 import { DeadlineError, deadlineFrom, halfwayTo, withDeadlineSignal, withinDeadline, type RunDeadline } from "../graph/deadline.js";
 import type { Degradation } from "../domain/run-account.js";
-import { RetrievalInputSchema, type RetrievalStateValue } from "../graph/state.js";
+import { RetrievalInputSchema, type RetrievalInput, type RetrievalStateValue } from "../graph/state.js";
 import { timed } from "../graph/timing.js";
 
 /**
@@ -25,7 +25,7 @@ export function planNode(dependencies: () => Promise<GraphDependencies>, guard?:
     timed("plan", async () => {
       const input = parseOrThrow(
         RetrievalInputSchema,
-        { question: state.question, namespaces: state.namespaces, now: state.now ?? undefined, filter: state.filter ?? undefined },
+        { question: state.question, namespaces: state.namespaces, now: state.now ?? undefined, asOf: state.asOf ?? undefined, filter: state.filter ?? undefined },
         "input",
       );
       const namespaces = [...new Set(input.namespaces)];
@@ -33,7 +33,8 @@ export function planNode(dependencies: () => Promise<GraphDependencies>, guard?:
       const configuration = resolveConfiguration(config);
       const deadline = deadlineFrom(configuration.deadlineMs);
       const { store, model, embedder } = await dependencies();
-      const now = input.now ? new Date(input.now) : new Date();
+      // As of a time, relative expressions ("last week") are read from then, unless the caller says otherwise.
+      const now = new Date(input.now ?? input.asOf ?? Date.now());
       const late: Degradation[] = [];
       const stored = await orWhenLate(deadline, late, "namespace settings", [], () => Promise.all(namespaces.map((ns) => store.getSettings(ns))));
       // Only a planner reads the known names; unplanned presets skip the lookup (on Qdrant, three facet requests).
@@ -56,9 +57,11 @@ export function planNode(dependencies: () => Promise<GraphDependencies>, guard?:
         namespaces,
         // The input's reference time and filter belong to this run: on a reused thread, a run given none has none.
         now: null,
+        asOf: null,
         filter: null,
         referenceTime: now.toISOString(),
-        callerFilter: input.filter ? toMemoryFilter(input.filter) : undefined,
+        asOfTime: input.asOf === undefined ? undefined : new Date(input.asOf).toISOString(),
+        callerFilter: callerFilterOf(input),
         queryPlan: plan,
         settings: { ...widestSettings(configuration, stored, embedderProfileFor(embedder.spec)), deadlineAt: deadline.at },
         round: 0,
@@ -77,6 +80,14 @@ export function planNode(dependencies: () => Promise<GraphDependencies>, guard?:
 }
 
 const NO_NAMES: Vocabulary = { persons: [], entities: [], locations: [] };
+
+/** The caller's filter in the store's form, held to what was said at or before `asOf` when one is given. */
+function callerFilterOf(input: RetrievalInput): MemoryFilter | undefined {
+  const asked = input.filter ? toMemoryFilter(input.filter) : undefined;
+  if (input.asOf === undefined) return asked;
+  // The end of a time range is exclusive: the asOf instant itself is in.
+  return bothFilters(asked, { timeRange: { endMs: Date.parse(input.asOf) + 1 } });
+}
 
 /**
  * A store read the plan can do without, bounded by the deadline: late, it is recorded and `fallback`

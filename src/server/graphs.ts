@@ -25,6 +25,7 @@ const AnswerState = RetrievalState.pick({
   question: true,
   namespaces: true,
   now: true,
+  asOf: true,
   filter: true,
   referenceTime: true,
   results: true,
@@ -42,10 +43,10 @@ const AnswerState = RetrievalState.pick({
  */
 function answering(retrieval: RetrievalGraph) {
   const retrieve = async (state: z.output<typeof AnswerState>, config?: RunnableConfig) => {
-    const input = { question: state.question, namespaces: state.namespaces, now: state.now ?? undefined, filter: state.filter ?? undefined };
+    const input = { question: state.question, namespaces: state.namespaces, now: state.now ?? undefined, asOf: state.asOf ?? undefined, filter: state.filter ?? undefined };
     const answer = await retrieval.invoke(input, config);
     // The reference time and the filter belong to this run (see the retrieval state): a thread's next run starts without them.
-    return { ...answer, now: null, filter: null };
+    return { ...answer, now: null, asOf: null, filter: null };
   };
   const served = new StateGraph(AnswerState, {
     input: RetrievalGraphInput,

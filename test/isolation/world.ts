@@ -226,12 +226,25 @@ export function assertNoForeignText(text: string, world: World, asked: readonly 
  * Fails unless a result is one of the asked namespaces' own memories: its namespace asked, its id held
  * there, and its text that memory's text (cut to the content cap at most), not a same-id neighbour's.
  */
-export function assertOwnResult(result: { namespace: string; id: string; text: string }, world: World, asked: readonly string[], where: string): void {
+export function assertOwnResult(
+  result: { namespace: string; id: string; text: string; provenance?: { supersededBy?: string[] | undefined; supersedes?: string[] | undefined } },
+  world: World,
+  asked: readonly string[],
+  where: string,
+): void {
   assert.ok(asked.includes(result.namespace), `${where}: result ${JSON.stringify(result.id)} from namespace ${JSON.stringify(result.namespace)}, asked ${JSON.stringify(asked)}`);
   const stored = world.entries.get(result.namespace)?.get(result.id);
   assert.ok(stored, `${where}: result ${JSON.stringify(result.id)} is not held by ${JSON.stringify(result.namespace)}`);
   const shown = result.text.endsWith("…") ? result.text.slice(0, -1) : result.text;
   assert.ok(stored.text.startsWith(shown), `${where}: result ${JSON.stringify(result.id)} of ${JSON.stringify(result.namespace)} carries another text: ${JSON.stringify(result.text)}`);
+  // Supersessions are read within the result's namespace: the ids its provenance names are that namespace's, linked as written.
+  for (const id of result.provenance?.supersedes ?? []) {
+    assert.ok(stored.supersedes?.includes(id) && world.entries.get(result.namespace)?.has(id), `${where}: ${JSON.stringify(result.id)} is said to supersede ${JSON.stringify(id)}`);
+  }
+  for (const id of result.provenance?.supersededBy ?? []) {
+    const superseder = world.entries.get(result.namespace)?.get(id);
+    assert.ok(superseder?.supersedes?.includes(result.id), `${where}: ${JSON.stringify(result.id)} is said to be superseded by ${JSON.stringify(id)}`);
+  }
 }
 
 /** Fails unless a store entry is exactly the asked namespace's own memory. */

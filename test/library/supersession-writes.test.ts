@@ -51,6 +51,18 @@ describe("writing supersessions", () => {
     await assert.rejects(save!.invoke({ text: "x", validFrom: "2026-04-05", validUntil: "2026-04-05" }), /validUntil/);
   });
 
+  it("the recall tool (MCP's recall action too) marks history, puts the present first, and answers as of a time", async () => {
+    const [recall] = createMemoryTools({ memory, namespace: "tools", now: () => new Date(NOW) });
+    const lines = String(await recall!.invoke({ question: "What is the deadline for the first sprint?" })).split("\n");
+    const at = (id: string) => lines.findIndex((line) => line.includes(`(id: ${id})`));
+    assert.ok(at("deadline-2") >= 0 && at("deadline-2") < at("deadline-1"), lines.join("\n"));
+    assert.match(lines[at("deadline-1")] ?? "", /\[history: superseded by deadline-2\]$/);
+    const then = String(await recall!.invoke({ question: "What is the deadline for the first sprint?", asOf: "2026-03-05" }));
+    assert.match(then, /\(id: deadline-1\) The first sprint ends on April 1\.$/m);
+    assert.doesNotMatch(then, /deadline-2|history/);
+    await assert.rejects(recall!.invoke({ question: "x", asOf: "2026-02-30" }), /asOf/);
+  });
+
   it("BaseStore's put takes them in the value, and get gives the value back as it was put", async () => {
     const store = new RecallGraphStore(memory);
     const value = { text: "Carol now works at Tiller.", supersedes: ["job-1"], validFrom: "2026-02-01T00:00:00.000Z" };

@@ -54,7 +54,7 @@ describe("the graphs served by langgraphjs dev, secured by API keys", () => {
     const schemasOf = async (graph: string) =>
       (await call("GET", `/assistants/${graph}/schemas`, ALICE)).json() as Record<string, { properties: Record<string, { description?: string }>; required?: string[] } | undefined>;
     const retrieval = await schemasOf("recallgraph");
-    assert.deepEqual(Object.keys(retrieval.input_schema?.properties ?? {}).sort(), ["filter", "namespaces", "now", "question"]);
+    assert.deepEqual(Object.keys(retrieval.input_schema?.properties ?? {}).sort(), ["asOf", "filter", "namespaces", "now", "question"]);
     // The server publishes every input field as optional; the descriptions say which the graph requires.
     assert.match(retrieval.input_schema?.properties.question?.description ?? "", /required/);
     assert.match(retrieval.input_schema?.properties.namespaces?.description ?? "", /required/);
@@ -78,6 +78,26 @@ describe("the graphs served by langgraphjs dev, secured by API keys", () => {
     assert.ok(answer.results.length <= 3, "configuration given as context is applied");
     assert.equal(answer.viewHits, undefined, "the answer, not the working state");
     assert.ok(answer.account && answer.account.nodeMs.finalize !== undefined);
+  });
+
+  it("answers as of a time, and says what is superseded, through the served graph", async () => {
+    const desks = [
+      { id: "desk-1", text: "Alice sits at desk 12 on the third floor.", timestamp: "2026-01-05T09:00:00Z" },
+      { id: "desk-2", text: "Alice moved to desk 40 on the fifth floor.", timestamp: "2026-02-05T09:00:00Z", supersedes: ["desk-1"] },
+    ];
+    const written = await write(ALICE, { namespace: "alice", memories: desks });
+    assert.equal(written.status, 200, written.text);
+    type Answer = { results: Array<{ id: string; provenance: { supersededBy?: string[] } }> };
+    const question = "Which desk does Alice sit at on the third floor?";
+    const current = ((await ask(ALICE, { question, namespaces: ["alice"], now: "2026-03-01T00:00:00Z" })).json() as Answer).results;
+    const order = current.map((result) => result.id);
+    assert.equal(order.indexOf("desk-2") + 1, order.indexOf("desk-1"), order.join(","));
+    assert.deepEqual(current.find((result) => result.id === "desk-1")?.provenance.supersededBy, ["desk-2"]);
+    const then = await ask(ALICE, { question, namespaces: ["alice"], asOf: "2026-01-10T00:00:00Z" });
+    assert.equal(then.status, 200, then.text);
+    const before = (then.json() as Answer).results;
+    assert.ok(before.some((result) => result.id === "desk-1") && !before.some((result) => result.id === "desk-2"), JSON.stringify(before.map((r) => r.id)));
+    assert.equal(before.find((result) => result.id === "desk-1")?.provenance.supersededBy, undefined);
   });
 
   it("answers from a shared namespace every caller may read, and refuses writing it", async () => {

@@ -24,6 +24,7 @@ export const ReferenceTimeSchema = z
 const QueryOptionsSchema = z.object({
   namespace: z.array(NamespaceSchema, { error: "required; repeat it to search several namespaces" }).min(1, "required; repeat it to search several namespaces"),
   now: ReferenceTimeSchema.optional(),
+  asOf: ReferenceTimeSchema.optional(),
   k: positiveIntegerText(1000).optional(),
   plan: z.boolean(),
   reflect: z.boolean(),
@@ -36,7 +37,8 @@ export function register(program: Command): void {
     .description("ask a question; print the memories that answer it and how they were found")
     .argument("<question>", "the question, in quotes, or - to read it from standard input")
     .option("-n, --namespace <ns>", "whose memories (required; repeat for several namespaces)", collect)
-    .option("--now <iso>", 'reference time for "last week", "yesterday", 上周 ... (default: the clock)')
+    .option("--now <iso>", 'reference time for "last week", "yesterday", 上周 ... (default: --as-of, else the clock)')
+    .option("--as-of <iso>", "answer as things stood then: memories said later are left out, what was superseded by then is history")
     .option("-k, --k <n>", "how many results (default: 10)")
     .option("--no-plan", "search the question as asked: no planning into sub-queries, names and time")
     .option("--no-reflect", "no reflection: do not search again for what the results miss")
@@ -48,6 +50,7 @@ export function register(program: Command): void {
 Examples:
   recallgraph query "What does ERR_2048 mean?" --namespace team
   recallgraph query "Who did Alice meet last week?" -n team --now 2026-03-16T09:00:00Z
+  recallgraph query "Where does Dana live?" -n team --as-of 2025-06-01
   recallgraph query "When did Melanie run a charity race?" -n conv-26 --k 5 --json
   recallgraph query "What did we decide?" -n team --person Alice --since 2026-11-01 --source notes/launch.md
   echo "What does ERR_2048 mean?" | recallgraph query - -n team`,
@@ -72,7 +75,13 @@ async function runQuery(argument: string, rawOptions: unknown, globals: GlobalOp
   const dependencies = await openExisting(globals);
   const output = await (async () => {
     await noteEmptyNamespaces(dependencies.store, options.namespace);
-    const request = { question, namespace: options.namespace, ...(options.now ? { now: options.now } : {}), ...(filter ? { filter } : {}) };
+    const request = {
+      question,
+      namespace: options.namespace,
+      ...(options.now ? { now: options.now } : {}),
+      ...(options.asOf ? { asOf: options.asOf } : {}),
+      ...(filter ? { filter } : {}),
+    };
     return retrieve(createRetrievalGraph(dependencies), request, retrievalConfig(options));
   })().finally(() => dependencies.close());
   if (globals.json) printJson(render.outputJson(output));
