@@ -273,8 +273,8 @@ function supersession(id: string, supersedes: readonly string[] | undefined, fie
 /** Epoch ms of an entry's validity bounds (undefined where unset). */
 export function validityMs(entry: Pick<MemoryEntry, "validFrom" | "validUntil">): { fromMs?: number; untilMs?: number } {
   return {
-    ...(entry.validFrom !== undefined ? { fromMs: Date.parse(entry.validFrom) } : {}),
-    ...(entry.validUntil !== undefined ? { untilMs: Date.parse(entry.validUntil) } : {}),
+    ...(entry.validFrom !== undefined ? { fromMs: parseIsoTimestamp(entry.validFrom) } : {}),
+    ...(entry.validUntil !== undefined ? { untilMs: parseIsoTimestamp(entry.validUntil) } : {}),
   };
 }
 
