@@ -353,13 +353,7 @@ describe("sqlite schema migration", () => {
   });
 
   it("finds superseders, and the rows of a rewritten entry, through the supersession indexes, never a scan", async () => {
-    const path = fileFor("supersedes-plan");
-    await (await openSqliteStore({ path, embedding: SPEC })).close();
-    const db = new Database(path, { readonly: true });
-    try {
-      sqliteVec.load(db);
-      const plan = (sql: string): string =>
-        (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((row) => row.detail).join("; ");
+    await withQueryPlans("supersedes-plan", (plan) => {
       const lookup = plan(
         `SELECT DISTINCT e.rowid FROM entry_supersedes AS s JOIN entries AS e ON e.rowid = s.entry_rowid
           WHERE s.namespace = 'ns' AND s.superseded_id IN (SELECT value FROM json_each('["a"]')) AND e.namespace = 'ns'`,
@@ -367,27 +361,31 @@ describe("sqlite schema migration", () => {
       assert.match(lookup, /SEARCH s USING (COVERING INDEX|PRIMARY KEY)/);
       assert.doesNotMatch(lookup, /SCAN (e|s)\b/);
       assert.match(plan("DELETE FROM entry_supersedes WHERE entry_rowid = 5"), /entry_supersedes_by_entry/);
-    } finally {
-      db.close();
-    }
+    });
   });
 });
 
+/** A fresh store's file, read-only with sqlite-vec loaded, and `plan(sql)`: how sqlite would run `sql` (EXPLAIN QUERY PLAN). */
+async function withQueryPlans(name: string, check: (plan: (sql: string) => string) => void): Promise<void> {
+  const path = fileFor(name);
+  await (await openSqliteStore({ path, embedding: SPEC })).close();
+  const db = new Database(path, { readonly: true });
+  try {
+    sqliteVec.load(db);
+    check((sql) => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((row) => row.detail).join("; "));
+  } finally {
+    db.close();
+  }
+}
+
 describe("sqlite expiry internals", () => {
   it("finds expired entries through the partial expiry index, never a scan of entries", async () => {
-    const path = fileFor("expiry-plan");
-    await (await openSqliteStore({ path, embedding: SPEC })).close();
-    const db = new Database(path, { readonly: true });
-    try {
-      sqliteVec.load(db);
-      const plan = (sql: string): string =>
-        (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((row) => row.detail).join("; ");
+    await withQueryPlans("expiry-plan", (plan) => {
       assert.match(plan("SELECT rowid FROM entries WHERE namespace = 'ns' AND expires_at_ms <= 5 LIMIT 10"), /USING COVERING INDEX entries_expiring/);
       assert.match(plan("SELECT rowid FROM entries WHERE expires_at_ms <= 5"), /entries_expiring/);
-    } finally {
-      db.close();
-    }
+    });
   });
+
 
   it("skips expired entries exactly when more have piled up than a search over-fetches past", async () => {
     let now = NOW;
