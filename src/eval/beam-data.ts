@@ -2,10 +2,9 @@ import { readdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { parseOrThrow, ValidationError } from "../core/errors.js";
-import { chunkDocument } from "../ingest/chunker.js";
 import { parseDialogue, type Dialogue, type DialogueTurn } from "../ingest/dialogue.js";
 import { parseJson } from "../ingest/json-text.js";
-import { MAX_TEXT_CHARS } from "../memory/entry.js";
+import { messageOfTurn, messageParts, partTurnId } from "./dialogue-corpus.js";
 
 /**
  * Reading BEAM (mohammadtavakoli78/BEAM; ../shared/data/beam/README.md): long user-assistant
@@ -25,9 +24,6 @@ export const BEAM_FILES = { chat: "chat.json", questions: path.join("probing_que
 
 /** The kind of question whose right answer is that nothing relevant was said: no evidence, scored apart. */
 export const ABSTENTION_KIND = "abstention";
-
-/** Room kept in a part of a long message for the builder's "assistant said: " frame. */
-const FRAME_ROOM = 64;
 
 const MessageSchema = z.looseObject({
   role: z.string().trim().min(1, "must not be empty").describe("who spoke: user or assistant"),
@@ -87,12 +83,6 @@ export interface BeamConversation {
   splitMessages: number;
 }
 
-/** The message id a turn id stands for: a part `17#2` is message 17. */
-export function messageOfTurn(turnId: string): string {
-  const hash = turnId.indexOf("#");
-  return hash < 0 ? turnId : turnId.slice(0, hash);
-}
-
 /** Reads a conversation folder (chat.json beside probing_questions/) or a folder of them, numbered folders in numeric order. */
 export async function readBeamFolder(folder: string): Promise<BeamConversation[]> {
   const info = await stat(folder).catch(() => undefined);
@@ -138,6 +128,8 @@ async function readConversation(folder: string, name: string): Promise<BeamConve
 /**
  * Every message as a dialogue turn: its role as the speaker, its batch as the session, its time the
  * batch's anchor plus one second per message. A batch without an anchor goes on from the one before.
+ * A message longer than a memory may be is written in parts (three of BEAM 100K's are runaway answers
+ * of 18k to 350k characters).
  */
 function dialogueTurns(chat: z.output<typeof ChatSchema>, file: string): { turns: DialogueTurn[]; splitMessages: number } {
   const turns: DialogueTurn[] = [];
@@ -158,23 +150,12 @@ function dialogueTurns(chat: z.output<typeof ChatSchema>, file: string): { turns
       const parts = messageParts(message.content);
       if (parts.length > 1) splitMessages += 1;
       parts.forEach((text, part) => {
-        const turnId = parts.length === 1 ? message.id : `${message.id}#${part + 1}`;
-        turns.push({ turnId, speaker: message.role, text, time: new Date(clock ?? 0).toISOString(), sessionId: session });
+        turns.push({ turnId: partTurnId(message.id, part, parts.length), speaker: message.role, text, time: new Date(clock ?? 0).toISOString(), sessionId: session });
         clock = (clock ?? 0) + 1000;
       });
     }
   });
   return { turns, splitMessages };
-}
-
-/**
- * A message's text as turns: itself, or, when longer than a memory may be, consecutive parts cut by
- * the product's chunker (three of BEAM 100K's messages are runaway assistant answers of 18k to 350k
- * characters; cut off, their tails could never be found; split, each part ranks as its message).
- */
-function messageParts(content: string): string[] {
-  if (content.length <= MAX_TEXT_CHARS - FRAME_ROOM) return [content];
-  return chunkDocument(content, { maxChars: MAX_TEXT_CHARS - FRAME_ROOM, format: "text" }).map((chunk) => chunk.body);
 }
 
 const MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"];

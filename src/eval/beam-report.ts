@@ -1,10 +1,21 @@
 import type { BeamRun } from "./beam-run.js";
 import type { RetrieverRun, UnjudgedResult } from "./harness.js";
-import { mean, roundTo as round, summarize, type PairedComparison } from "./metrics.js";
-import { comparisonJson, comparisonTable, fixed, latencyOf, measureTable, table, type MeasureColumn } from "./report-tables.js";
-import { storeLabel, type EvalStoreKind } from "./eval-store.js";
-
-type ByK = Record<string, number>;
+import { mean, roundTo as round, summarize } from "./metrics.js";
+import {
+  byK,
+  comparisonJson,
+  comparisonTable,
+  fixed,
+  latencyOf,
+  measureTable,
+  primaryRun,
+  recallColumns,
+  table,
+  type ByK,
+  type PeerRowJson,
+  type RecallRunJson,
+} from "./report-tables.js";
+import { storeLabel } from "./eval-store.js";
 
 /**
  * What the abstention questions got back. The product has no absolute "nothing relevant" threshold in
@@ -20,36 +31,18 @@ export interface AbstentionJson {
   meanReturned: number;
 }
 
-export interface BeamPeerJson {
-  name: string;
-  recall: ByK;
-  hit: ByK;
-  mrr: number;
-  latencyMs: { p50: number; p95: number };
+export interface BeamPeerJson extends PeerRowJson {
   abstention: AbstentionJson;
-  /** Every row but the requested mode's: the requested mode against this one, per k (recall). */
-  versusPrimary?: Record<string, PairedComparison>;
 }
 
 /** The machine output of `recallgraph eval DIR --format beam --json`; recall, hit and MRR are over every scored question. */
-export interface BeamJson {
-  dataset: string;
+export interface BeamJson extends RecallRunJson {
   format: "beam";
-  embedder: string;
-  /** The kind of fresh store the recallgraph rows searched: "sqlite" (in memory) or "qdrant" (a collection dropped after the run). */
-  store: EvalStoreKind;
   conversations: number;
   /** When each question was asked: BEAM gives its questions no place in the conversation, so after all of it. */
   askedAfter: "the whole conversation";
-  questions: number;
-  skipped: number;
-  mode: string;
-  recall: ByK;
-  hit: ByK;
-  mrr: number;
   byKind: Record<string, { n: number; recall: ByK }>;
   abstention: AbstentionJson;
-  latencyMs: { p50: number; p95: number };
   /** Only with --peers: every retriever of the run, the requested mode first. */
   peers?: BeamPeerJson[];
 }
@@ -183,20 +176,6 @@ function abstentionOf(results: readonly UnjudgedResult[] = []): AbstentionJson {
   };
 }
 
-function recallColumns(ks: readonly number[], head: (k: number) => string = (k) => `recall@${k}`): MeasureColumn[] {
-  return ks.map((k) => ({ head: head(k), measure: (score) => score.recall[k] }));
-}
-
 function maxK(run: BeamRun): number {
   return run.ks[run.ks.length - 1] ?? 10;
-}
-
-function byK(values: Record<number, number>, ks: readonly number[]): ByK {
-  return Object.fromEntries(ks.map((k) => [String(k), round(values[k] ?? 0, 4)]));
-}
-
-function primaryRun(run: BeamRun): RetrieverRun {
-  const primary = run.retrievers.find((retriever) => retriever.primary) ?? run.retrievers[0];
-  if (!primary) throw new Error("an evaluation run without results");
-  return primary;
 }

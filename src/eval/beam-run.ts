@@ -3,16 +3,12 @@ import { z } from "zod";
 import { parseOrThrow, ValidationError } from "../core/errors.js";
 import { RetrievalConfigSchema } from "../graph/configuration.js";
 import { PRESET_NAMES, type PresetName } from "../graph/preset-names.js";
-import { DialogueBuilderSettingsSchema, writeDialogueMemories, type DialogueBuilderSettings } from "../ingest/dialogue-ingest.js";
-import { buildRuleMemories, turnEntryId } from "../ingest/dialogue-rules.js";
-import type { MemoryInput } from "../memory/entry.js";
-import type { MemoryStore } from "../stores/port.js";
+import { DialogueBuilderSettingsSchema } from "../ingest/dialogue-ingest.js";
 import { EmbedderConfigSchema } from "../text/embedders/create-embedder.js";
-import { ABSTENTION_KIND, messageOfTurn, readBeamFolder, type BeamConversation, type BeamQuestion, type SkippedBeamQuestion } from "./beam-data.js";
-import type { CachedEmbeddings } from "./cached-embeddings.js";
-import { runBenchmark, sortedKs, type EvalCase, type EvalContext, type EvalEmbedder, type EvalProgress, type EvalTimings, type RankingOf, type RetrieverRun } from "./harness.js";
+import { ABSTENTION_KIND, readBeamFolder, type BeamConversation, type BeamQuestion, type SkippedBeamQuestion } from "./beam-data.js";
+import { embedDialogueEntries, messageOfTurn, resultJudgedIds, writeDialogueCorpus, type DialogueConversation } from "./dialogue-corpus.js";
+import { runBenchmark, sortedKs, type EvalCase, type EvalContext, type EvalTimings, type RankingOf, type RetrieverRun } from "./harness.js";
 import { binaryJudgements, firstMentions } from "./metrics.js";
-import type { CorpusEntry } from "./peers.js";
 import { DEFAULT_KS, EVAL_MODES } from "./run.js";
 import { EvalStoreSchema, type EvalStoreKind } from "./eval-store.js";
 
@@ -70,15 +66,16 @@ export async function runBeamEval(options: BeamEvalOptions, context: EvalContext
   const ks = sortedKs(settings.ks);
   const selection = selectQuestions(await readBeamFolder(settings.folder), settings);
   const kinds = kindsOf(selection);
+  const corpus = selection.selected.map(dialogueOf);
   const outcome = await runBenchmark(
     {
-      embedCorpus: (embeddings, progress) => embedEntries(selection.selected, settings.builder ?? {}, embeddings, progress),
-      write: (store, embedder, built, progress) => ingestConversations(store, embedder, selection.selected, built, progress),
+      embedCorpus: (embeddings, progress) => embedDialogueEntries(corpus, settings.builder ?? {}, embeddings, progress),
+      write: (store, embedder, built, progress) => writeDialogueCorpus(store, embedder, corpus, built, progress),
       cases: selection.questions.map((question) => questionCase(question, selection.selected, kinds)),
       unjudged: selection.abstentions.map((question) => questionCase(question, selection.selected, kinds)),
       ks,
       peerModes: EVAL_MODES,
-      judgedIdsOf: (result) => (result.source?.turnIds ?? []).map(messageOfTurn),
+      judgedIdsOf: resultJudgedIds(corpus),
       rankingOf: messageRanking,
     },
     settings,
@@ -156,39 +153,9 @@ function namespaceOf(conversation: string): string {
   return `beam-${conversation}`;
 }
 
-/** Builds each conversation's entries once and embeds every text up front, so the writes find them cached. */
-async function embedEntries(
-  selected: readonly BeamConversation[],
-  builder: DialogueBuilderSettings,
-  embeddings: CachedEmbeddings,
-  progress: (progress: EvalProgress) => void,
-): Promise<MemoryInput[][]> {
-  const built = selected.map((conversation) => buildRuleMemories(conversation.dialogue, { ...builder, namespace: namespaceOf(conversation.name) }));
-  await embeddings.warm(
-    built.flatMap((memories) => memories.map((memory) => memory.text.trim())),
-    (done, total) => progress({ phase: "embed entries", done, total }),
-  );
-  return built;
-}
-
-/** Writes each conversation's built entries through the product's ingest path; returns what each stored, as the peers index it. */
-async function ingestConversations(
-  store: MemoryStore,
-  embedder: EvalEmbedder,
-  selected: readonly BeamConversation[],
-  built: readonly MemoryInput[][],
-  progress: (progress: EvalProgress) => void,
-): Promise<Map<string, CorpusEntry[]>> {
-  const corpus = new Map<string, CorpusEntry[]>();
-  progress({ phase: "ingest", done: 0, total: selected.length });
-  for (const [i, conversation] of selected.entries()) {
-    const namespace = namespaceOf(conversation.name);
-    await writeDialogueMemories(store, embedder, namespace, conversation.dialogue, built[i] ?? []);
-    const entries = await store.get(namespace, conversation.dialogue.turns.map((turn) => turnEntryId(namespace, turn.turnId)));
-    corpus.set(namespace, entries.map((entry) => ({ id: entry.id, text: entry.text, judgedIds: (entry.source?.turnIds ?? []).map(messageOfTurn) })));
-    progress({ phase: "ingest", done: i + 1, total: selected.length });
-  }
-  return corpus;
+/** A conversation as the evaluation writes it: in its own namespace, a part of a long message judged as the message. */
+function dialogueOf(conversation: BeamConversation): DialogueConversation {
+  return { namespace: namespaceOf(conversation.name), dialogue: conversation.dialogue, judgedIdsOf: (turnIds) => turnIds.map(messageOfTurn) };
 }
 
 /** Message-level ranking: a message once, where its best part ranks (only a long message has several). */

@@ -2,7 +2,7 @@ import type { BeirRun } from "./beir-run.js";
 import { storeLabel, type EvalStoreKind } from "./eval-store.js";
 import type { RetrieverRun } from "./harness.js";
 import { mean, roundTo as round, type PairedComparison } from "./metrics.js";
-import { comparisonJson, comparisonTable, latencyOf, meanOf, measureTable, type MeasureColumn } from "./report-tables.js";
+import { comparisonJson, comparisonTable, latencyOf, meanOf, measureTable, primaryRun, type MeasureColumn } from "./report-tables.js";
 
 /** BEIR's measures as the reports name them, the headline first. */
 const COLUMNS: readonly MeasureColumn[] = [
@@ -138,10 +138,4 @@ function costLines(run: BeirRun, primary: RetrieverRun): string[] {
     `Time: embed ${t.textsEmbedded} texts ${round(t.modelSeconds, 1)} s${cached} (documents ${round(t.embedEntriesSeconds, 1)} s, queries ${round(t.embedQuestionsSeconds, 1)} s), ` +
       `ingest ${round(t.ingestSeconds, 1)} s, ask ${Object.values(t.askSeconds).reduce((sum, s) => sum + s, 0).toFixed(1)} s, total ${round(t.totalSeconds, 1)} s.`,
   ];
-}
-
-function primaryRun(run: BeirRun): RetrieverRun {
-  const primary = run.retrievers.find((retriever) => retriever.primary) ?? run.retrievers[0];
-  if (!primary) throw new Error("an evaluation run without results");
-  return primary;
 }

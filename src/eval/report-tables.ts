@@ -1,3 +1,5 @@
+import type { EvalStoreKind } from "./eval-store.js";
+import type { RetrieverRun } from "./harness.js";
 import { comparePaired, latencySummary, mean, percentile, roundTo as round, type Measure, type PairedComparison, type QuestionResult } from "./metrics.js";
 
 /**
@@ -5,6 +7,36 @@ import { comparePaired, latencySummary, mean, percentile, roundTo as round, type
  * measure, the requested mode against each other row question by question (sign test), latencies.
  * A benchmark's report (report.ts for LoCoMo, beir-report.ts for BEIR) picks its measures and rows.
  */
+
+/** A measure per cut-off as the JSON reports print it: keyed by k alone ("10"), rounded to four decimals. */
+export type ByK = Record<string, number>;
+
+/** What the recall@k reports (LoCoMo, BEAM) print of one retriever: recall and hit per k, MRR over the largest k, latency. */
+export interface RecallAtKJson {
+  recall: ByK;
+  hit: ByK;
+  mrr: number;
+  latencyMs: { p50: number; p95: number };
+}
+
+/** One retriever's row of a recall@k report run with --peers. */
+export interface PeerRowJson extends RecallAtKJson {
+  name: string;
+  /** Every row but the requested mode's: the requested mode against this one, per k (recall). */
+  versusPrimary?: Record<string, PairedComparison>;
+}
+
+/** The fields every recall@k report's JSON has; recall, hit and MRR are the requested mode's, over the questions its headline counts. */
+export interface RecallRunJson extends RecallAtKJson {
+  dataset: string;
+  /** The embedder whose vectors every row searched, e.g. "use-lite-v1 (512-d)". */
+  embedder: string;
+  /** The kind of fresh store the recallgraph rows searched: "sqlite" (in memory) or "qdrant" (a collection dropped after the run). */
+  store: EvalStoreKind;
+  questions: number;
+  skipped: number;
+  mode: string;
+}
 
 /** One column of a report: its heading and the per-question measure it averages. */
 export interface MeasureColumn {
@@ -50,6 +82,22 @@ export function comparisonJson(primary: readonly QuestionResult[], other: readon
       return [column.head, { ...comparison, difference: round(comparison.difference, 4), pValue: Number(comparison.pValue.toPrecision(3)) }];
     }),
   );
+}
+
+/** Recall at each k as report columns, headed `recall@k` unless told otherwise (the JSON keys them by k alone). */
+export function recallColumns(ks: readonly number[], head: (k: number) => string = (k) => `recall@${k}`): MeasureColumn[] {
+  return ks.map((k) => ({ head: head(k), measure: (score) => score.recall[k] }));
+}
+
+export function byK(values: Record<number, number>, ks: readonly number[]): ByK {
+  return Object.fromEntries(ks.map((k) => [String(k), round(values[k] ?? 0, 4)]));
+}
+
+/** The requested mode's run: the headline row. */
+export function primaryRun(run: { retrievers: readonly RetrieverRun[] }): RetrieverRun {
+  const primary = run.retrievers.find((retriever) => retriever.primary) ?? run.retrievers[0];
+  if (!primary) throw new Error("an evaluation run without results");
+  return primary;
 }
 
 export function latencies(results: readonly QuestionResult[]): number[] {

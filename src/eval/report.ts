@@ -1,40 +1,33 @@
-import { storeLabel, type EvalStoreKind } from "./eval-store.js";
+import { storeLabel } from "./eval-store.js";
 import { CATEGORY_NAMES, HEADLINE_CATEGORIES } from "./locomo-questions.js";
-import { mean, percentile, roundTo as round, summarize, type PairedComparison, type QuestionResult, type Summary } from "./metrics.js";
-import { comparisonJson, comparisonTable, fixed, latencyOf, measureTable, table, type MeasureColumn, type ScoredRow } from "./report-tables.js";
+import { mean, percentile, roundTo as round, summarize, type QuestionResult, type Summary } from "./metrics.js";
+import {
+  byK,
+  comparisonJson,
+  comparisonTable,
+  fixed,
+  latencyOf,
+  measureTable,
+  primaryRun,
+  recallColumns,
+  table,
+  type ByK,
+  type MeasureColumn,
+  type PeerRowJson,
+  type RecallRunJson,
+  type ScoredRow,
+} from "./report-tables.js";
 import type { EvalRun, RetrieverRun } from "./run.js";
 
 export { table };
 
-type ByK = Record<string, number>;
-
-/** One retriever's row in the peers table (categories 1-4). */
-export interface PeerJson {
-  name: string;
-  recall: ByK;
-  hit: ByK;
-  mrr: number;
-  latencyMs: { p50: number; p95: number };
-  /** Every row but the requested mode's: how the requested mode compares with this one, per k (categories 1-4). */
-  versusPrimary?: Record<string, PairedComparison>;
-}
+/** One retriever's row in the peers table (categories 1-4; versusPrimary too). */
+export type PeerJson = PeerRowJson;
 
 /** The machine output of `recallgraph eval --json`; recall, hit and MRR are over categories 1-4. */
-export interface EvalJson {
-  dataset: string;
-  /** The embedder whose vectors every row searched, e.g. "use-lite-v1 (512-d)". */
-  embedder: string;
-  /** The kind of fresh store the recallgraph rows searched: "sqlite" (in memory) or "qdrant" (a collection dropped after the run). */
-  store: EvalStoreKind;
-  questions: number;
-  skipped: number;
-  mode: string;
-  recall: ByK;
-  hit: ByK;
-  mrr: number;
+export interface EvalJson extends RecallRunJson {
   byCategory: Record<string, { n: number; recall: ByK }>;
   llmCallsPerQuery: { mean: number; p50: number };
-  latencyMs: { p50: number; p95: number };
   turnsPerEntry: number;
   /** Only with --peers: every retriever of the run, the requested mode first. */
   peers?: PeerJson[];
@@ -72,7 +65,7 @@ function peerJson(retriever: RetrieverRun, primary: RetrieverRun, ks: readonly n
   const summary = headlineSummary(retriever.results, ks);
   const peer: PeerJson = { name: retriever.name, recall: byK(summary.recall, ks), hit: byK(summary.hit, ks), mrr: round(mrrOf(summary, ks), 4), latencyMs: latencyOf(retriever.results) };
   // Keyed by k alone ("10"), as the JSON's recall is.
-  if (retriever !== primary) peer.versusPrimary = comparisonJson(headlineResults(primary.results), headlineResults(retriever.results), recallByK(ks, String));
+  if (retriever !== primary) peer.versusPrimary = comparisonJson(headlineResults(primary.results), headlineResults(retriever.results), recallColumns(ks, String));
   return peer;
 }
 
@@ -105,13 +98,13 @@ function peerSections(run: EvalRun, primary: RetrieverRun): string[] {
   const rows = run.retrievers.map(headlineRow);
   const hitK = preferredK(run.ks);
   const maxK = run.ks[run.ks.length - 1] ?? hitK;
-  const peerColumns: MeasureColumn[] = [...recallByK(run.ks), { head: `hit@${hitK}`, measure: (score) => score.hit[hitK] }, { head: "MRR", measure: (score) => score.reciprocalRank[maxK] }];
+  const peerColumns: MeasureColumn[] = [...recallColumns(run.ks), { head: `hit@${hitK}`, measure: (score) => score.hit[hitK] }, { head: "MRR", measure: (score) => score.reciprocalRank[maxK] }];
   return [
     "Same entries, same vectors: categories 1-4",
     measureTable(rows, peerColumns),
     "",
     `${primary.name} against each row, question by question: recall difference (questions better/worse, sign-test p)`,
-    comparisonTable(headlineRow(primary), rows.filter((row) => row.name !== primary.name), recallByK(run.ks)),
+    comparisonTable(headlineRow(primary), rows.filter((row) => row.name !== primary.name), recallColumns(run.ks)),
     "",
     ...categoryRecallTable(run.retrievers, primary, run.ks),
     "Each distinct text was embedded once; every retriever searched those same vectors (LangGraph's",
@@ -142,10 +135,6 @@ function costLines(run: EvalRun, primary: RetrieverRun): string[] {
   ];
 }
 
-function recallByK(ks: readonly number[], head: (k: number) => string = (k) => `recall@${k}`): MeasureColumn[] {
-  return ks.map((k) => ({ head: head(k), measure: (score) => score.recall[k] }));
-}
-
 /** The single k a table shows when it has room for one: 10 when asked for, else the smallest. */
 function preferredK(ks: readonly number[]): number {
   return ks.includes(10) ? 10 : (ks[0] ?? 10);
@@ -164,12 +153,6 @@ function categorySummary(results: readonly QuestionResult[], category: number, k
   return summarize(results.filter((result) => result.category === category), ks);
 }
 
-function primaryRun(run: EvalRun): RetrieverRun {
-  const primary = run.retrievers.find((retriever) => retriever.primary) ?? run.retrievers[0];
-  if (!primary) throw new Error("an evaluation run without results");
-  return primary;
-}
-
 function headlineResults(results: readonly QuestionResult[]): QuestionResult[] {
   return results.filter((result) => result.category !== undefined && HEADLINE_CATEGORIES.includes(result.category));
 }
@@ -184,8 +167,4 @@ export function headlineSummary(results: readonly QuestionResult[], ks: readonly
 
 function categoriesOf(results: readonly QuestionResult[]): number[] {
   return [...new Set(results.flatMap((result) => (result.category === undefined ? [] : [result.category])))].sort((a, b) => a - b);
-}
-
-function byK(values: Record<number, number>, ks: readonly number[]): ByK {
-  return Object.fromEntries(ks.map((k) => [String(k), round(values[k] ?? 0, 4)]));
 }

@@ -4,28 +4,15 @@ import { z } from "zod";
 import { parseOrThrow, ValidationError } from "../core/errors.js";
 import { RetrievalConfigSchema } from "../graph/configuration.js";
 import { PRESET_NAMES, type PresetName } from "../graph/preset-names.js";
-import { buildRuleMemories, turnEntryId } from "../ingest/dialogue-rules.js";
-import { DialogueBuilderSettingsSchema, writeDialogueMemories, type DialogueBuilderSettings } from "../ingest/dialogue-ingest.js";
+import { DialogueBuilderSettingsSchema } from "../ingest/dialogue-ingest.js";
 import { parseJson } from "../ingest/json-text.js";
 import { parseLocomo, type LocomoConversation } from "../ingest/locomo.js";
-import type { MemoryInput } from "../memory/entry.js";
-import type { MemoryStore } from "../stores/port.js";
 import { EmbedderConfigSchema } from "../text/embedders/create-embedder.js";
-import type { CachedEmbeddings } from "./cached-embeddings.js";
-import {
-  runBenchmark,
-  sortedKs,
-  type EvalCase,
-  type EvalContext,
-  type EvalEmbedder,
-  type EvalProgress,
-  type EvalTimings,
-  type RetrieverRun,
-} from "./harness.js";
+import { embedDialogueEntries, resultJudgedIds, writeDialogueCorpus, type DialogueConversation } from "./dialogue-corpus.js";
+import { runBenchmark, sortedKs, type EvalCase, type EvalContext, type EvalTimings, type RetrieverRun } from "./harness.js";
 import { evaluableQuestions, type EvalQuestion, type SkippedQuestion } from "./locomo-questions.js";
 import { binaryJudgements } from "./metrics.js";
 import { EvalStoreSchema, type EvalStoreKind } from "./eval-store.js";
-import type { CorpusEntry } from "./peers.js";
 
 export type { EvalContext, EvalProgress, EvalTimings, RetrieverRun } from "./harness.js";
 
@@ -74,7 +61,6 @@ export interface EvalRun {
 }
 
 type EvalSettings = z.output<typeof EvalOptionsSchema>;
-type ReportProgress = (progress: EvalProgress) => void;
 
 /** The questions of a run and the conversations they come from. */
 interface EvalSelection {
@@ -97,14 +83,15 @@ export async function runEval(options: EvalOptions, context: EvalContext = {}): 
   const ks = sortedKs(settings.ks);
   const selection = await loadSelection(settings);
   const { selected, questions } = selection;
+  const corpus = selected.map(dialogueOf);
   const outcome = await runBenchmark(
     {
-      embedCorpus: (embeddings, progress) => embedEntries(selected, settings.builder ?? {}, embeddings, progress),
-      write: (store, embedder, built, progress) => ingestConversations(store, embedder, selected, built, progress),
+      embedCorpus: (embeddings, progress) => embedDialogueEntries(corpus, settings.builder ?? {}, embeddings, progress),
+      write: (store, embedder, built, progress) => writeDialogueCorpus(store, embedder, corpus, built, progress),
       cases: questionCases(questions, selected),
       ks,
       peerModes: EVAL_MODES,
-      judgedIdsOf: (result) => result.source?.turnIds ?? [],
+      judgedIdsOf: resultJudgedIds(corpus),
     },
     settings,
     context,
@@ -148,40 +135,6 @@ function questionCases(questions: readonly EvalQuestion[], selected: readonly Lo
   }));
 }
 
-/**
- * Builds each conversation's entries once and embeds every text up front, in one length-sorted pass,
- * so the writes of the ingest find them all cached.
- */
-async function embedEntries(
-  selected: readonly LocomoConversation[],
-  builder: DialogueBuilderSettings,
-  embeddings: CachedEmbeddings,
-  progress: ReportProgress,
-): Promise<MemoryInput[][]> {
-  const built = selected.map((conversation) => buildRuleMemories(conversation.dialogue, { ...builder, namespace: conversation.sampleId }));
-  const entryTexts = built.flatMap((memories) => memories.map((memory) => memory.text.trim()));
-  await embeddings.warm(entryTexts, (done, total) => progress({ phase: "embed entries", done, total }));
-  return built;
-}
-
-/** Writes each conversation's built entries through the product's ingest path; returns what each stored, by sample id. */
-async function ingestConversations(
-  store: MemoryStore,
-  embedder: EvalEmbedder,
-  selected: readonly LocomoConversation[],
-  built: readonly MemoryInput[][],
-  progress: ReportProgress,
-): Promise<Map<string, CorpusEntry[]>> {
-  const corpus = new Map<string, CorpusEntry[]>();
-  progress({ phase: "ingest", done: 0, total: selected.length });
-  for (const [i, conversation] of selected.entries()) {
-    await writeDialogueMemories(store, embedder, conversation.sampleId, conversation.dialogue, built[i] ?? []);
-    corpus.set(conversation.sampleId, await storedEntries(store, conversation));
-    progress({ phase: "ingest", done: i + 1, total: selected.length });
-  }
-  return corpus;
-}
-
 /** Conversations and questions in file order, up to `limit` scorable questions; skipped ones counted on the way. */
 function selectQuestions(
   conversations: LocomoConversation[],
@@ -220,11 +173,9 @@ function selectQuestions(
   return { selected, questions, skipped };
 }
 
-/** The entries the rule builder stored for a conversation (one per turn with text), as the peers index them. */
-async function storedEntries(store: MemoryStore, conversation: LocomoConversation): Promise<CorpusEntry[]> {
-  const namespace = conversation.sampleId;
-  const entries = await store.get(namespace, conversation.dialogue.turns.map((turn) => turnEntryId(namespace, turn.turnId)));
-  return entries.map((entry) => ({ id: entry.id, text: entry.text, judgedIds: entry.source?.turnIds ?? [] }));
+/** A conversation as the evaluation writes it: in its sample id's namespace, judged by turn id. */
+function dialogueOf(conversation: LocomoConversation): DialogueConversation {
+  return { namespace: conversation.sampleId, dialogue: conversation.dialogue, judgedIdsOf: (turnIds) => [...turnIds] };
 }
 
 async function readText(path: string): Promise<string> {
