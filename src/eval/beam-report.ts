@@ -3,14 +3,18 @@ import type { RetrieverRun, UnjudgedResult } from "./harness.js";
 import { mean, roundTo as round, summarize } from "./metrics.js";
 import {
   byK,
+  byKindJson,
   comparisonJson,
   comparisonTable,
   fixed,
+  kindRecallSection,
   latencyOf,
   measureTable,
+  preferredK,
   primaryRun,
   recallColumns,
   table,
+  timeLine,
   type ByK,
   type PeerRowJson,
   type RecallRunJson,
@@ -63,12 +67,7 @@ export function beamJson(run: BeamRun): BeamJson {
     recall: byK(summary.recall, run.ks),
     hit: byK(summary.hit, run.ks),
     mrr: round(summary.mrr[maxK(run)] ?? 0, 4),
-    byKind: Object.fromEntries(
-      run.kinds.flatMap((kind, index) => {
-        const results = primary.results.filter((result) => result.category === index + 1);
-        return results.length === 0 ? [] : [[kind, { n: results.length, recall: byK(summarize(results, run.ks).recall, run.ks) }]];
-      }),
-    ),
+    byKind: byKindJson(primary.results, run.kinds, run.ks),
     abstention: abstentionOf(primary.unjudged),
     latencyMs: latencyOf(primary.results),
   };
@@ -99,7 +98,7 @@ export function beamText(run: BeamRun): string {
     `recall@k over every scored question`,
     measureTable(rows, recallColumns(run.ks)),
     "",
-    ...kindSection(run, rows),
+    ...kindRecallSection(rows, run.kinds, preferredK(run.ks)),
     ...(run.retrievers.length > 1 ? comparisonLines(run, primary) : []),
     ...abstentionLines(run, rows),
     ...costLines(run, primary),
@@ -122,14 +121,6 @@ function skipReasons(run: BeamRun): string {
   const counts = new Map<string, number>();
   for (const skipped of run.skipped) counts.set(skipped.reason, (counts.get(skipped.reason) ?? 0) + 1);
   return [...counts].map(([reason, n]) => `${n} ${reason}`).join(", ");
-}
-
-function kindSection(run: BeamRun, rows: readonly RetrieverRun[]): string[] {
-  const k = run.ks.includes(10) ? 10 : (run.ks[0] ?? 10);
-  const kinds = run.kinds.map((kind, index) => ({ kind, category: index + 1 })).filter(({ kind }) => run.questions.some((question) => question.kind === kind));
-  const counts = kinds.map(({ kind }) => run.questions.filter((question) => question.kind === kind).length);
-  const cells = rows.map((row) => [row.name, ...kinds.map(({ category }) => fixed(summarize(row.results.filter((result) => result.category === category), [k]).recall[k]))]);
-  return [`recall@${k} by question kind (n: ${kinds.map(({ kind }, i) => `${kind} ${counts[i]}`).join(", ")})`, table(["retriever", ...kinds.map(({ kind }) => kind)], cells), ""];
 }
 
 function comparisonLines(run: BeamRun, primary: RetrieverRun): string[] {
@@ -160,11 +151,9 @@ function abstentionLines(run: BeamRun, rows: readonly RetrieverRun[]): string[] 
 
 function costLines(run: BeamRun, primary: RetrieverRun): string[] {
   const latency = latencyOf(primary.results);
-  const t = run.timings;
   return [
     `LLM calls per question: mean ${round(mean(primary.results.map((result) => result.llmCalls)), 2)}. Latency (${primary.name}): p50 ${latency.p50} ms, p95 ${latency.p95} ms, embedding-model time excluded.`,
-    `Time: embed ${t.textsEmbedded} texts ${round(t.modelSeconds, 1)} s (entries ${round(t.embedEntriesSeconds, 1)} s, questions ${round(t.embedQuestionsSeconds, 1)} s), ` +
-      `ingest ${round(t.ingestSeconds, 1)} s, ask ${Object.values(t.askSeconds).reduce((sum, s) => sum + s, 0).toFixed(1)} s, total ${round(t.totalSeconds, 1)} s.`,
+    timeLine(run.timings),
   ];
 }
 

@@ -2,27 +2,19 @@ import { basename, resolve } from "node:path";
 import { z } from "zod";
 import { parseOrThrow, ValidationError } from "../core/errors.js";
 import { RetrievalConfigSchema } from "../graph/configuration.js";
-import { PRESET_NAMES, type PresetName } from "../graph/preset-names.js";
-import { DialogueBuilderSettingsSchema } from "../ingest/dialogue-ingest.js";
-import { EmbedderConfigSchema } from "../text/embedders/create-embedder.js";
+import type { PresetName } from "../graph/preset-names.js";
 import { ABSTENTION_KIND, readBeamFolder, type BeamConversation, type BeamQuestion, type SkippedBeamQuestion } from "./beam-data.js";
 import { embedDialogueEntries, messageOfTurn, resultJudgedIds, writeDialogueCorpus, type DialogueConversation } from "./dialogue-corpus.js";
 import { runBenchmark, sortedKs, type EvalCase, type EvalContext, type EvalTimings, type RankingOf, type RetrieverRun } from "./harness.js";
 import { binaryJudgements, firstMentions } from "./metrics.js";
-import { DEFAULT_KS, EVAL_MODES } from "./run.js";
-import { EvalStoreSchema, type EvalStoreKind } from "./eval-store.js";
+import { DIALOGUE_EVAL_FIELDS, EVAL_MODES } from "./run.js";
+import type { EvalStoreKind } from "./eval-store.js";
 
 export const BeamEvalOptionsSchema = z.strictObject({
   folder: z.string().min(1, "folder is required").describe("a BEAM conversation folder (chat.json, probing_questions/) or a folder of them (e.g. beam/100K)"),
-  mode: z.enum(PRESET_NAMES).default("full").describe("the preset scored (the headline)"),
-  peers: z.boolean().default(false).describe("also run every other conversation mode, LangGraph's InMemoryStore and a BM25 library on the same entries and vectors"),
   limit: z.number().int().min(1).optional().describe("ask at most this many questions (abstention ones included), in folder and file order; only their conversations are ingested"),
   conversations: z.array(z.string().trim().min(1)).min(1).optional().describe("conversation folder names to evaluate (e.g. 1, 7); default all"),
-  ks: z.array(z.number().int().min(1).max(1000)).min(1).default([...DEFAULT_KS]).describe("cut-offs for recall@k, as LoCoMo's"),
-  embedder: EmbedderConfigSchema.default({ provider: "use-lite" }).describe("the embedder when none is handed over in the context; default USE-lite (offline)"),
-  store: EvalStoreSchema.default({ kind: "sqlite" }),
-  embeddingCache: z.string().min(1).optional().describe("a file keeping the vectors between runs (read first, written after)"),
-  builder: DialogueBuilderSettingsSchema.optional().describe("memory builder settings; default the product's defaults (what a user gets)"),
+  ...DIALOGUE_EVAL_FIELDS,
 });
 export type BeamEvalOptions = z.input<typeof BeamEvalOptionsSchema>;
 
@@ -70,9 +62,13 @@ export async function runBeamEval(options: BeamEvalOptions, context: EvalContext
   const outcome = await runBenchmark(
     {
       embedCorpus: (embeddings, progress) => embedDialogueEntries(corpus, settings.builder ?? {}, embeddings, progress),
-      write: (store, embedder, built, progress) => writeDialogueCorpus(store, embedder, corpus, built, progress),
-      cases: selection.questions.map((question) => questionCase(question, selection.selected, kinds)),
-      unjudged: selection.abstentions.map((question) => questionCase(question, selection.selected, kinds)),
+      rounds: [
+        {
+          write: (store, embedder, built, progress) => writeDialogueCorpus(store, embedder, corpus, built, progress),
+          cases: selection.questions.map((question) => questionCase(question, selection.selected, kinds)),
+          unjudged: selection.abstentions.map((question) => questionCase(question, selection.selected, kinds)),
+        },
+      ],
       ks,
       peerModes: EVAL_MODES,
       judgedIdsOf: resultJudgedIds(corpus),

@@ -2,7 +2,7 @@ import type { BeirRun } from "./beir-run.js";
 import { storeLabel, type EvalStoreKind } from "./eval-store.js";
 import type { RetrieverRun } from "./harness.js";
 import { mean, roundTo as round, type PairedComparison } from "./metrics.js";
-import { comparisonJson, comparisonTable, latencyOf, meanOf, measureTable, primaryRun, type MeasureColumn } from "./report-tables.js";
+import { comparisonJson, comparisonTable, latencyOf, meanOf, measureTable, primaryRun, timeLine, type MeasureColumn } from "./report-tables.js";
 
 /** BEIR's measures as the reports name them, the headline first. */
 const COLUMNS: readonly MeasureColumn[] = [
@@ -130,12 +130,9 @@ function comparisonLines(run: BeirRun, primary: RetrieverRun): string[] {
 
 function costLines(run: BeirRun, primary: RetrieverRun): string[] {
   const latency = latencyOf(primary.results);
-  const t = run.timings;
-  const cached = t.vectorsFromCache > 0 ? `, ${t.vectorsFromCache} vectors read from the cache file` : "";
   const calls = primary.results.map((result) => result.llmCalls);
   return [
     `LLM calls per query: mean ${round(mean(calls), 2)}. Latency (${primary.name}): p50 ${latency.p50} ms, p95 ${latency.p95} ms, embedding-model time excluded.`,
-    `Time: embed ${t.textsEmbedded} texts ${round(t.modelSeconds, 1)} s${cached} (documents ${round(t.embedEntriesSeconds, 1)} s, queries ${round(t.embedQuestionsSeconds, 1)} s), ` +
-      `ingest ${round(t.ingestSeconds, 1)} s, ask ${Object.values(t.askSeconds).reduce((sum, s) => sum + s, 0).toFixed(1)} s, total ${round(t.totalSeconds, 1)} s.`,
+    timeLine(run.timings, { entries: "documents", questions: "queries" }),
   ];
 }

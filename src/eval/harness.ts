@@ -10,8 +10,8 @@ import { createEmbedder, type EmbedderConfig } from "../text/embedders/create-em
 import { cachedEmbedder, type CachedEmbeddings } from "./cached-embeddings.js";
 import { loadEmbeddingCache, saveEmbeddingCache } from "./embedding-cache-file.js";
 import { openEvalStore, type EvalStore, type EvalStoreKind, type EvalStoreSettings } from "./eval-store.js";
-import { scoreRanking, type Judgements, type QuestionResult, type RankedIds } from "./metrics.js";
-import { bm25Peer, inMemoryStorePeer, recallgraphRetriever, type CorpusEntry, type EvalRetriever, type JudgedIdsOf } from "./peers.js";
+import { scoreRanking, type Judgements, type QuestionResult, type RankedIds, type RankingScore } from "./metrics.js";
+import { bm25Peer, inMemoryStorePeer, recallgraphRetriever, type CorpusEntry, type EvalCorpus, type EvalRetriever, type JudgedIdsOf, type RetrieverAnswer } from "./peers.js";
 
 /**
  * What every benchmark's evaluation shares: the embedder with its cache, the retrievers (the asked
@@ -21,7 +21,8 @@ import { bm25Peer, inMemoryStorePeer, recallgraphRetriever, type CorpusEntry, ty
  */
 
 export interface EvalProgress {
-  phase: "embed entries" | "ingest" | "embed questions" | "ask";
+  /** "ingest and ask": a run of several rounds (see Benchmark.rounds), counted in rounds. */
+  phase: "embed entries" | "ingest" | "embed questions" | "ask" | "ingest and ask";
   /** For "ask": the retriever being asked. */
   label?: string;
   done: number;
@@ -46,8 +47,10 @@ export interface RetrieverRun {
   /** True for the mode the run was asked for (the headline row). */
   primary: boolean;
   results: QuestionResult[];
-  /** The benchmark's unjudged questions (see Benchmark.unjudged), asked and not scored; absent when it has none. */
+  /** The benchmark's unjudged questions (see BenchmarkRound.unjudged), asked and not scored; absent when it has none. */
   unjudged?: UnjudgedResult[];
+  /** The same answers scored at the benchmark's other levels (see Benchmark.levels), by level name. */
+  levels?: Record<string, QuestionResult[]>;
 }
 
 /** A question asked without judgements (nothing relevant exists): what came back, not a score. */
@@ -110,19 +113,31 @@ export interface BenchmarkSettings {
 
 /**
  * What a benchmark brings to the shared run: how its corpus is embedded (once, before anything is
- * written) and written, its questions, and how a retriever's answers are scored.
+ * written), its rounds of writing and asking, and how a retriever's answers are scored.
  */
-export interface Benchmark<Prepared, Corpus extends ReadonlyMap<string, readonly CorpusEntry[]>> {
-  /** Every text of the corpus through the model once; what `write` needs of it. */
+export interface Benchmark<Prepared> {
+  /** Every text of the corpus through the model once; what the rounds' writes need of it. */
   embedCorpus(embeddings: CachedEmbeddings, progress: ReportProgress): Promise<Prepared>;
-  /** The corpus written through the product's ingest path into the fresh store, by namespace. */
-  write(store: MemoryStore, embedder: EvalEmbedder, prepared: Prepared, progress: ReportProgress): Promise<Corpus>;
-  cases: readonly EvalCase[];
+  /**
+   * In order: each round's part of the corpus is written, then its questions are asked of every
+   * retriever. A benchmark whose questions all come after the whole corpus has one round; RealMem
+   * has one per asking session, so that a question sees only the sessions before its own.
+   */
+  rounds: readonly BenchmarkRound<Prepared>[];
   ks: readonly number[];
   /** The modes a peers run compares. */
   peerModes: readonly PresetName[];
   judgedIdsOf: JudgedIdsOf;
   rankingOf?: RankingOf;
+  /** Further scorings of the same answers, beside `rankingOf` against each case's `judgements` (RealMem: turns, beside sessions). */
+  levels?: readonly ScoringLevel[];
+}
+
+/** Part of a benchmark's run: a write, then questions asked of what has been written so far. */
+export interface BenchmarkRound<Prepared> {
+  /** This round's part of the corpus written through the product's ingest path into the run's store; returned by namespace, as the peers add it. */
+  write(store: MemoryStore, embedder: EvalEmbedder, prepared: Prepared, progress: ReportProgress): Promise<EvalCorpus>;
+  cases: readonly EvalCase[];
   /**
    * Questions whose right answer is that nothing relevant was said (BEAM's abstention questions):
    * asked of every retriever like the others, and what each returns counted, since no ranking of
@@ -131,30 +146,34 @@ export interface Benchmark<Prepared, Corpus extends ReadonlyMap<string, readonly
   unjudged?: readonly EvalCase[];
 }
 
+/** Another scoring of the answers a run got: its own ranking rule and judgements. */
+export interface ScoringLevel {
+  name: string;
+  rankingOf: RankingOf;
+  /** The question's judgements at this level; a question without any is not scored at this level. */
+  judgementsOf(question: EvalCase): Judgements | undefined;
+}
+
 /** What the shared run gives back for a benchmark's report. */
-export interface BenchmarkOutcome<Corpus> {
+export interface BenchmarkOutcome {
   /** The embedder, as a report names it. */
   embedder: string;
   /** Which kind of store the recallgraph modes searched (the peers keep their own indexes). */
   store: EvalStoreKind;
-  corpus: Corpus;
+  /** Everything the rounds wrote, by namespace. */
+  corpus: EvalCorpus;
   retrievers: RetrieverRun[];
   timings: EvalTimings;
 }
 
 /**
  * The phases every benchmark runs alike: the embedder and its cache, a fresh store (sqlite in memory, or
- * a new Qdrant collection), the corpus embedded then written, the questions embedded, the vectors kept
- * (once before asking, so a run that fails later keeps the slow part, and again after), every entrant
- * asked, everything timed; then the store is discarded, whether the run succeeded or not.
- * `started` is when the benchmark began (reading its files counts in the total).
+ * a new Qdrant collection), the corpus and the questions embedded, the vectors kept (once before the
+ * first write, so a run that fails later keeps the slow part, and again after), then each round written
+ * and its questions asked of every entrant, everything timed; then the store is discarded, whether the
+ * run succeeded or not. `started` is when the benchmark began (reading its files counts in the total).
  */
-export async function runBenchmark<Prepared, Corpus extends ReadonlyMap<string, readonly CorpusEntry[]>>(
-  benchmark: Benchmark<Prepared, Corpus>,
-  settings: BenchmarkSettings,
-  context: EvalContext,
-  started: number,
-): Promise<BenchmarkOutcome<Corpus>> {
+export async function runBenchmark<Prepared>(benchmark: Benchmark<Prepared>, settings: BenchmarkSettings, context: EvalContext, started: number): Promise<BenchmarkOutcome> {
   const progress = context.onProgress ?? (() => {});
   const source = context.embedder ?? createEmbedder(settings.embedder);
   const ownsEmbedder = context.embedder === undefined;
@@ -162,30 +181,77 @@ export async function runBenchmark<Prepared, Corpus extends ReadonlyMap<string, 
   const embeddings = embedder.embeddings;
   const cacheFile = settings.embeddingCache;
   let opened: EvalStore | undefined;
-  const run = async (): Promise<BenchmarkOutcome<Corpus>> => {
+  const run = async (): Promise<BenchmarkOutcome> => {
     const vectorsFromCache = cacheFile ? await loadEmbeddingCache(cacheFile, embedder.spec, embeddings) : 0;
     opened = await openEvalStore(settings.store, embedder.spec);
     const { store } = opened;
     const prepared = await timed(() => benchmark.embedCorpus(embeddings, progress));
-    const written = await timedOutsideModel(embeddings, () => benchmark.write(store, embedder, prepared.value, progress));
-    const unjudged = benchmark.unjudged ?? [];
-    const questionEmbedding = await timed(() => embedQuestions([...benchmark.cases, ...unjudged], embeddings, progress));
+    const asked = benchmark.rounds.flatMap((round) => [...round.cases, ...(round.unjudged ?? [])]);
+    const questionEmbedding = await timed(() => embedQuestions(asked, embeddings, progress));
     const kept = await keepEmbeddings(embedder, cacheFile, vectorsFromCache);
     const entrantSettings = { mode: settings.mode, peers: settings.peers, peerModes: benchmark.peerModes, judgedIdsOf: benchmark.judgedIdsOf };
-    const entrants = await evalEntrants(store, embedder, written.value, entrantSettings, context);
-    const asked = await askEveryEntrant(entrants, { cases: benchmark.cases, unjudged, ks: benchmark.ks }, embeddings, progress, benchmark.rankingOf);
+    const entrants = evalEntrants(store, embedder, entrantSettings, context);
+    const played = await playRounds(benchmark, { store, embedder, prepared: prepared.value, entrants }, progress);
     await keepEmbeddings(embedder, cacheFile, kept);
-    const phases = { embedEntries: prepared.seconds, ingest: written.seconds, embedQuestions: questionEmbedding.seconds, askSeconds: asked.askSeconds, started };
+    const phases = { embedEntries: prepared.seconds, ingest: played.ingestSeconds, embedQuestions: questionEmbedding.seconds, askSeconds: played.askSeconds, started };
     return {
       embedder: `${embedder.spec.model} (${embedder.spec.dimension}-d)`,
       store: opened.kind,
-      corpus: written.value,
-      retrievers: asked.runs,
+      corpus: played.corpus,
+      retrievers: played.runs,
       timings: evalTimings(phases, embeddings, vectorsFromCache),
     };
   };
   // The embedder is closed only when this run created it (a caller's is the caller's).
   return afterwards(run, () => closeEach([opened?.discard, ownsEmbedder ? () => source.close?.() : undefined]));
+}
+
+/** What the rounds are played with: the run's store and embedder, the embedded corpus, the entrants. */
+interface Table<Prepared> {
+  store: MemoryStore;
+  embedder: EvalEmbedder;
+  prepared: Prepared;
+  entrants: readonly EvalEntrant[];
+}
+
+/**
+ * Each round in turn: its corpus written (and added to the peers' own indexes), then its questions
+ * asked of every entrant. A run of several rounds reports progress in rounds, not the rounds' own steps.
+ */
+async function playRounds<Prepared>(
+  benchmark: Benchmark<Prepared>,
+  table: Table<Prepared>,
+  progress: ReportProgress,
+): Promise<{ corpus: EvalCorpus; runs: RetrieverRun[]; ingestSeconds: number; askSeconds: Record<string, number> }> {
+  const { rounds } = benchmark;
+  const stepProgress: ReportProgress = rounds.length > 1 ? () => {} : progress;
+  const embeddings = table.embedder.embeddings;
+  const corpus = new Map<string, CorpusEntry[]>();
+  const runs = table.entrants.map(({ retriever, primary }) => emptyRun(retriever, primary, benchmark));
+  const askSeconds: Record<string, number> = Object.fromEntries(runs.map((run) => [run.name, 0]));
+  let ingestSeconds = 0;
+  for (const [index, round] of rounds.entries()) {
+    const written = await timedOutsideModel(embeddings, () => round.write(table.store, table.embedder, table.prepared, stepProgress));
+    ingestSeconds += written.seconds;
+    for (const [namespace, entries] of written.value) corpus.set(namespace, [...(corpus.get(namespace) ?? []), ...entries]);
+    for (const { retriever } of table.entrants) await retriever.add?.(written.value);
+    for (const [i, { retriever }] of table.entrants.entries()) {
+      const run = runs[i];
+      if (!run) continue;
+      const seconds = await askRound(retriever, round, { ks: benchmark.ks, rankingOf: benchmark.rankingOf, levels: benchmark.levels ?? [] }, run, embeddings, stepProgress);
+      askSeconds[run.name] = (askSeconds[run.name] ?? 0) + seconds;
+    }
+    if (rounds.length > 1) progress({ phase: "ingest and ask", done: index + 1, total: rounds.length });
+  }
+  return { corpus, runs, ingestSeconds, askSeconds };
+}
+
+/** An entrant's run before any question: unjudged answers and further levels only where the benchmark has them. */
+function emptyRun<Prepared>(retriever: EvalRetriever, primary: boolean, benchmark: Benchmark<Prepared>): RetrieverRun {
+  const run: RetrieverRun = { name: retriever.name, description: retriever.description, primary, results: [] };
+  if (benchmark.rounds.some((round) => (round.unjudged ?? []).length > 0)) run.unjudged = [];
+  if (benchmark.levels?.length) run.levels = Object.fromEntries(benchmark.levels.map((level) => [level.name, []]));
+  return run;
 }
 
 /**
@@ -226,21 +292,15 @@ interface EntrantSettings {
   judgedIdsOf: JudgedIdsOf;
 }
 
-/** The requested mode, then with peers every other mode, LangGraph's InMemoryStore and BM25. */
-async function evalEntrants(
-  store: MemoryStore,
-  embedder: EvalEmbedder,
-  corpus: ReadonlyMap<string, readonly CorpusEntry[]>,
-  settings: EntrantSettings,
-  context: EvalContext,
-): Promise<EvalEntrant[]> {
+/** The requested mode, then with peers every other mode, LangGraph's InMemoryStore and BM25 (the peers fill their indexes as rounds write). */
+function evalEntrants(store: MemoryStore, embedder: EvalEmbedder, settings: EntrantSettings, context: EvalContext): EvalEntrant[] {
   const graph = createRetrievalGraph(context.model ? { store, embedder, model: context.model } : { store, embedder });
   const mode = (name: PresetName) => recallgraphRetriever(graph, name, settings.judgedIdsOf, context.retrieval);
   const entrants: EvalEntrant[] = [{ retriever: mode(settings.mode), primary: true }];
   if (!settings.peers) return entrants;
   for (const name of settings.peerModes) if (name !== settings.mode) entrants.push({ retriever: mode(name), primary: false });
-  entrants.push({ retriever: await inMemoryStorePeer(embedder.embeddings, embedder.spec.dimension, corpus), primary: false });
-  entrants.push({ retriever: bm25Peer(corpus), primary: false });
+  entrants.push({ retriever: inMemoryStorePeer(embedder.embeddings, embedder.spec.dimension), primary: false });
+  entrants.push({ retriever: bm25Peer(), primary: false });
   return entrants;
 }
 
@@ -252,39 +312,39 @@ async function embedQuestions(cases: readonly EvalCase[], embeddings: CachedEmbe
   );
 }
 
-/** Asks every question of every entrant in turn; ask time is per retriever, without embedding-model time. */
-async function askEveryEntrant(
-  entrants: readonly EvalEntrant[],
-  questions: { cases: readonly EvalCase[]; unjudged: readonly EvalCase[]; ks: readonly number[] },
+/** How a round's answers are scored. */
+interface Scoring {
+  ks: readonly number[];
+  rankingOf: RankingOf | undefined;
+  levels: readonly ScoringLevel[];
+}
+
+/** Asks one entrant a round's questions, adding what it got to `run`; returns the seconds it took, without embedding-model time. */
+async function askRound<Prepared>(
+  retriever: EvalRetriever,
+  round: BenchmarkRound<Prepared>,
+  scoring: Scoring,
+  run: RetrieverRun,
   embeddings: CachedEmbeddings,
   progress: ReportProgress,
-  rankingOf: RankingOf = (ranked) => ranked,
-): Promise<{ runs: RetrieverRun[]; askSeconds: Record<string, number> }> {
-  const askSeconds: Record<string, number> = {};
-  const runs: RetrieverRun[] = [];
-  for (const { retriever, primary } of entrants) {
-    const report = (done: number, total: number) => progress({ phase: "ask", label: retriever.name, done, total });
-    const asked = await timedOutsideModel(embeddings, () => askAll(retriever, questions.cases, questions.ks, embeddings, rankingOf, report));
-    const maxK = Math.max(...questions.ks);
-    const unjudged = await timedOutsideModel(embeddings, () => askUnjudged(retriever, questions.unjudged, maxK, embeddings));
-    askSeconds[retriever.name] = asked.seconds + unjudged.seconds;
-    const run: RetrieverRun = { name: retriever.name, description: retriever.description, primary, results: asked.value };
-    if (questions.unjudged.length > 0) run.unjudged = unjudged.value;
-    runs.push(run);
-  }
-  return { runs, askSeconds };
+): Promise<number> {
+  const report = (done: number, total: number) => progress({ phase: "ask", label: retriever.name, done, total });
+  const maxK = Math.max(...scoring.ks);
+  const asked = await timedOutsideModel(embeddings, () => askAll(retriever, round.cases, scoring, run, embeddings, report));
+  const unjudged = await timedOutsideModel(embeddings, () => askUnjudged(retriever, round.unjudged ?? [], maxK, embeddings));
+  run.unjudged?.push(...unjudged.value);
+  return asked.seconds + unjudged.seconds;
 }
 
 async function askAll(
   retriever: EvalRetriever,
   cases: readonly EvalCase[],
-  ks: readonly number[],
+  scoring: Scoring,
+  run: RetrieverRun,
   embeddings: CachedEmbeddings,
-  rankingOf: RankingOf,
   onProgress: (done: number, total: number) => void,
-): Promise<QuestionResult[]> {
-  const maxK = Math.max(...ks);
-  const results: QuestionResult[] = [];
+): Promise<void> {
+  const maxK = Math.max(...scoring.ks);
   onProgress(0, cases.length);
   for (const [i, question] of cases.entries()) {
     const modelMsBefore = embeddings.modelMs;
@@ -292,16 +352,24 @@ async function askAll(
     const answer = await retriever.ask({ namespace: question.namespace, question: question.question, now: question.now }, maxK);
     // Time inside the embedding model (sub-queries, gap queries not seen before) is not retrieval time.
     const latencyMs = performance.now() - askStarted - (embeddings.modelMs - modelMsBefore);
-    results.push({
-      questionId: question.id,
-      ...(question.category !== undefined ? { category: question.category } : {}),
-      latencyMs,
-      llmCalls: answer.llmCalls,
-      ...scoreRanking(rankingOf(answer.ranked, question), question.judgements, ks),
-    });
+    const scored = (rankingOf: RankingOf, judgements: Judgements) => questionResult(question, answer, latencyMs, scoreRanking(rankingOf(answer.ranked, question), judgements, scoring.ks));
+    run.results.push(scored(scoring.rankingOf ?? ((ranked) => ranked), question.judgements));
+    for (const level of scoring.levels) {
+      const judgements = level.judgementsOf(question);
+      if (judgements && judgements.size > 0) run.levels?.[level.name]?.push(scored(level.rankingOf, judgements));
+    }
     if ((i + 1) % 25 === 0 || i + 1 === cases.length) onProgress(i + 1, cases.length);
   }
-  return results;
+}
+
+function questionResult(question: EvalCase, answer: RetrieverAnswer, latencyMs: number, score: RankingScore): QuestionResult {
+  return {
+    questionId: question.id,
+    ...(question.category !== undefined ? { category: question.category } : {}),
+    latencyMs,
+    llmCalls: answer.llmCalls,
+    ...score,
+  };
 }
 
 /** Asks each unjudged question, `maxK` deep as the others, and counts what comes back. */

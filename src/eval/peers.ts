@@ -29,6 +29,8 @@ export interface EvalRetriever {
   /** One line on what it is, printed under the table. */
   description: string;
   ask(ask: EvalAsk, k: number): Promise<RetrieverAnswer>;
+  /** A peer keeping its own index adds what a round wrote (recallgraph's modes search the store it was written to). */
+  add?(corpus: EvalCorpus): Promise<void>;
 }
 
 /** An entry as the peers index it: the same text recallgraph stored, and the judged ids it stands for. */
@@ -38,6 +40,9 @@ export interface CorpusEntry {
   /** What a judgement names when this entry is returned: its source turns (LoCoMo), its document (BEIR). */
   judgedIds: string[];
 }
+
+/** Entries by namespace, as a benchmark's rounds write them. */
+export type EvalCorpus = ReadonlyMap<string, readonly CorpusEntry[]>;
 
 /** Maps a returned recallgraph result to the judged ids it stands for (the same as its CorpusEntry's). */
 export type JudgedIdsOf = (result: RetrievalResult) => string[];
@@ -77,26 +82,24 @@ const StoredValueSchema = z.object({ judgedIds: z.array(z.string()).describe("th
  * Its `embeddings` should serve the vectors recallgraph already computed (see CachedEmbeddings), so
  * both search the same vectors and nothing is embedded twice.
  */
-export async function inMemoryStorePeer(
-  embeddings: Embeddings,
-  dims: number,
-  corpus: ReadonlyMap<string, readonly CorpusEntry[]>,
-): Promise<EvalRetriever> {
+export function inMemoryStorePeer(embeddings: Embeddings, dims: number): EvalRetriever {
   const store = new InMemoryStore({ index: { embeddings, dims, fields: ["text"] } });
-  for (const [namespace, entries] of corpus) {
-    const operations: PutOperation[] = entries.map((entry) => ({
-      namespace: [storeLabel(namespace)],
-      key: entry.id,
-      value: { text: entry.text, judgedIds: entry.judgedIds },
-    }));
-    await store.batch(operations);
-  }
   return {
     name: "LangGraph InMemoryStore",
     description: "LangGraph InMemoryStore.search, semantic (cosine over the same vectors recallgraph stored)",
     async ask({ namespace, question }, k) {
       const items = await store.search([storeLabel(namespace)], { query: question, limit: k });
       return { ranked: items.map((item) => StoredValueSchema.parse(item.value).judgedIds), llmCalls: 0 };
+    },
+    async add(corpus) {
+      for (const [namespace, entries] of corpus) {
+        const operations: PutOperation[] = entries.map((entry) => ({
+          namespace: [storeLabel(namespace)],
+          key: entry.id,
+          value: { text: entry.text, judgedIds: entry.judgedIds },
+        }));
+        await store.batch(operations);
+      }
     },
   };
 }
@@ -110,13 +113,8 @@ function storeLabel(namespace: string): string {
  * A plain BM25 baseline from MiniSearch (a well-kept search library) with its default tokenizer and
  * scoring, over each entry's text: what a user gets by putting the memories in a search library.
  */
-export function bm25Peer(corpus: ReadonlyMap<string, readonly CorpusEntry[]>): EvalRetriever {
+export function bm25Peer(): EvalRetriever {
   const indexes = new Map<string, MiniSearch<CorpusEntry>>();
-  for (const [namespace, entries] of corpus) {
-    const index = new MiniSearch<CorpusEntry>({ fields: ["text"], storeFields: ["judgedIds"] });
-    index.addAll(entries);
-    indexes.set(namespace, index);
-  }
   return {
     name: "BM25 (minisearch)",
     description: "MiniSearch 7 BM25 over the entry texts, library defaults (OR of the question's words)",
@@ -125,6 +123,13 @@ export function bm25Peer(corpus: ReadonlyMap<string, readonly CorpusEntry[]>): E
       if (!index) return { ranked: [], llmCalls: 0 };
       const hits = index.search(question).slice(0, k);
       return { ranked: hits.map((hit) => StoredValueSchema.parse(hit).judgedIds), llmCalls: 0 };
+    },
+    async add(corpus) {
+      for (const [namespace, entries] of corpus) {
+        const index = indexes.get(namespace) ?? new MiniSearch<CorpusEntry>({ fields: ["text"], storeFields: ["judgedIds"] });
+        index.addAll(entries);
+        indexes.set(namespace, index);
+      }
     },
   };
 }

@@ -1,6 +1,6 @@
 import type { EvalStoreKind } from "./eval-store.js";
-import type { RetrieverRun } from "./harness.js";
-import { comparePaired, latencySummary, mean, percentile, roundTo as round, type Measure, type PairedComparison, type QuestionResult } from "./metrics.js";
+import type { EvalTimings, RetrieverRun } from "./harness.js";
+import { comparePaired, latencySummary, mean, percentile, roundTo as round, summarize, type Measure, type PairedComparison, type QuestionResult } from "./metrics.js";
 
 /**
  * The pieces every evaluation report is made of, whatever the benchmark: a table of retrievers by
@@ -91,6 +91,39 @@ export function recallColumns(ks: readonly number[], head: (k: number) => string
 
 export function byK(values: Record<number, number>, ks: readonly number[]): ByK {
   return Object.fromEntries(ks.map((k) => [String(k), round(values[k] ?? 0, 4)]));
+}
+
+/** The single k a table shows when it has room for one: 10 when asked for, else the smallest. */
+export function preferredK(ks: readonly number[]): number {
+  return ks.includes(10) ? 10 : (ks[0] ?? 10);
+}
+
+/** Recall per k of each question kind (a result's `category` is its kind's place in `kinds`, from 1); kinds without results left out. */
+export function byKindJson(results: readonly QuestionResult[], kinds: readonly string[], ks: readonly number[]): Record<string, { n: number; recall: ByK }> {
+  return Object.fromEntries(
+    kinds.flatMap((kind, index) => {
+      const ofKind = results.filter((result) => result.category === index + 1);
+      return ofKind.length === 0 ? [] : [[kind, { n: ofKind.length, recall: byK(summarize(ofKind, ks).recall, ks) }]];
+    }),
+  );
+}
+
+/** Every row's recall at one k per question kind (as byKindJson), counted on the first row's questions; titled, then a blank line. */
+export function kindRecallSection(rows: readonly ScoredRow[], kinds: readonly string[], k: number, title = `recall@${k}`): string[] {
+  const counted = rows[0]?.results ?? [];
+  const present = kinds.map((kind, index) => ({ kind, category: index + 1 })).filter(({ category }) => counted.some((result) => result.category === category));
+  const counts = present.map(({ category }) => counted.filter((result) => result.category === category).length);
+  const cells = rows.map((row) => [row.name, ...present.map(({ category }) => fixed(summarize(row.results.filter((result) => result.category === category), [k]).recall[k]))]);
+  return [`${title} by question kind (n: ${present.map(({ kind }, i) => `${kind} ${counts[i]}`).join(", ")})`, table(["retriever", ...present.map(({ kind }) => kind)], cells), ""];
+}
+
+/** The report's time line: what the model embedded, each phase, the total (`entries` and `questions` as the benchmark calls them). */
+export function timeLine(t: EvalTimings, names: { entries: string; questions: string } = { entries: "entries", questions: "questions" }): string {
+  const cached = t.vectorsFromCache > 0 ? `, ${t.vectorsFromCache} vectors read from the cache file` : "";
+  return (
+    `Time: embed ${t.textsEmbedded} texts ${round(t.modelSeconds, 1)} s${cached} (${names.entries} ${round(t.embedEntriesSeconds, 1)} s, ${names.questions} ${round(t.embedQuestionsSeconds, 1)} s), ` +
+    `ingest ${round(t.ingestSeconds, 1)} s, ask ${Object.values(t.askSeconds).reduce((sum, s) => sum + s, 0).toFixed(1)} s, total ${round(t.totalSeconds, 1)} s.`
+  );
 }
 
 /** The requested mode's run: the headline row. */

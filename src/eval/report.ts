@@ -8,9 +8,11 @@ import {
   fixed,
   latencyOf,
   measureTable,
+  preferredK,
   primaryRun,
   recallColumns,
   table,
+  timeLine,
   type ByK,
   type MeasureColumn,
   type PeerRowJson,
@@ -127,17 +129,10 @@ function categoryRecallTable(retrievers: readonly RetrieverRun[], primary: Retri
 function costLines(run: EvalRun, primary: RetrieverRun): string[] {
   const calls = primary.results.map((result) => result.llmCalls);
   const latency = latencyOf(primary.results);
-  const t = run.timings;
   return [
     `LLM calls per question: mean ${round(mean(calls), 2)}, p50 ${percentile(calls, 50)}. Latency (${primary.name}): p50 ${latency.p50} ms, p95 ${latency.p95} ms, embedding-model time excluded.`,
-    `Time: embed ${t.textsEmbedded} texts ${round(t.modelSeconds, 1)} s (entries ${round(t.embedEntriesSeconds, 1)} s, questions ${round(t.embedQuestionsSeconds, 1)} s), ` +
-      `ingest ${round(t.ingestSeconds, 1)} s, ask ${Object.values(t.askSeconds).reduce((sum, s) => sum + s, 0).toFixed(1)} s, total ${round(t.totalSeconds, 1)} s.`,
+    timeLine(run.timings),
   ];
-}
-
-/** The single k a table shows when it has room for one: 10 when asked for, else the smallest. */
-function preferredK(ks: readonly number[]): number {
-  return ks.includes(10) ? 10 : (ks[0] ?? 10);
 }
 
 /** LoCoMo's MRR: over every entry retrieved (the largest k). */

@@ -23,12 +23,10 @@ export type EvalMode = PresetName;
 
 export const DEFAULT_KS = [5, 10, 25] as const;
 
-export const EvalOptionsSchema = z.strictObject({
-  file: z.string().min(1, "file is required").describe("a file in LoCoMo's format"),
+/** The options of every dialogue benchmark (LoCoMo, BEAM, RealMem) beside its data and its selection. */
+export const DIALOGUE_EVAL_FIELDS = {
   mode: z.enum(PRESET_NAMES).default("full").describe("the preset scored (the headline)"),
-  peers: z.boolean().default(false).describe("also run LangGraph's InMemoryStore, a BM25 library baseline and every other mode on the same entries"),
-  limit: z.number().int().min(1).optional().describe("ask at most this many scorable questions, in file order (only the conversations they belong to are ingested)"),
-  conversations: z.array(z.string().trim().min(1)).min(1).optional().describe("sample ids to evaluate; default all"),
+  peers: z.boolean().default(false).describe("also run LangGraph's InMemoryStore, a BM25 library baseline and every other mode on the same entries and vectors"),
   ks: z
     .array(z.number().int().min(1).max(1000))
     .min(1)
@@ -38,6 +36,13 @@ export const EvalOptionsSchema = z.strictObject({
   store: EvalStoreSchema.default({ kind: "sqlite" }),
   embeddingCache: z.string().min(1).optional().describe("a file keeping the vectors between runs (read first, written after)"),
   builder: DialogueBuilderSettingsSchema.optional().describe("memory builder settings; default the product's defaults (what a user gets)"),
+};
+
+export const EvalOptionsSchema = z.strictObject({
+  file: z.string().min(1, "file is required").describe("a file in LoCoMo's format"),
+  limit: z.number().int().min(1).optional().describe("ask at most this many scorable questions, in file order (only the conversations they belong to are ingested)"),
+  conversations: z.array(z.string().trim().min(1)).min(1).optional().describe("sample ids to evaluate; default all"),
+  ...DIALOGUE_EVAL_FIELDS,
 });
 export type EvalOptions = z.input<typeof EvalOptionsSchema>;
 
@@ -87,8 +92,7 @@ export async function runEval(options: EvalOptions, context: EvalContext = {}): 
   const outcome = await runBenchmark(
     {
       embedCorpus: (embeddings, progress) => embedDialogueEntries(corpus, settings.builder ?? {}, embeddings, progress),
-      write: (store, embedder, built, progress) => writeDialogueCorpus(store, embedder, corpus, built, progress),
-      cases: questionCases(questions, selected),
+      rounds: [{ write: (store, embedder, built, progress) => writeDialogueCorpus(store, embedder, corpus, built, progress), cases: questionCases(questions, selected) }],
       ks,
       peerModes: EVAL_MODES,
       judgedIdsOf: resultJudgedIds(corpus),
