@@ -102,7 +102,7 @@ export const RetrievalGraphOutput = RetrievalState.pick({
 export type RetrievalGraphOutputValue = z.output<typeof RetrievalGraphOutput>;
 
 /** The longest question a run takes. */
-const MAX_QUESTION_CHARS = 4000;
+export const MAX_QUESTION_CHARS = 4000;
 /** The most namespaces one run searches. */
 const MAX_NAMESPACES_ASKED = 16;
 

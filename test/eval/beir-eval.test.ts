@@ -161,7 +161,7 @@ describe("recallgraph eval DIR --format beir", () => {
       assert.match(oneLineError(foreign), /--k: not an option of --format beir/);
       const wrong = await runCli(["eval", FIXTURE, "--format", "locomo", "--embedder", "hash"], folder.path);
       assert.equal(wrong.code, 1);
-      assert.match(oneLineError(wrong), /is a folder \(use --format beir or beam\)/);
+      assert.match(oneLineError(wrong), /is a folder \(use --format beir, beam or realmem\)/);
     } finally {
       await folder.remove();
     }

@@ -1,4 +1,4 @@
-import { open, stat } from "node:fs/promises";
+import { open, readFile, stat } from "node:fs/promises";
 import { Option, type Command } from "commander";
 import { z } from "zod";
 import { ValidationError } from "../../core/errors.js";
@@ -15,7 +15,7 @@ const MODES = ["full", "dense", "lexical", "symbolic", "union", "no-plan", "no-r
 type NothingMissing<Missing extends never> = Missing;
 export type EveryModeListed = NothingMissing<Exclude<PresetName, (typeof MODES)[number]>>;
 
-const FORMATS = ["locomo", "beir", "squad", "beam"] as const;
+const FORMATS = ["locomo", "beir", "squad", "beam", "realmem"] as const;
 type EvalFormat = (typeof FORMATS)[number];
 
 /** "a,b,c" -> ["a", "b", "c"], empty items refused. */
@@ -25,16 +25,19 @@ const commaList = z
   .pipe(z.array(z.string().min(1, "must be a comma-separated list without empty items")).min(1));
 
 const EvalCommandOptionsSchema = z.object({
-  format: z.enum(FORMATS).optional().describe("locomo (a .json list), squad (a .json object in SQuAD's layout), beam (a folder of chat.json conversations) or beir (a folder); detected from the path when absent"),
+  format: z
+    .enum(FORMATS)
+    .optional()
+    .describe("locomo (a .json list), squad (a .json object in SQuAD's layout), realmem (a persona file or a folder of them), beam (a folder of chat.json conversations) or beir (a folder); detected from the path when absent"),
   split: z.string().trim().min(1, "must not be empty").optional().describe("BEIR only: which qrels/SPLIT.tsv (default test)"),
   mode: z.enum(MODES).default("full"),
   peers: z.boolean().default(false),
   limit: positiveIntegerText(1_000_000).optional(),
-  conversations: commaList.optional().describe("LoCoMo and BEAM only"),
+  conversations: commaList.optional().describe("LoCoMo, BEAM and RealMem (persona names) only"),
   k: commaList
     .pipe(z.array(z.string().regex(/^\d+$/, "must be comma-separated positive integers, e.g. 5,10,25").transform(Number).pipe(z.number().int().min(1).max(1000))))
     .optional()
-    .describe("LoCoMo and BEAM only: BEIR's cut-offs are its own (10 and 100)"),
+    .describe("LoCoMo, BEAM and RealMem only: BEIR's cut-offs are its own (10 and 100)"),
   embeddingCache: z.string().trim().min(1, "must not be empty").optional(),
   llm: z.boolean().default(true),
 });
@@ -43,17 +46,23 @@ type EvalCommandOptions = z.output<typeof EvalCommandOptionsSchema>;
 export function register(program: Command): void {
   program
     .command("eval")
-    .description("measure retrieval on a LoCoMo-format or SQuAD-layout file, or a BEIR-format or BEAM folder (fresh temporary store; your --db or QDRANT_COLLECTION is not touched)")
-    .argument("<path>", "a file in LoCoMo's format (e.g. locomo10.json) or SQuAD's (e.g. cmrc2018_trial.json), or a folder in BEIR's (corpus.jsonl, queries.jsonl, qrels/) or BEAM's (conversation folders with chat.json)")
+    .description("measure retrieval on a LoCoMo-format, SQuAD-layout or RealMem file, or a BEIR-format, BEAM or RealMem folder (fresh temporary store; your --db or QDRANT_COLLECTION is not touched)")
+    .argument(
+      "<path>",
+      "a file in LoCoMo's format (e.g. locomo10.json), SQuAD's (e.g. cmrc2018_trial.json) or RealMem's (e.g. Kenta_Tanaka_dialogues_256k.json), or a folder in BEIR's (corpus.jsonl, queries.jsonl, qrels/), BEAM's (conversation folders with chat.json) or RealMem's (persona files)",
+    )
     .addOption(
-      new Option("--format <format>", "locomo, squad, beam or beir (default: for a folder, beam when it holds chat.json conversations, else beir; for a file, squad when its JSON is an object, locomo when a list)").choices(FORMATS),
+      new Option(
+        "--format <format>",
+        "locomo, squad, realmem, beam or beir (default: for a folder, beam when it holds chat.json conversations, realmem when it holds *_dialogues_*.json files, else beir; for a file, realmem when its JSON is an object with dialogues and _metadata, squad when another object, locomo when a list)",
+      ).choices(FORMATS),
     )
     .option("--split <name>", "BEIR: the qrels split to score, qrels/<name>.tsv (default: test)")
     .addOption(new Option("--mode <mode>", "retrieval mode (preset) to score (default: full)").choices(MODES))
     .option("--peers", "also run LangGraph's InMemoryStore, a BM25 library baseline and every mode, on the same entries and vectors, each compared with --mode question by question (sign test)")
     .option("--limit <n>", "ask at most n questions, in file order (quick runs; a BEIR corpus is still written whole)")
-    .option("--conversations <ids>", "LoCoMo: comma-separated sample ids (BEAM: conversation folder names) to evaluate (default: all)")
-    .option("--k <list>", "LoCoMo and BEAM: cut-offs for recall@k and hit@k (default: 5,10,25)")
+    .option("--conversations <ids>", "LoCoMo: comma-separated sample ids (BEAM: conversation folder names; RealMem: person names) to evaluate (default: all)")
+    .option("--k <list>", "LoCoMo, BEAM and RealMem: cut-offs for recall@k and hit@k (default: 5,10,25)")
     .option("--embedding-cache <file>", "keep the vectors in this file between runs (read first, written after; one file per embedder)")
     .option("--no-llm", "plan and reflect by rules even when an LLM is configured in the environment")
     .addHelpText(
@@ -81,6 +90,13 @@ questions no place in the conversation, so each is asked after all of it. Recall
 message level (source_chat_ids), overall and per question kind; abstention questions (no evidence)
 are asked too and what came back is counted apart, not scored.
 
+RealMem (a persona file, or a folder of them): each question is asked with only the sessions before
+its own as memory. One namespace per persona; sessions are written in file order by the rule-based
+builder, one entry per message, and before session k is written every question of session k is asked,
+at its date. Recall@k is scored at session level (memory_session_uuids) and at turn level (the source
+turns of the memories used), overall and per question kind; questions with no evidence session before
+them are counted apart.
+
 The offline embedder (use-lite) embeds about 30 short texts per second on 2 cores, fewer for long
 ones: all of locomo10.json takes several minutes, 5,000 abstracts about ten. Each text is embedded
 once per run and shared by every retriever; --embedding-cache keeps the vectors for the next run.
@@ -96,6 +112,7 @@ Examples:
   recallgraph eval ../shared/data/scifact --split train --peers --embedding-cache scifact.vectors.json
   recallgraph eval ../shared/data/cmrc2018/cmrc2018_trial.json --limit 200 --json
   recallgraph eval ../shared/data/beam/100K --conversations 1,2 --peers
+  recallgraph eval ../shared/data/realmem --embedding-cache realmem.vectors.json
   QDRANT_URL=http://localhost:6333 recallgraph eval ../shared/data/scifact --store qdrant --limit 100`,
     )
     .action(async (path: string, rawOptions: unknown, command: Command) => {
@@ -131,7 +148,7 @@ Examples:
     });
 }
 
-/** What both formats take from the command line. */
+/** What every format takes from the command line. */
 interface SharedOptions {
   mode: EvalCommandOptions["mode"];
   peers: boolean;
@@ -162,6 +179,15 @@ async function evalBeam(folder: string, options: EvalCommandOptions, shared: Sha
   return { json: beamJson(run), text: beamText(run) };
 }
 
+async function evalRealmem(target: string, options: EvalCommandOptions, shared: SharedOptions, context: EvalContext): Promise<{ json: unknown; text: string }> {
+  const [{ runRealmemEval }, { realmemJson, realmemText }] = await Promise.all([import("../../eval/realmem-run.js"), import("../../eval/realmem-report.js")]);
+  const run = await runRealmemEval(
+    { path: target, ...shared, ...(options.conversations ? { personas: options.conversations } : {}), ...(options.k ? { ks: options.k } : {}) },
+    context,
+  );
+  return { json: realmemJson(run), text: realmemText(run) };
+}
+
 async function evalLocomo(file: string, options: EvalCommandOptions, shared: SharedOptions, context: EvalContext): Promise<{ json: unknown; text: string }> {
   const [{ runEval }, { evalJson, evalText }] = await Promise.all([import("../../eval/run.js"), import("../../eval/report.js")]);
   const run = await runEval(
@@ -178,46 +204,66 @@ async function evalLocomo(file: string, options: EvalCommandOptions, shared: Sha
 
 type Evaluator = (path: string, options: EvalCommandOptions, shared: SharedOptions, context: EvalContext) => Promise<{ json: unknown; text: string }>;
 
-const EVALUATORS: Record<EvalFormat, Evaluator> = { locomo: evalLocomo, beir: evalBeir, squad: evalSquad, beam: evalBeam };
+const EVALUATORS: Record<EvalFormat, Evaluator> = { locomo: evalLocomo, beir: evalBeir, squad: evalSquad, beam: evalBeam, realmem: evalRealmem };
 
 /**
- * The format asked for, else the path's: a folder is BEIR; a file is SQuAD when its JSON is an object,
- * LoCoMo when a list. An option of another format is refused rather than ignored, so a run never
- * measures something other than what was typed.
+ * The format asked for, else the path's (see folderFormat and fileFormat). An option of another format
+ * is refused rather than ignored, so a run never measures something other than what was typed.
  */
 async function formatOf(path: string, options: EvalCommandOptions): Promise<EvalFormat> {
   const info = await stat(path).catch(() => undefined);
   if (!info) throw new ValidationError("path", `no such file or folder: ${path}`);
   const format = options.format ?? (info.isDirectory() ? await folderFormat(path) : await fileFormat(path));
   const folderFormats: readonly EvalFormat[] = ["beir", "beam"];
+  const fileFormats: readonly EvalFormat[] = ["locomo", "squad"];
   if (folderFormats.includes(format) && !info.isDirectory()) throw new ValidationError("--format", `${format} reads a folder; ${path} is a file`);
-  if (!folderFormats.includes(format) && info.isDirectory()) throw new ValidationError("--format", `${format} reads a .json file; ${path} is a folder (use --format beir or beam)`);
+  if (fileFormats.includes(format) && info.isDirectory()) throw new ValidationError("--format", `${format} reads a .json file; ${path} is a folder (use --format beir, beam or realmem)`);
   const foreign: Record<EvalFormat, [string, unknown][]> = {
     beir: [["--conversations", options.conversations], ["--k", options.k]],
     squad: [["--conversations", options.conversations], ["--k", options.k], ["--split", options.split]],
     locomo: [["--split", options.split]],
     beam: [["--split", options.split]],
+    realmem: [["--split", options.split]],
   };
   const given = foreign[format].find(([, value]) => value !== undefined);
   if (given) throw new ValidationError(given[0], `not an option of --format ${format}`);
   return format;
 }
 
-/** A folder holding BEAM conversations (chat.json, or folders holding one) is BEAM; any other BEIR. */
-async function folderFormat(path: string): Promise<"beam" | "beir"> {
-  const { isBeamFolder } = await import("../../eval/beam-data.js");
-  return (await isBeamFolder(path)) ? "beam" : "beir";
+/** A folder holding BEAM conversations (chat.json, or folders holding one) is BEAM; one holding RealMem persona files RealMem; any other BEIR. */
+async function folderFormat(path: string): Promise<"beam" | "realmem" | "beir"> {
+  const [{ isBeamFolder }, { isRealmemFolder }] = await Promise.all([import("../../eval/beam-data.js"), import("../../eval/realmem-data.js")]);
+  if (await isBeamFolder(path)) return "beam";
+  return (await isRealmemFolder(path)) ? "realmem" : "beir";
 }
 
-/** A file's format from its first characters: SQuAD's layout is a JSON object, LoCoMo's a list (its reader checks the rest). */
-async function fileFormat(path: string): Promise<"squad" | "locomo"> {
+/**
+ * A file's format: LoCoMo's is a JSON list; of objects, RealMem's has `dialogues` and `_metadata`, any
+ * other is read as SQuAD's layout (its reader checks the rest). Only an object is parsed whole.
+ */
+async function fileFormat(path: string): Promise<"squad" | "locomo" | "realmem"> {
+  if (!(await opensObject(path))) return "locomo";
+  const [{ isRealmemJson }, text] = await Promise.all([import("../../eval/realmem-data.js"), readFile(path, "utf8")]);
+  return isRealmemJson(parsedOrUndefined(text.replace(/^\uFEFF/, ""))) ? "realmem" : "squad";
+}
+
+/** Whether a file's first characters open a JSON object (an unreadable file does not: its reader says why). */
+async function opensObject(path: string): Promise<boolean> {
   const file = await open(path, "r").catch(() => undefined);
-  if (!file) return "locomo";
+  if (!file) return false;
   try {
     const { buffer, bytesRead } = await file.read({ buffer: Buffer.alloc(256), position: 0 });
-    const head = buffer.toString("utf8", 0, bytesRead).replace(/^\uFEFF/, "").trimStart();
-    return head.startsWith("{") ? "squad" : "locomo";
+    return buffer.toString("utf8", 0, bytesRead).replace(/^\uFEFF/, "").trimStart().startsWith("{");
   } finally {
     await file.close();
+  }
+}
+
+/** The JSON a file holds, undefined when it is not JSON (its reader then says where). */
+function parsedOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
   }
 }
