@@ -207,7 +207,7 @@ export async function runBenchmark<Prepared>(benchmark: Benchmark<Prepared>, set
 }
 
 /** What the rounds are played with: the run's store and embedder, the embedded corpus, the entrants. */
-interface Table<Prepared> {
+interface RoundTools<Prepared> {
   store: MemoryStore;
   embedder: EvalEmbedder;
   prepared: Prepared;
@@ -220,30 +220,28 @@ interface Table<Prepared> {
  */
 async function playRounds<Prepared>(
   benchmark: Benchmark<Prepared>,
-  table: Table<Prepared>,
+  tools: RoundTools<Prepared>,
   progress: ReportProgress,
 ): Promise<{ corpus: EvalCorpus; runs: RetrieverRun[]; ingestSeconds: number; askSeconds: Record<string, number> }> {
   const { rounds } = benchmark;
   const stepProgress: ReportProgress = rounds.length > 1 ? () => {} : progress;
-  const embeddings = table.embedder.embeddings;
+  const embeddings = tools.embedder.embeddings;
+  const scoring: Scoring = { ks: benchmark.ks, rankingOf: benchmark.rankingOf, levels: benchmark.levels ?? [] };
   const corpus = new Map<string, CorpusEntry[]>();
-  const runs = table.entrants.map(({ retriever, primary }) => emptyRun(retriever, primary, benchmark));
-  const askSeconds: Record<string, number> = Object.fromEntries(runs.map((run) => [run.name, 0]));
+  const seats = tools.entrants.map(({ retriever, primary }) => ({ retriever, run: emptyRun(retriever, primary, benchmark) }));
+  const askSeconds: Record<string, number> = Object.fromEntries(seats.map(({ run }) => [run.name, 0]));
   let ingestSeconds = 0;
   for (const [index, round] of rounds.entries()) {
-    const written = await timedOutsideModel(embeddings, () => round.write(table.store, table.embedder, table.prepared, stepProgress));
+    const written = await timedOutsideModel(embeddings, () => round.write(tools.store, tools.embedder, tools.prepared, stepProgress));
     ingestSeconds += written.seconds;
-    for (const [namespace, entries] of written.value) corpus.set(namespace, [...(corpus.get(namespace) ?? []), ...entries]);
-    for (const { retriever } of table.entrants) await retriever.add?.(written.value);
-    for (const [i, { retriever }] of table.entrants.entries()) {
-      const run = runs[i];
-      if (!run) continue;
-      const seconds = await askRound(retriever, round, { ks: benchmark.ks, rankingOf: benchmark.rankingOf, levels: benchmark.levels ?? [] }, run, embeddings, stepProgress);
-      askSeconds[run.name] = (askSeconds[run.name] ?? 0) + seconds;
+    for (const [namespace, entries] of written.value) corpus.set(namespace, (corpus.get(namespace) ?? []).concat(entries));
+    for (const { retriever, run } of seats) {
+      await retriever.add?.(written.value);
+      askSeconds[run.name] = (askSeconds[run.name] ?? 0) + (await askRound(retriever, round, scoring, run, embeddings, stepProgress));
     }
     if (rounds.length > 1) progress({ phase: "ingest and ask", done: index + 1, total: rounds.length });
   }
-  return { corpus, runs, ingestSeconds, askSeconds };
+  return { corpus, runs: seats.map(({ run }) => run), ingestSeconds, askSeconds };
 }
 
 /** An entrant's run before any question: unjudged answers and further levels only where the benchmark has them. */
