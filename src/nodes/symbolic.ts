@@ -86,9 +86,11 @@ async function matchesIn(namespace: string, search: NamespaceSearch, similarTo: 
   const byWords = byScore(tagged, said).slice(0, k);
   if (byWords.length >= k) return byWords;
   const vector = await similarTo();
-  const rest = await store.filteredSearch(namespace, filter, { k, ...(vector ? { vector } : {}) });
-  const restSaying = search.names ? await sayingNames(store, namespace, namesQuery(search.names), search) : [];
-  return eachOnce([...byWords, ...rest.filter(search.meetsPlan), ...restSaying]).slice(0, k);
+  const rest = eachOnce([...byWords, ...(await store.filteredSearch(namespace, filter, { k, ...(vector ? { vector } : {}) })).filter(search.meetsPlan)]);
+  if (rest.length >= k || !search.names) return rest.slice(0, k);
+  // Still short of k: the memories that say the names but share no word with the question.
+  const saying = await sayingNames(store, namespace, conditionNames(search.names).join(" "), search);
+  return eachOnce([...rest, ...saying]).slice(0, k);
 }
 
 /** Memories found by `query` outside the plan's name conditions whose words name what each condition asks for. */
@@ -125,16 +127,15 @@ function withoutNameConditions(conditions: MemoryFilter): MemoryFilter | undefin
   return isEmptyFilter(rest) ? undefined : rest;
 }
 
-/** The names a plain-text memory would say, as one lexical query. */
-function namesQuery(names: NameConditions): string {
-  return [...(names.persons ?? []), ...(names.entities ?? []), ...(names.location ? [names.location] : [])].join(" ");
+/** Every name the conditions require: persons, entities and the place. */
+function conditionNames(conditions: NameConditions): string[] {
+  return [...(conditions.persons ?? []), ...(conditions.entities ?? []), ...(conditions.location ? [conditions.location] : [])];
 }
 
 /** The question without the words of the conditions: the names they require, and a relative time expression their window stands for. */
 function withoutConditionWords(question: string, conditions: MemoryFilter, timeExpression: string | undefined): string {
   const untimed = conditions.timeRange ? withoutRelativeTime(question, timeExpression) : question;
-  const names = [...(conditions.persons ?? []), ...(conditions.entities ?? []), ...(conditions.location ? [conditions.location] : [])];
-  return withoutNames(untimed, names);
+  return withoutNames(untimed, conditionNames(conditions));
 }
 
 /** The question's vector for ranking matches, or undefined (newest first) when the embedder cannot give one. */
