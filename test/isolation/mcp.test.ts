@@ -135,8 +135,8 @@ async function loadMcpWorld(memory: RecallGraph, connections: Connections, { spe
 
 // ---- what the tools answer ----
 
-/** A memory line of recall_memories or list_memories: `- [date] (id: <id>) <text>`. */
-const MEMORY_LINE = /^- \[\d{4}-\d{2}-\d{2}\] \(id: (.*?)\) (.*)$/;
+/** A memory line of recall_memories or list_memories: `- [date] (id: <id>) <text>`, and for a memory that is history, ` [history: ...]` after its text. */
+const MEMORY_LINE = /^- \[\d{4}-\d{2}-\d{2}\] \(id: (.*?)\) (.*?)(?: \[history: [^\]]*\])?$/;
 
 /** Fails unless every memory a tool's answer shows is one of `namespace`'s own, and none of any other. */
 function assertOwnLines(text: string, world: World, namespace: string, where: string): number {
