@@ -209,8 +209,10 @@ export class OnnxEmbeddings extends Embeddings {
   readonly timeoutMs: number;
   private loading: Promise<Loaded> | undefined;
   private batched: BatchedModel | undefined;
-  /** Which texts the vocabulary reads; known once the folder is (a hub model: after its first use). */
+  /** Which texts the vocabulary reads: read from the folder at the first text asked about, not at start-up (a hub model: after its first use). */
   private readable: ((text: string) => boolean) | undefined;
+  /** The model folder once known: given, or fetched by the first load. */
+  private folder: string | undefined;
 
   constructor(
     private readonly located: Located,
@@ -224,12 +226,14 @@ export class OnnxEmbeddings extends Embeddings {
     // against 13.8: one runtime's threads waiting on each other cost more than a second model copy).
     this.workers = positiveInteger("workers", options.workers ?? defaultEmbeddingWorkers());
     this.timeoutMs = positiveInteger("timeoutMs", options.timeoutMs ?? ONNX_DEFAULT_TIMEOUT_MS);
-    if (located.settings) this.readable = readableBy(located.settings.folder);
+    this.folder = located.settings?.folder;
   }
 
   /** False for a text whose letters the model's vocabulary mostly lacks (letter-coverage.ts); true while that is not known. */
   canRead(text: string): boolean {
-    return this.readable?.(text) ?? true;
+    if (this.folder === undefined) return true;
+    this.readable ??= readableBy(this.folder);
+    return this.readable(text);
   }
 
   override async embedDocuments(documents: string[]): Promise<number[][]> {
@@ -255,7 +259,7 @@ export class OnnxEmbeddings extends Embeddings {
   load(): Promise<Loaded> {
     this.loading ??= loadModel(this.located, this.options).then(
       (loaded) => {
-        this.readable ??= readableBy(loaded.settings.folder);
+        this.folder ??= loaded.settings.folder;
         return loaded;
       },
       (error: unknown) => {
