@@ -37,6 +37,16 @@ export const ProvenanceSchema = z.object({
     .optional()
     .describe("Ids of the memories of its namespace that supersede this one (said by asOf, when asked as of a time), newest first"),
   supersedes: z.array(z.string()).optional().describe("Ids of the stored memories of its namespace this one supersedes"),
+  supersessionReason: z
+    .string()
+    .optional()
+    .describe("Why the supersession was recorded, as its writer said: this memory's own reason when it supersedes others, else its newest superseder's"),
+  conflictsWith: z
+    .array(z.string())
+    .optional()
+    .describe(
+      "Ids of other memories of this answer, same namespace and speaker, that state another value for the same attribute (or what this one denies) with no supersession between them: nothing says which holds, so ask",
+    ),
   history: HistoryReasonSchema.optional().describe(
     "Why this memory is history at the time asked about (asOf, else the reference time): superseded, its validUntil passed, or its validFrom not reached. Absent: current",
   ),

@@ -1,11 +1,12 @@
 import { z } from "zod";
 import { parseOrThrow } from "../core/errors.js";
-import { MAX_ID_CHARS, uniqueNames, type MemoryInput } from "../memory/entry.js";
+import { MAX_ID_CHARS, MAX_SUPERSESSION_REASON_CHARS, uniqueNames, type MemoryInput } from "../memory/entry.js";
 import { keywords } from "../text/tokenizer.js";
 import { resolveRelativeDates } from "../time/index.js";
 import { participantsOf, type Dialogue, type DialogueTurn } from "./dialogue.js";
 import { stableId } from "./ids.js";
 import { codeFamilies, findNames, withoutFillers } from "./names.js";
+import { ruleSupersessions, type SaidTurn } from "./rule-supersessions.js";
 
 /**
  * How an entry carries its conversational context. A turn like "Yes, it was amazing!" cannot be
@@ -33,6 +34,13 @@ export const ContextOptionsSchema = z.object({
   contextPlacement: z.enum(["keywords", "text"]).default("keywords"),
   /** Most context characters quoted per neighbouring turn when placed in text. */
   contextChars: z.number().int().min(20).max(2000).default(240),
+  /**
+   * Whether a memory may supersede an earlier one of the dialogue: by the rules, a turn announcing a
+   * change in an explicit form ("moved to", "changed to", "no longer", "instead of", 改成...) supersedes
+   * the speaker's latest turn that stated the old value (rule-supersessions.ts); in LLM mode, what the
+   * model proposes. Either way the reason is recorded and the old memory kept as history. Default true.
+   */
+  supersession: z.boolean().default(true),
 });
 export type ContextOptions = z.input<typeof ContextOptionsSchema>;
 
@@ -56,7 +64,9 @@ export function turnEntryId(namespace: string, turnId: string): string {
  * - speaker: the turn's speaker; persons: the speaker and everyone named (participants also by nickname);
  * - entities: proper names, codes, quantities; location: a clearly named place, if any;
  * - keywords: the turn's content words plus, per the context options, its neighbours';
- * - timestamp: the turn's time; source.turnIds: [turnId]; id: derived from (namespace, turnId).
+ * - timestamp: the turn's time; source.turnIds: [turnId]; id: derived from (namespace, turnId);
+ * - supersedes, with supersessionReason: with the `supersession` option, the earlier turn's entry this
+ *   turn replaces (see rule-supersessions.ts).
  * Turns with neither text nor caption give no entry. `resolvedTexts`, when the caller has them, are
  * resolveTurnText of each turn in `options.timeZone`, in turn order (computed here otherwise).
  */
@@ -67,10 +77,11 @@ export function buildRuleMemories(dialogue: Dialogue, options: RuleBuilderOption
   // Each turn's own content words, computed once: a turn's words also serve as its neighbours' context.
   const turnKeywords = dialogue.turns.map((turn, index) => withoutFillers(keywords([resolved[index] ?? "", turn.imageCaption ?? ""].join("\n"))));
   const memories: MemoryInput[] = [];
+  const turnsSaid: SaidTurn[] = [];
   dialogue.turns.forEach((turn, index) => {
-    const said = resolved[index] ?? "";
-    if (!said && !turn.imageCaption) return;
-    const ownText = restate(turn.speaker, said, turn.imageCaption);
+    const ownSaid = resolved[index] ?? "";
+    if (!ownSaid && !turn.imageCaption) return;
+    const ownText = restate(turn.speaker, ownSaid, turn.imageCaption);
     const neighbours = neighbourIndexes(dialogue.turns, index, settings.contextTurns, settings.contextTurnsAfter);
 
     let text = ownText;
@@ -88,7 +99,7 @@ export function buildRuleMemories(dialogue: Dialogue, options: RuleBuilderOption
       }
     }
 
-    const names = findNames([said, turn.imageCaption ?? ""].join("\n"), participants);
+    const names = findNames([ownSaid, turn.imageCaption ?? ""].join("\n"), participants);
     const memory: MemoryInput = {
       id: turnEntryId(settings.namespace, turn.turnId),
       text,
@@ -101,7 +112,17 @@ export function buildRuleMemories(dialogue: Dialogue, options: RuleBuilderOption
     };
     if (names.location) memory.location = names.location;
     memories.push(memory);
+    turnsSaid.push({ id: memory.id ?? "", turnId: turn.turnId, speaker: turn.speaker, said: ownSaid, persons: names.persons });
   });
+  return settings.supersession ? withRuleSupersessions(memories, turnsSaid) : memories;
+}
+
+/** The memories with what each supersedes (said[i] is memories[i]'s turn). */
+function withRuleSupersessions(memories: MemoryInput[], said: readonly SaidTurn[]): MemoryInput[] {
+  for (const [index, link] of ruleSupersessions(said)) {
+    const memory = memories[index];
+    if (memory) Object.assign(memory, { supersedes: link.supersedes, supersessionReason: clip(link.reason, MAX_SUPERSESSION_REASON_CHARS) });
+  }
   return memories;
 }
 

@@ -65,6 +65,14 @@ export const MAX_SUPERSEDES = 32;
 
 const EntryIdSchema = z.string().trim().min(1, "id must not be empty").max(MAX_ID_CHARS);
 
+/** Longest reason a memory gives for what it supersedes. */
+export const MAX_SUPERSESSION_REASON_CHARS = 1024;
+const SupersessionReasonSchema = z
+  .string()
+  .trim()
+  .min(1, "supersessionReason must not be empty")
+  .max(MAX_SUPERSESSION_REASON_CHARS, `supersessionReason must be at most ${MAX_SUPERSESSION_REASON_CHARS} characters`);
+
 /** What a caller writes: only `text` is required. The namespace is given separately, never inside the entry. */
 export const MemoryInputSchema = z.strictObject({
   id: EntryIdSchema.optional(),
@@ -98,6 +106,9 @@ export const MemoryInputSchema = z.strictObject({
     .describe(
       "Ids of earlier memories of the same namespace that this one replaces (a moved deadline, a new address). They are kept as history, never deleted; an id not stored (yet) links nothing",
     ),
+  supersessionReason: SupersessionReasonSchema.optional().describe(
+    "Why this memory supersedes the ones it names (a memory builder says which words it read); only with supersedes",
+  ),
 });
 export type MemoryInput = z.input<typeof MemoryInputSchema>;
 
@@ -128,6 +139,7 @@ export const MemoryEntrySchema = z.strictObject({
     .max(MAX_SUPERSEDES)
     .optional()
     .describe("Ids of memories of the same namespace this one replaces, distinct, never its own; absent when none"),
+  supersessionReason: z.string().min(1).max(MAX_SUPERSESSION_REASON_CHARS).optional().describe("Why it supersedes them, as written with it; only with supersedes"),
 });
 export type MemoryEntry = z.infer<typeof MemoryEntrySchema>;
 
@@ -243,7 +255,7 @@ export function normalizeEntry(
     entry.expiresAt = new Date(expiresAtMs).toISOString();
     entry.expiresAtMs = expiresAtMs;
   }
-  Object.assign(entry, validity(parsed, fieldPath), supersession(entry.id, parsed.supersedes, fieldPath("supersedes")));
+  Object.assign(entry, validity(parsed, fieldPath), supersession(entry.id, parsed, fieldPath));
   return entry;
 }
 
@@ -263,11 +275,22 @@ function validity(
   };
 }
 
-/** The distinct ids a memory supersedes (absent when none); naming itself is refused, as it would hide it behind itself. */
-function supersession(id: string, supersedes: readonly string[] | undefined, field: string): Pick<MemoryEntry, "supersedes"> {
-  const ids = [...new Set(supersedes ?? [])];
-  if (ids.includes(id)) throw new ValidationError(field, `a memory cannot supersede itself ("${id}")`);
-  return ids.length ? { supersedes: ids } : {};
+/**
+ * The distinct ids a memory supersedes and why (absent when none); naming itself is refused, as it
+ * would hide it behind itself, and so is a reason for superseding nothing.
+ */
+function supersession(
+  id: string,
+  parsed: Pick<z.output<typeof MemoryInputSchema>, "supersedes" | "supersessionReason">,
+  fieldPath: (name: string) => string,
+): Pick<MemoryEntry, "supersedes" | "supersessionReason"> {
+  const ids = [...new Set(parsed.supersedes ?? [])];
+  if (ids.includes(id)) throw new ValidationError(fieldPath("supersedes"), `a memory cannot supersede itself ("${id}")`);
+  if (parsed.supersessionReason !== undefined && !ids.length) {
+    throw new ValidationError(fieldPath("supersessionReason"), "supersessionReason needs supersedes: a reason for superseding nothing");
+  }
+  if (!ids.length) return {};
+  return { supersedes: ids, ...(parsed.supersessionReason !== undefined ? { supersessionReason: parsed.supersessionReason } : {}) };
 }
 
 /** Epoch ms of an entry's validity bounds (undefined where unset). */

@@ -236,10 +236,12 @@ export function withTimeProvenance(answer: AnswerHit, links: SupersessionLinks, 
   const supersedes = (links.supersedes.get(key) ?? []).map((entry) => entry.id);
   const history = historyReason(answer.entry, links, atMs);
   if (!supersededBy.length && !supersedes.length && history === undefined) return answer;
+  const reason = supersedes.length ? answer.entry.supersessionReason : links.supersededBy.get(key)?.[0]?.supersessionReason;
   const provenance = {
     ...answer.hit.provenance,
     ...(supersededBy.length ? { supersededBy } : {}),
     ...(supersedes.length ? { supersedes } : {}),
+    ...(reason !== undefined ? { supersessionReason: reason } : {}),
     ...(history !== undefined ? { history } : {}),
   };
   return { ...answer, hit: { ...answer.hit, provenance } };

@@ -1,0 +1,169 @@
+import {
+  changeStatements,
+  isNegative,
+  restatements,
+  says,
+  sentencesOf,
+  valuesIn,
+  type ChangeStatement,
+  type StatedValue,
+} from "../retrieval/statements.js";
+import { tokenize } from "../text/tokenizer.js";
+
+/**
+ * The rule builder's supersessions: a turn that announces a change in an explicit form (see
+ * retrieval/statements.ts) supersedes the latest earlier turn of the same speaker that stated the old
+ * value of the same attribute. Only turns of one dialogue are compared (a builder sees no store), and
+ * each change links at most one earlier turn, the nearest: it is the one the change replaces, and any
+ * older statement of the attribute was already replaced by it (or stands as history beside it).
+ */
+
+/** One turn as the linker reads it: its memory's id, who said it, what was said (relative dates resolved). */
+export interface SaidTurn {
+  id: string;
+  turnId: string;
+  speaker: string;
+  said: string;
+  /** Names in the turn other than the speaker's: a change about a named person only links a turn naming them. */
+  persons: readonly string[];
+}
+
+/** What a turn's memory supersedes, and why. */
+export interface RuleSupersession {
+  supersedes: string[];
+  reason: string;
+}
+
+/**
+ * Words every request says ("I'm trying to ... can you help me make sure..."): two memories sharing
+ * them share no attribute. Stemmed as the tokenizer stems.
+ */
+const GENERIC = new Set(
+  tokenize(
+    "trying try help want make sure need needs know update updated updating new recently recent now current currently still already just also like get got think feel worried kinda really way thing things something somebody use using used able going plan planned good better best well",
+  ),
+);
+
+/** Shared attribute words a change needs with an earlier sentence when its form names no attribute noun. */
+const MIN_SHARED = 2;
+
+interface Sentence {
+  text: string;
+  tokens: ReadonlySet<string>;
+  values: StatedValue[];
+}
+
+/** Each turn's sentences, read once. */
+function readTurn(turn: SaidTurn): Sentence[] {
+  return sentencesOf(turn.said).map((text) => ({ text, tokens: new Set(tokenize(text)), values: valuesIn(text) }));
+}
+
+/** By index into `turns`: what each turn's memory supersedes and why; turns that supersede nothing are absent. */
+export function ruleSupersessions(turns: readonly SaidTurn[]): Map<number, RuleSupersession> {
+  const read = turns.map(readTurn);
+  const links = new Map<number, RuleSupersession>();
+  turns.forEach((turn, index) => {
+    const found = new Map<string, string>();
+    for (const change of [...changeStatements(turn.said), ...restatedChanges(turn.said)]) {
+      const named = turn.persons.filter((person) => change.sentence.toLowerCase().includes(person.toLowerCase()));
+      const link = latestReplaced(change, named, turns, read, index);
+      if (link && !found.has(link.id)) found.set(link.id, link.reason);
+    }
+    if (found.size) links.set(index, { supersedes: [...found.keys()], reason: [...found.values()].join("; ") });
+  });
+  return links;
+}
+
+/** "my deadline is April 5" read as a change: the same attribute stated before with another value is replaced. */
+function restatedChanges(said: string): ChangeStatement[] {
+  return restatements(said).map((restated) => ({ cue: "restated", sentence: restated.sentence, attribute: new Set(restated.key.split(" ")), head: restated.key, value: restated.value }));
+}
+
+/** The nearest earlier turn of the same speaker whose sentence the change replaces, with the reason. */
+function latestReplaced(
+  change: ChangeStatement,
+  named: readonly string[],
+  turns: readonly SaidTurn[],
+  read: readonly Sentence[][],
+  index: number,
+): { id: string; reason: string } | undefined {
+  const speaker = turns[index]?.speaker;
+  for (let earlier = index - 1; earlier >= 0; earlier -= 1) {
+    const turn = turns[earlier];
+    if (!turn || turn.speaker !== speaker) continue;
+    for (const sentence of read[earlier] ?? []) {
+      if (!named.every((person) => sentence.text.toLowerCase().includes(person.toLowerCase()))) continue;
+      const old = replacedBy(change, sentence);
+      if (old !== undefined) return { id: turn.id, reason: reasonOf(change, old, turn.turnId) };
+    }
+  }
+  return undefined;
+}
+
+/** What of `sentence` the change replaces: the old value's words, "" for an ending; undefined when it replaces nothing there. */
+function replacedBy(change: ChangeStatement, sentence: Sentence): string | undefined {
+  if (change.ended) return says(sentence.text, change.ended) && !isNegative(sentence.text) ? "" : undefined;
+  const value = change.value;
+  if (!value || sentence.values.some((old) => old.norm === value.norm) || sentence.text.toLowerCase().includes(value.norm)) return undefined;
+  const old = oldValueIn(change, value, sentence);
+  return old && aboutTheSameAttribute(change, old, sentence) ? old.written : undefined;
+}
+
+/** The value of the sentence the change's new value takes the place of: the one it names, else one of the same kind. */
+function oldValueIn(change: ChangeStatement, value: StatedValue, sentence: Sentence): StatedValue | undefined {
+  const wanted = change.oldValue;
+  if (wanted) {
+    if (wanted.kind !== "name") return sentence.values.find((old) => old.norm === wanted.norm);
+    return new RegExp(`(?<![\\p{L}])${escape(wanted.written)}(?![\\p{L}])`, "iu").test(sentence.text) ? wanted : undefined;
+  }
+  if (value.kind === "name") {
+    // "moved to Malmö" replaces where the person lived or had moved: "live in Berlin", "moved to Berlin".
+    const place = /\b(?:live[sd]?|living|based|moved|relocated|stay(?:ed|ing)?)\s+(?:in|to)\s+([A-Z][\p{L}-]*(?:\s[A-Z][\p{L}-]*){0,2})|(?:住在|搬到|在)([\p{Script=Han}]{2,6})/u.exec(sentence.text);
+    const written = place?.[1] ?? place?.[2];
+    return written && written.toLowerCase() !== value.norm && change.cue !== "restated" ? { kind: "name", norm: written.toLowerCase(), written, at: place?.index ?? 0 } : undefined;
+  }
+  const unit = unitOf(value);
+  return sentence.values.find((old) => old.kind === value.kind && old.norm !== value.norm && unitOf(old) === unit);
+}
+
+function unitOf(value: StatedValue): string {
+  return value.kind === "amount" ? value.norm.split(" ").slice(1).join(" ") : value.kind;
+}
+
+/**
+ * The attribute check: a restatement needs the same attribute restated; a form naming its noun ("new
+ * deadline", "April 5 deadline") needs that noun beside the old value; any other needs MIN_SHARED
+ * content words in common beyond what every request says (one when the old value itself was named).
+ */
+function aboutTheSameAttribute(change: ChangeStatement, old: StatedValue, sentence: Sentence): boolean {
+  // A bare number ("reached 165") says nothing of what it counts: a word beside it must be beside the old one too.
+  if (old.kind === "amount" && !unitOf(old) && change.value && !besideBoth(change.sentence, change.value, sentence.text, old)) return false;
+  if (change.cue === "restated") return restatements(sentence.text).some((restated) => restated.key === change.head && restated.value.norm === old.norm);
+  if (change.head && near(sentence.text, old, change.head)) return true;
+  const shared = [...change.attribute].filter((word) => !GENERIC.has(word) && sentence.tokens.has(word)).length;
+  return shared >= (change.oldValue ? 1 : MIN_SHARED);
+}
+
+/** True when `word` (stemmed) is among the four words either side of the value. */
+function near(text: string, value: StatedValue, word: string): boolean {
+  return beside(text, value).includes(word);
+}
+
+/** The stemmed words up to four either side of a value. */
+function beside(text: string, value: StatedValue): string[] {
+  return [...tokenize(text.slice(0, value.at)).slice(-4), ...tokenize(text.slice(value.at + value.written.length)).slice(0, 4)];
+}
+
+function besideBoth(newText: string, value: StatedValue, oldText: string, old: StatedValue): boolean {
+  const words = new Set(beside(newText, value).filter((word) => !GENERIC.has(word)));
+  return beside(oldText, old).some((word) => words.has(word));
+}
+
+function reasonOf(change: ChangeStatement, old: string, turnId: string): string {
+  if (change.ended) return `"${change.cue}" ${change.ended.join(" ")}: ends what turn ${turnId} said`;
+  return `"${change.cue}": ${change.value?.written ?? ""} replaces ${old} (turn ${turnId})`;
+}
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
