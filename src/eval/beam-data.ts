@@ -60,6 +60,8 @@ export interface BeamQuestion {
   evidence: string[];
   /** Place in its conversation's question file, from 0, whatever its kind. */
   position: number;
+  /** Knowledge update: the evidence stating the current value (updated_info), where the rest states an older one. */
+  newest?: string[];
 }
 
 export interface SkippedBeamQuestion {
@@ -182,6 +184,8 @@ function sortQuestions(
     questions.forEach((item, index) => {
       const evidence = [...new Set(evidenceIds(item.source_chat_ids))];
       const question: BeamQuestion = { id: `${conversation}:${kind}:${index}`, conversation, kind, question: item.question, evidence, position: position++ };
+      const newest = updatedIds(item.source_chat_ids, evidence);
+      if (newest.length) question.newest = newest;
       if (kind === ABSTENTION_KIND) return void sorted.abstentions.push(question);
       const reason = evidenceProblem(question.evidence, messageIds);
       if (reason) sorted.skipped.push({ id: question.id, kind, reason });
@@ -189,6 +193,16 @@ function sortQuestions(
     });
   }
   return sorted;
+}
+
+/**
+ * The ids under `updated_info`, when some evidence is not among them (an older statement to rank them
+ * against); none otherwise. BEAM sometimes names one message as both original and update.
+ */
+function updatedIds(sources: unknown, evidence: readonly string[]): string[] {
+  if (!sources || typeof sources !== "object" || !("updated_info" in sources)) return [];
+  const updated = [...new Set(evidenceIds(sources.updated_info))];
+  return evidence.some((id) => !updated.includes(id)) ? updated : [];
 }
 
 /** Every id inside `value`, however nested in lists and objects; numbers in their decimal spelling. */

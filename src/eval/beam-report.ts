@@ -37,6 +37,19 @@ export interface AbstentionJson {
 
 export interface BeamPeerJson extends PeerRowJson {
   abstention: AbstentionJson;
+  newestFirst: NewestFirstJson;
+}
+
+/** Knowledge-update questions whose evidence holds an older and a newer statement: does the newer rank first? */
+export interface NewestFirstJson {
+  /** Questions with both an updated and an older evidence message. */
+  n: number;
+  /** Of those, how many had both in the top k (the largest). */
+  bothReturned: number;
+  /** Share of `bothReturned` with the newest evidence ranked above the older. */
+  newestAbove: number;
+  /** Mean rank (1-based) of the newest evidence where it was returned; null when it never was. */
+  meanNewestRank: number | null;
 }
 
 /** The machine output of `recallgraph eval DIR --format beam --json`; recall, hit and MRR are over every scored question. */
@@ -47,6 +60,7 @@ export interface BeamJson extends RecallRunJson {
   askedAfter: "the whole conversation";
   byKind: Record<string, { n: number; recall: ByK }>;
   abstention: AbstentionJson;
+  newestFirst: NewestFirstJson;
   /** Only with --peers: every retriever of the run, the requested mode first. */
   peers?: BeamPeerJson[];
 }
@@ -69,6 +83,7 @@ export function beamJson(run: BeamRun): BeamJson {
     mrr: round(summary.mrr[maxK(run)] ?? 0, 4),
     byKind: byKindJson(primary.results, run.kinds, run.ks),
     abstention: abstentionOf(primary.unjudged),
+    newestFirst: newestFirstOf(primary),
     latencyMs: latencyOf(primary.results),
   };
   if (run.retrievers.length > 1) json.peers = run.retrievers.map((retriever) => peerJson(run, retriever, primary));
@@ -84,6 +99,7 @@ function peerJson(run: BeamRun, retriever: RetrieverRun, primary: RetrieverRun):
     mrr: round(summary.mrr[maxK(run)] ?? 0, 4),
     latencyMs: latencyOf(retriever.results),
     abstention: abstentionOf(retriever.unjudged),
+    newestFirst: newestFirstOf(retriever),
   };
   if (retriever !== primary) peer.versusPrimary = comparisonJson(primary.results, retriever.results, recallColumns(run.ks, String));
   return peer;
@@ -100,6 +116,7 @@ export function beamText(run: BeamRun): string {
     "",
     ...kindRecallSection(rows, run.kinds, preferredK(run.ks)),
     ...(run.retrievers.length > 1 ? comparisonLines(run, primary) : []),
+    ...newestFirstLines(run, rows),
     ...abstentionLines(run, rows),
     ...costLines(run, primary),
   ].join("\n");
@@ -155,6 +172,29 @@ function costLines(run: BeamRun, primary: RetrieverRun): string[] {
     `LLM calls per question: mean ${round(mean(primary.results.map((result) => result.llmCalls)), 2)}. Latency (${primary.name}): p50 ${latency.p50} ms, p95 ${latency.p95} ms, embedding-model time excluded.`,
     timeLine(run.timings),
   ];
+}
+
+function newestFirstLines(run: BeamRun, rows: readonly RetrieverRun[]): string[] {
+  const counted = rows.map((row) => ({ row, newest: newestFirstOf(row) }));
+  if (!counted.some(({ newest }) => newest.n > 0)) return [];
+  const cells = counted.map(({ row, newest }) => [row.name, String(newest.bothReturned), fixed(newest.newestAbove), newest.meanNewestRank === null ? "-" : newest.meanNewestRank.toFixed(2)]);
+  return [
+    `Updated facts (${counted[0]?.newest.n ?? 0} knowledge-update questions with an older and a newer evidence message): does the newer rank first?`,
+    table(["retriever", `both in top ${maxK(run)}`, "newest above older", "mean rank of newest"], cells),
+    "",
+  ];
+}
+
+function newestFirstOf(run: RetrieverRun): NewestFirstJson {
+  const ranked = run.results.flatMap((result) => (result.newestFirst ? [result.newestFirst] : []));
+  const both = ranked.filter((pair) => pair.newestRank !== null && pair.olderRank !== null);
+  const newestRanks = ranked.flatMap((pair) => (pair.newestRank === null ? [] : [pair.newestRank]));
+  return {
+    n: ranked.length,
+    bothReturned: both.length,
+    newestAbove: round(mean(both.map((pair) => ((pair.newestRank ?? 0) < (pair.olderRank ?? 0) ? 1 : 0))), 4),
+    meanNewestRank: newestRanks.length ? round(mean(newestRanks), 2) : null,
+  };
 }
 
 function abstentionOf(results: readonly UnjudgedResult[] = []): AbstentionJson {

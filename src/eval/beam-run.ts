@@ -142,6 +142,7 @@ function questionCase(question: BeamQuestion, selected: readonly BeamConversatio
     now: conversation?.askedAt ?? "",
     category: kinds.indexOf(question.kind) + 1,
     judgements: binaryJudgements(question.evidence),
+    ...(question.newest ? { newest: question.newest } : {}),
   };
 }
 

@@ -9,8 +9,9 @@ import type { Embedder } from "../text/embedder.js";
 import { createEmbedder, type EmbedderConfig } from "../text/embedders/create-embedder.js";
 import { cachedEmbedder, type CachedEmbeddings } from "./cached-embeddings.js";
 import { loadEmbeddingCache, saveEmbeddingCache } from "./embedding-cache-file.js";
+import { withSupersessionsHidden } from "./hidden-supersessions.js";
 import { openEvalStore, type EvalStore, type EvalStoreKind, type EvalStoreSettings } from "./eval-store.js";
-import { scoreRanking, type Judgements, type QuestionResult, type RankedIds, type RankingScore } from "./metrics.js";
+import { newestFirst, scoreRanking, type Judgements, type QuestionResult, type RankedIds, type RankingScore } from "./metrics.js";
 import { bm25Peer, inMemoryStorePeer, recallgraphRetriever, type CorpusEntry, type EvalCorpus, type EvalRetriever, type JudgedIdsOf, type RetrieverAnswer } from "./peers.js";
 
 /**
@@ -88,6 +89,8 @@ export interface EvalCase {
   now: string;
   category?: number;
   judgements: Judgements;
+  /** The relevant ids that state the current value where the others state an older one (BEAM's updated_info): their rank against the older ones is reported. */
+  newest?: readonly string[];
 }
 
 /** Turns a retriever's answer into the ranking a benchmark scores (BEIR folds a document's parts into one). */
@@ -109,6 +112,8 @@ export interface BenchmarkSettings {
   embeddingCache?: string | undefined;
   mode: PresetName;
   peers: boolean;
+  /** Also ask the mode of the same store with its supersessions hidden (withSupersessionsHidden), compared question by question. */
+  supersessionBaseline?: boolean | undefined;
 }
 
 /**
@@ -189,7 +194,13 @@ export async function runBenchmark<Prepared>(benchmark: Benchmark<Prepared>, set
     const asked = benchmark.rounds.flatMap((round) => [...round.cases, ...(round.unjudged ?? [])]);
     const questionEmbedding = await timed(() => embedQuestions(asked, embeddings, progress));
     const kept = await keepEmbeddings(embedder, cacheFile, vectorsFromCache);
-    const entrantSettings = { mode: settings.mode, peers: settings.peers, peerModes: benchmark.peerModes, judgedIdsOf: benchmark.judgedIdsOf };
+    const entrantSettings = {
+      mode: settings.mode,
+      peers: settings.peers,
+      supersessionBaseline: settings.supersessionBaseline ?? false,
+      peerModes: benchmark.peerModes,
+      judgedIdsOf: benchmark.judgedIdsOf,
+    };
     const entrants = evalEntrants(store, embedder, entrantSettings, context);
     const played = await playRounds(benchmark, { store, embedder, prepared: prepared.value, entrants }, progress);
     await keepEmbeddings(embedder, cacheFile, kept);
@@ -285,6 +296,7 @@ async function keepEmbeddings(embedder: EvalEmbedder, cacheFile: string | undefi
 interface EntrantSettings {
   mode: PresetName;
   peers: boolean;
+  supersessionBaseline: boolean;
   /** The modes a peers run compares (the requested one is asked first, whether listed or not). */
   peerModes: readonly PresetName[];
   judgedIdsOf: JudgedIdsOf;
@@ -295,11 +307,20 @@ function evalEntrants(store: MemoryStore, embedder: EvalEmbedder, settings: Entr
   const graph = createRetrievalGraph(context.model ? { store, embedder, model: context.model } : { store, embedder });
   const mode = (name: PresetName) => recallgraphRetriever(graph, name, settings.judgedIdsOf, context.retrieval);
   const entrants: EvalEntrant[] = [{ retriever: mode(settings.mode), primary: true }];
+  if (settings.supersessionBaseline) entrants.push({ retriever: supersessionsHidden(store, embedder, settings, context), primary: false });
   if (!settings.peers) return entrants;
   for (const name of settings.peerModes) if (name !== settings.mode) entrants.push({ retriever: mode(name), primary: false });
   entrants.push({ retriever: inMemoryStorePeer(embedder.embeddings, embedder.spec.dimension), primary: false });
   entrants.push({ retriever: bm25Peer(), primary: false });
   return entrants;
+}
+
+/** The requested mode over the same store with its supersessions hidden. */
+function supersessionsHidden(store: MemoryStore, embedder: EvalEmbedder, settings: EntrantSettings, context: EvalContext): EvalRetriever {
+  const hidden = withSupersessionsHidden(store);
+  const graph = createRetrievalGraph(context.model ? { store: hidden, embedder, model: context.model } : { store: hidden, embedder });
+  const retriever = recallgraphRetriever(graph, settings.mode, settings.judgedIdsOf, context.retrieval);
+  return { ...retriever, name: `${retriever.name}, supersessions hidden`, description: `${retriever.description}, the same store with no memory superseding another` };
 }
 
 /** Warms the question texts, so asking measures retrieval and not the model. */
@@ -351,7 +372,10 @@ async function askAll(
     // Time inside the embedding model (sub-queries, gap queries not seen before) is not retrieval time.
     const latencyMs = performance.now() - askStarted - (embeddings.modelMs - modelMsBefore);
     const scored = (rankingOf: RankingOf, judgements: Judgements) => questionResult(question, answer, latencyMs, scoreRanking(rankingOf(answer.ranked, question), judgements, scoring.ks));
-    run.results.push(scored(scoring.rankingOf ?? ((ranked) => ranked), question.judgements));
+    const ranking = scoring.rankingOf ?? ((ranked) => ranked);
+    const result = scored(ranking, question.judgements);
+    if (question.newest?.length) result.newestFirst = newestFirst(ranking(answer.ranked, question), question);
+    run.results.push(result);
     for (const level of scoring.levels) {
       const judgements = level.judgementsOf(question);
       if (judgements && judgements.size > 0) run.levels?.[level.name]?.push(scored(level.rankingOf, judgements));

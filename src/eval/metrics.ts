@@ -101,6 +101,23 @@ function discountedGain(gains: readonly number[]): number {
   return gains.reduce((sum, gain, i) => sum + gain / Math.log2(i + 2), 0);
 }
 
+/** Where the evidence stating the current value ranks against the evidence stating an older one (1-based; null: not returned). */
+export interface NewestFirst {
+  newestRank: number | null;
+  olderRank: number | null;
+}
+
+/** The first ranks of `newest` ids and of the other relevant ids of a question in a ranking. */
+export function newestFirst(ranked: RankedIds, question: { judgements: Judgements; newest?: readonly string[] }): NewestFirst {
+  const newest = new Set(question.newest ?? []);
+  const older = new Set([...relevantGrades(question.judgements).keys()].filter((id) => !newest.has(id)));
+  const rankOf = (wanted: ReadonlySet<string>) => {
+    const index = ranked.findIndex((ids) => ids.some((id) => wanted.has(id)));
+    return index < 0 ? null : index + 1;
+  };
+  return { newestRank: rankOf(newest), olderRank: rankOf(older) };
+}
+
 /** A scored question, with what it cost. */
 export interface QuestionResult extends RankingScore {
   /** Names the question within its run: LoCoMo `conv-26:12` (sample, qa index), a BEIR query id. */
@@ -109,6 +126,8 @@ export interface QuestionResult extends RankingScore {
   category?: number;
   latencyMs: number;
   llmCalls: number;
+  /** For a question whose evidence was updated: where the newest evidence ranks against the older. */
+  newestFirst?: NewestFirst;
 }
 
 /** Means over a set of questions. */

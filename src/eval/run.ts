@@ -36,6 +36,10 @@ export const DIALOGUE_EVAL_FIELDS = {
   store: EvalStoreSchema.default({ kind: "sqlite" }),
   embeddingCache: z.string().min(1).optional().describe("a file keeping the vectors between runs (read first, written after)"),
   builder: DialogueBuilderSettingsSchema.optional().describe("memory builder settings; default the product's defaults (what a user gets)"),
+  supersessionBaseline: z
+    .boolean()
+    .default(false)
+    .describe("also ask the mode of the same store with its supersessions hidden, compared question by question: what the builder's supersessions change"),
 };
 
 export const EvalOptionsSchema = z.strictObject({

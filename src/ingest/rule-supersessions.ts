@@ -102,7 +102,7 @@ function latestReplaced(
 
 /** What of `sentence` the change replaces: the old value's words, "" for an ending; undefined when it replaces nothing there. */
 function replacedBy(change: ChangeStatement, sentence: Sentence): string | undefined {
-  if (change.ended) return says(sentence.text, change.ended) && !isNegative(sentence.text) ? "" : undefined;
+  if (change.ended) return says(sentence.text, change.ended, sentence.tokens) && !isNegative(sentence.text) ? "" : undefined;
   const value = change.value;
   if (!value || sentence.values.some((old) => old.norm === value.norm) || sentence.text.toLowerCase().includes(value.norm)) return undefined;
   const old = oldValueIn(change, value, sentence);

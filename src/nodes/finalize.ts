@@ -16,6 +16,7 @@ import { summarizeAccount, type Degradation, type LlmCallRecord } from "../domai
 import { takeTurns } from "../retrieval/readings.js";
 import { asksAboutChange, memoriesToBringIn, noLinks, readSupersessions, supersessionOrder, withTimeProvenance } from "../retrieval/supersession.js";
 import { withContextVotes } from "../retrieval/context-votes.js";
+import { withConflicts } from "../retrieval/conflicts.js";
 import type { RunSettings } from "../graph/run-settings.js";
 import { DeadlineError, deadlineOf, pastDeadline, withDeadlineSignal, withinDeadline, type RunDeadline } from "../graph/deadline.js";
 
@@ -103,7 +104,10 @@ async function inTimeOrder(store: MemoryStore, state: RetrievalStateValue, confi
   const answered = new Set(confirmed.map(({ hit }) => hit.key));
   const broughtIn = ordered.filter(({ hit }) => !answered.has(hit.key)).map(({ entry }) => entry);
   if (broughtIn.length) await readSupersessions(store, broughtIn, time, links);
-  return ordered.map((answer) => withTimeProvenance(answer, links, time.atMs));
+  return withConflicts(
+    ordered.map((answer) => withTimeProvenance(answer, links, time.atMs)),
+    links,
+  );
 }
 
 /** A memory as a hit no view ranked, for the re-check. */

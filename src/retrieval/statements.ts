@@ -275,6 +275,8 @@ export function restatements(text: string): Restatement[] {
 export interface Denial {
   /** Stemmed content words of the denied clause, or its Han characters. */
   words: readonly string[];
+  /** Those of `words` written as names or codes ("Flask-Login", "v0.6.2"): what the denial is about. */
+  names: readonly string[];
   sentence: string;
 }
 
@@ -292,11 +294,14 @@ export function denials(text: string): Denial[] {
     for (const match of sentence.matchAll(NEVER)) {
       const phrase = clause(sentence.slice(match.index + match[0].length));
       const words = tokenize(phrase).slice(0, 5);
-      if (words.length >= 2 && /(?:^|\s)(?:[A-Z]|[\p{L}-]*\d)/u.test(phrase)) found.push({ words, sentence });
+      const names = phrase.split(/\s+/).filter((word) => /^(?:[A-Z]|[\p{L}-]*\d)/u.test(word)).flatMap((word) => tokenize(word));
+      if (words.length >= 2 && names.length) found.push({ words, names: names.filter((name) => words.includes(name)), sentence });
     }
     for (const match of sentence.matchAll(HAN_NEVER)) {
       const phrase = /^[\p{Script=Han}A-Za-z0-9-]{2,10}/u.exec(sentence.slice(match.index + match[0].length))?.[0];
-      if (phrase) found.push({ words: [...phrase.replace(/^[过用]/u, "")].slice(0, 6), sentence });
+      if (!phrase) continue;
+      const words = [...phrase.replace(/^[过用]/u, "")].slice(0, 6);
+      found.push({ words, names: words, sentence });
     }
   }
   return found;
@@ -307,8 +312,17 @@ export function isNegative(sentence: string): boolean {
   return /\b(?:never|no longer|not|no|n't|without)\b|n't\b|没|不|未/iu.test(sentence);
 }
 
-/** True when `sentence` says every one of `words` (stemmed tokens, or Han characters). */
-export function says(sentence: string, words: readonly string[]): boolean {
-  const tokens = new Set(tokenize(sentence));
+/** True when `sentence` (its tokens given when the caller has them) says every one of `words` (stemmed tokens, or Han characters). */
+export function says(sentence: string, words: readonly string[], tokens: ReadonlySet<string> = new Set(tokenize(sentence))): boolean {
   return words.every((word) => tokens.has(word) || (/\p{Script=Han}/u.test(word) && sentence.includes(word)));
+}
+
+/**
+ * True when `sentence` says what `denial` denies: every name or code it denies, and at least half of
+ * its other words ("never written any Flask routes" is contradicted by "a homepage route with Flask").
+ */
+export function contradicts(sentence: string, denial: Denial, tokens: ReadonlySet<string> = new Set(tokenize(sentence))): boolean {
+  const others = denial.words.filter((word) => !denial.names.includes(word));
+  const said = others.filter((word) => says(sentence, [word], tokens)).length;
+  return says(sentence, denial.names, tokens) && said * 2 >= others.length;
 }

@@ -32,6 +32,7 @@ const EvalCommandOptionsSchema = z.object({
   split: z.string().trim().min(1, "must not be empty").optional().describe("BEIR only: which qrels/SPLIT.tsv (default test)"),
   mode: z.enum(MODES).default("full"),
   peers: z.boolean().default(false),
+  supersessionBaseline: z.boolean().default(false).describe("LoCoMo, BEAM and RealMem only"),
   limit: positiveIntegerText(1_000_000).optional(),
   conversations: commaList.optional().describe("LoCoMo, BEAM and RealMem (persona names) only"),
   k: commaList
@@ -60,6 +61,7 @@ export function register(program: Command): void {
     .option("--split <name>", "BEIR: the qrels split to score, qrels/<name>.tsv (default: test)")
     .addOption(new Option("--mode <mode>", "retrieval mode (preset) to score (default: full)").choices(MODES))
     .option("--peers", "also run LangGraph's InMemoryStore, a BM25 library baseline and every mode, on the same entries and vectors, each compared with --mode question by question (sign test)")
+    .option("--supersession-baseline", "LoCoMo, BEAM and RealMem: also ask --mode of the same store with its supersessions hidden (as if the builder had linked nothing), compared question by question")
     .option("--limit <n>", "ask at most n questions, in file order (quick runs; a BEIR corpus is still written whole)")
     .option("--conversations <ids>", "LoCoMo: comma-separated sample ids (BEAM: conversation folder names; RealMem: person names) to evaluate (default: all)")
     .option("--k <list>", "LoCoMo, BEAM and RealMem: cut-offs for recall@k and hit@k (default: 5,10,25)")
@@ -173,7 +175,7 @@ async function evalSquad(file: string, _options: EvalCommandOptions, shared: Sha
 async function evalBeam(folder: string, options: EvalCommandOptions, shared: SharedOptions, context: EvalContext): Promise<{ json: unknown; text: string }> {
   const [{ runBeamEval }, { beamJson, beamText }] = await Promise.all([import("../../eval/beam-run.js"), import("../../eval/beam-report.js")]);
   const run = await runBeamEval(
-    { folder, ...shared, ...(options.conversations ? { conversations: options.conversations } : {}), ...(options.k ? { ks: options.k } : {}) },
+    { folder, ...shared, ...(options.conversations ? { conversations: options.conversations } : {}), ...(options.k ? { ks: options.k } : {}), ...(options.supersessionBaseline ? { supersessionBaseline: true } : {}) },
     context,
   );
   return { json: beamJson(run), text: beamText(run) };
@@ -182,7 +184,7 @@ async function evalBeam(folder: string, options: EvalCommandOptions, shared: Sha
 async function evalRealmem(target: string, options: EvalCommandOptions, shared: SharedOptions, context: EvalContext): Promise<{ json: unknown; text: string }> {
   const [{ runRealmemEval }, { realmemJson, realmemText }] = await Promise.all([import("../../eval/realmem-run.js"), import("../../eval/realmem-report.js")]);
   const run = await runRealmemEval(
-    { path: target, ...shared, ...(options.conversations ? { personas: options.conversations } : {}), ...(options.k ? { ks: options.k } : {}) },
+    { path: target, ...shared, ...(options.conversations ? { personas: options.conversations } : {}), ...(options.k ? { ks: options.k } : {}), ...(options.supersessionBaseline ? { supersessionBaseline: true } : {}) },
     context,
   );
   return { json: realmemJson(run), text: realmemText(run) };
@@ -195,7 +197,7 @@ async function evalLocomo(file: string, options: EvalCommandOptions, shared: Sha
       file,
       ...shared,
       ...(options.conversations ? { conversations: options.conversations } : {}),
-      ...(options.k ? { ks: options.k } : {}),
+      ...(options.k ? { ks: options.k } : {}), ...(options.supersessionBaseline ? { supersessionBaseline: true } : {}),
     },
     context,
   );
