@@ -5,7 +5,7 @@ import { callStructured, type StructuredResult } from "../llm/structured.js";
 import type { LlmCallRecord } from "../domain/run-account.js";
 import { EXTRACT_MEMORIES_SYSTEM, extractMemoriesUserPrompt } from "../llm/prompts/extract-memories.js";
 import { log } from "../core/log.js";
-import { MAX_TEXT_CHARS, uniqueNames, type MemoryInput } from "../memory/entry.js";
+import { MAX_SUPERSESSION_REASON_CHARS, MAX_TEXT_CHARS, uniqueNames, type MemoryInput } from "../memory/entry.js";
 import { keywords } from "../text/tokenizer.js";
 import { formatterPerZone } from "../time/calendar.js";
 import { participantsOf, type Dialogue, type DialogueTurn } from "./dialogue.js";
@@ -27,6 +27,16 @@ export const ExtractedMemoriesSchema = z.object({
         location: z.string().trim().max(256).nullable().optional(),
         topic: z.string().trim().max(256).nullable().optional(),
         keywords: z.array(z.string().trim().min(1).max(256)).max(24).default([]),
+        operation: z
+          .enum(["add", "supersede", "no-op"])
+          .default("add")
+          .describe("add: a new fact; supersede: it replaces earlier entries (named in supersedes), which stay as history; no-op: an earlier entry already says it, nothing is written"),
+        supersedes: z
+          .array(z.string().trim().min(1).max(16))
+          .max(8)
+          .default([])
+          .describe("With supersede: the handles (E1, E2...) of the earlier entries shown that this one replaces"),
+        reason: z.string().trim().max(512).nullable().optional().describe("With supersede: what changed, in a few words"),
       }),
     )
     .max(MAX_MEMORIES_PER_WINDOW),
@@ -162,7 +172,8 @@ function buildContext(dialogue: Dialogue, settings: LlmBuilderSettings): BuildCo
   const resolved = dialogue.turns.map((turn) => resolveTurnText(turn, settings.timeZone));
   const resolvedText = new Map(dialogue.turns.map((turn, index) => [turn.turnId, resolved[index] ?? ""]));
   const ruleMemories = new Map(
-    buildRuleMemories(dialogue, { ...settings, namespace: settings.namespace }, resolved).map((memory) => [memory.source?.turnIds?.[0] ?? "", memory]),
+    // The model proposes this mode's supersessions; a rule entry standing in for a turn links nothing.
+    buildRuleMemories(dialogue, { ...settings, namespace: settings.namespace, supersession: false }, resolved).map((memory) => [memory.source?.turnIds?.[0] ?? "", memory]),
   );
   return { settings, participants: participantsOf(dialogue), resolvedText, ruleMemories };
 }
@@ -176,7 +187,7 @@ async function extractWindow(
 ): Promise<StructuredResult<ExtractedMemories>> {
   const user = extractMemoriesUserPrompt({
     participants,
-    previousEntries: previous.slice(-settings.previousEntries).map((memory) => memory.text),
+    previousEntries: shownEntries(previous, settings).map((memory) => memory.text),
     turns: window.turns.map((turn) => ({
       turnId: turn.turnId,
       speaker: turn.speaker,
@@ -201,18 +212,27 @@ function settleWindow(
   previous: readonly MemoryInput[],
   context: BuildContext,
 ): WindowOutcome {
-  const extracted = call.ok ? toMemories(call.value, window.turns, window.newTurns, previous, context.settings.namespace, window.key) : [];
-  if (extracted.length > 0 || !window.newTurns.some((turn) => context.ruleMemories.has(turn.turnId))) {
-    return coverUncitedTurns(extracted, window.newTurns, context);
+  const proposals = call.ok ? readProposals(call.value, window.turns, window.newTurns, shownEntries(previous, context.settings), context.settings) : { memories: [], alreadyKnown: [] };
+  const extracted = proposals.memories.map((memory, ordinal) => ({ ...memory, id: llmEntryId(context.settings.namespace, window.key, ordinal) }));
+  if (extracted.length > 0 || proposals.alreadyKnown.length > 0 || !window.newTurns.some((turn) => context.ruleMemories.has(turn.turnId))) {
+    return coverUncitedTurns(extracted, window.newTurns, context, proposals.alreadyKnown);
   }
   log.warn("ingest.extract_fallback", { window: window.key, reason: call.ok ? "no usable entries" : call.record.error });
   return { memories: window.newTurns.flatMap((turn) => context.ruleMemories.get(turn.turnId) ?? []), fellBack: true, coveredByRules: 0 };
 }
 
-/** With coverAllTurns, adds the rule entry of each NEW turn with content that no extracted entry cites. */
-function coverUncitedTurns(extracted: MemoryInput[], newTurns: readonly DialogueTurn[], { settings, ruleMemories }: BuildContext): WindowOutcome {
+/**
+ * With coverAllTurns, adds the rule entry of each NEW turn with content that no extracted entry cites
+ * (nor a no-op, `alreadyKnown`: its turns are said by an earlier entry).
+ */
+function coverUncitedTurns(
+  extracted: MemoryInput[],
+  newTurns: readonly DialogueTurn[],
+  { settings, ruleMemories }: BuildContext,
+  alreadyKnown: readonly string[] = [],
+): WindowOutcome {
   if (!settings.coverAllTurns) return { memories: extracted, fellBack: false, coveredByRules: 0 };
-  const cited = new Set(extracted.flatMap((memory) => memory.source?.turnIds ?? []));
+  const cited = new Set([...extracted.flatMap((memory) => memory.source?.turnIds ?? []), ...alreadyKnown]);
   const cover = newTurns.flatMap((turn) => {
     const rule = ruleMemories.get(turn.turnId);
     return rule && !cited.has(turn.turnId) ? [rule] : [];
@@ -220,43 +240,78 @@ function coverUncitedTurns(extracted: MemoryInput[], newTurns: readonly Dialogue
   return { memories: [...extracted, ...cover], fellBack: false, coveredByRules: cover.length };
 }
 
-/** Model output -> entries: citations limited to the window, at least one NEW turn, repeats of earlier entries dropped. */
-function toMemories(
+/** The earlier entries shown to the model, in order: the handle E<n> names the n-th. */
+function shownEntries(previous: readonly MemoryInput[], settings: LlmBuilderSettings): MemoryInput[] {
+  return previous.slice(-settings.previousEntries);
+}
+
+/** What the model proposed for a window: the entries to write (ids not yet given), and the turns its no-ops cite. */
+interface Proposals {
+  memories: MemoryInput[];
+  alreadyKnown: string[];
+}
+
+/**
+ * Model output -> proposals: citations limited to the window, at least one NEW turn, repeats of earlier
+ * entries dropped. A supersede names earlier entries by the handles shown; handles the model was not
+ * shown are ignored, and a supersede left naming none is an add (never a deletion: the old entries stay).
+ * With `supersession` off, every supersede is an add.
+ */
+function readProposals(
   output: ExtractedMemories,
   windowTurns: readonly DialogueTurn[],
   newTurns: readonly DialogueTurn[],
-  previous: readonly MemoryInput[],
-  namespace: string,
-  windowKey: string,
-): MemoryInput[] {
+  shown: readonly MemoryInput[],
+  settings: LlmBuilderSettings,
+): Proposals {
   const byId = new Map(windowTurns.map((turn) => [turn.turnId, turn]));
   const newIds = new Set(newTurns.map((turn) => turn.turnId));
-  const seenTexts = new Set(previous.map((memory) => normalizeForComparison(memory.text)));
-  const memories: MemoryInput[] = [];
+  const seenTexts = new Set(shown.map((memory) => normalizeForComparison(memory.text)));
+  const proposals: Proposals = { memories: [], alreadyKnown: [] };
   for (const item of output.memories) {
     const turnIds = [...new Set(item.turnIds.map(stripBrackets))].filter((id) => byId.has(id));
     if (!turnIds.some((id) => newIds.has(id))) continue;
+    if (item.operation === "no-op") {
+      proposals.alreadyKnown.push(...turnIds);
+      continue;
+    }
     const comparable = normalizeForComparison(item.text);
     if (seenTexts.has(comparable)) continue;
     seenTexts.add(comparable);
     const cited = windowTurns.filter((turn) => turnIds.includes(turn.turnId));
-    const memory: MemoryInput = {
-      id: llmEntryId(namespace, windowKey, memories.length),
-      text: item.text,
-      keywords: uniqueNames([...item.keywords, ...keywords(item.text)], 64),
-      timestamp: cited[0]?.time ?? windowTurns[0]?.time ?? new Date().toISOString(),
-      persons: uniqueNames([...cited.map((turn) => turn.speaker), ...item.persons], 32),
-      entities: uniqueNames(item.entities, 32),
-      source: { turnIds: cited.map((turn) => turn.turnId) },
-    };
-    // One speaker's turns make a memory of what they said; a memory of an exchange has no single speaker.
-    const speakers = new Set(cited.map((turn) => turn.speaker));
-    if (speakers.size === 1) memory.speaker = [...speakers][0];
-    if (item.location) memory.location = item.location;
-    if (item.topic) memory.topic = item.topic;
-    memories.push(memory);
+    proposals.memories.push({ ...toMemory(item, cited, windowTurns), ...(settings.supersession ? supersessionOf(item, shown) : {}) });
   }
-  return memories;
+  return proposals;
+}
+
+/** The ids behind the handles a supersede names, and its reason; nothing for an add or when no handle was shown. */
+function supersessionOf(item: ExtractedMemories["memories"][number], shown: readonly MemoryInput[]): Pick<MemoryInput, "supersedes" | "supersessionReason"> {
+  if (item.operation !== "supersede") return {};
+  const ids = item.supersedes.flatMap((handle) => {
+    const index = Number(/^\[?E(\d+)\]?$/i.exec(handle.trim())?.[1]) - 1;
+    const id = shown[index]?.id;
+    return id === undefined ? [] : [id];
+  });
+  if (!ids.length) return {};
+  return { supersedes: [...new Set(ids)], supersessionReason: `model: ${item.reason?.trim() || "replaces an earlier entry"}`.slice(0, MAX_SUPERSESSION_REASON_CHARS) };
+}
+
+/** One extracted item as an entry of the turns it cites (its id is given by the window). */
+function toMemory(item: ExtractedMemories["memories"][number], cited: readonly DialogueTurn[], windowTurns: readonly DialogueTurn[]): MemoryInput {
+  const memory: MemoryInput = {
+    text: item.text,
+    keywords: uniqueNames([...item.keywords, ...keywords(item.text)], 64),
+    timestamp: cited[0]?.time ?? windowTurns[0]?.time ?? new Date().toISOString(),
+    persons: uniqueNames([...cited.map((turn) => turn.speaker), ...item.persons], 32),
+    entities: uniqueNames(item.entities, 32),
+    source: { turnIds: cited.map((turn) => turn.turnId) },
+  };
+  // One speaker's turns make a memory of what they said; a memory of an exchange has no single speaker.
+  const speakers = new Set(cited.map((turn) => turn.speaker));
+  if (speakers.size === 1) memory.speaker = [...speakers][0];
+  if (item.location) memory.location = item.location;
+  if (item.topic) memory.topic = item.topic;
+  return memory;
 }
 
 /** "[D1:3]" and "D1:3" name the same turn: models often copy the brackets. */

@@ -138,6 +138,8 @@ function unitOf(value: StatedValue): string {
 function aboutTheSameAttribute(change: ChangeStatement, old: StatedValue, sentence: Sentence): boolean {
   // A bare number ("reached 165") says nothing of what it counts: a word beside it must be beside the old one too.
   if (old.kind === "amount" && !unitOf(old) && change.value && !besideBoth(change.sentence, change.value, sentence.text, old)) return false;
+  // Where someone lives is what the place pattern of oldValueIn already matched.
+  if (change.cue === "moved to" || change.cue === "搬到") return true;
   if (change.cue === "restated") return restatements(sentence.text).some((restated) => restated.key === change.head && restated.value.norm === old.norm);
   if (change.head && near(sentence.text, old, change.head)) return true;
   const shared = [...change.attribute].filter((word) => !GENERIC.has(word) && sentence.tokens.has(word)).length;

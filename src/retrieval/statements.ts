@@ -45,7 +45,8 @@ const CLOCK = String.raw`\d{1,2}(?::\d{2})?\s?(?:[ap]\.?m\.?)|\d{1,2}:\d{2}`;
 const DATE = String.raw`(?:${MONTH}\.?\s\d{1,2}(?:st|nd|rd|th)?(?:,?\s\d{4})?|\d{1,2}(?:st|nd|rd|th)?\s${MONTH}(?:,?\s\d{4})?|\d{4}-\d{2}-\d{2})(?:,?\s(?:at\s)?(?:${CLOCK}))?`;
 const AMOUNT = String.raw`[$€£¥]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s?(?:%|ms|s\b|k\b|x\b|percent\b))?`;
 /** Latin proper names: capitalised words (Malmö, New York, Flask-Login), or a code (v2.5, XYZ-100). */
-const NAME = String.raw`(?:[A-Z][\p{L}\d.+#-]*(?:\s[A-Z][\p{L}\d.+#-]*){0,2})`;
+const NAME_WORD = String.raw`[A-Z][\p{L}\d+#-]*(?:\.[\p{L}\d]+)*`;
+const NAME = String.raw`(?:${NAME_WORD}(?:\s${NAME_WORD}){0,2})`;
 /** Chinese values after 改成 / 搬到: a run of Han letters, Latin letters or digits. */
 const HAN_VALUE = String.raw`[\p{Script=Han}A-Za-z0-9.:：]{1,12}`;
 
@@ -234,7 +235,8 @@ function chineseChanges(sentence: string, attribute: ReadonlySet<string>): Chang
   const read = (pattern: RegExp, cue: ChangeCue) => {
     for (const match of sentence.matchAll(pattern)) {
       const end = match.index + match[0].length;
-      const written = valueAtStart(sentence.slice(end), end, true)?.written ?? new RegExp(`^${HAN_VALUE}`, "u").exec(sentence.slice(end))?.[0];
+      // A particle closing the clause (了, 啦...) is not part of the place or value.
+      const written = valueAtStart(sentence.slice(end), end, true)?.written ?? new RegExp(`^${HAN_VALUE}`, "u").exec(sentence.slice(end))?.[0]?.replace(/[了啦吧呢啊的]+$/u, "");
       if (written) found.push({ cue, sentence, attribute, value: { kind: "name", norm: written.toLowerCase(), written, at: end } });
     }
   };

@@ -50,6 +50,46 @@ class PromptRecordingModel extends FakeListChatModel {
 }
 
 describe("LLM memory builder", () => {
+  describe("supersession proposals", () => {
+    const changing = parseDialogue({
+      turns: [
+        ["Alice", "My deadline is April 1."],
+        ["Bob", "Noted."],
+        ["Alice", "The deadline moved to April 5."],
+        ["Bob", "Noted again."],
+      ].map(([speaker, text], i) => ({ turnId: `T${i + 1}`, speaker, text, time: new Date(Date.UTC(2026, 2, 10, 9, i)).toISOString() })),
+    });
+    const replies = () => [
+      JSON.stringify({ memories: [{ text: "Alice's deadline is 1 April.", turnIds: ["T1"] }, { text: "Bob noted it.", turnIds: ["T2"], operation: "no-op" }] }),
+      JSON.stringify({
+        memories: [
+          { text: "Alice's deadline is 5 April.", turnIds: ["T3"], operation: "supersede", supersedes: ["E1", "E7"], reason: "deadline moved" },
+          { text: "Bob noted it again.", turnIds: ["T4"], operation: "no-op" },
+        ],
+      }),
+    ];
+    const settings = { namespace: "ns", windowTurns: 2, overlapTurns: 0 };
+
+    it("links a supersede to the shown entries it names (unknown handles ignored) and writes nothing for a no-op", async () => {
+      const model = new PromptRecordingModel({ responses: replies() });
+      const result = await buildLlmMemories(changing, model, settings);
+      assert.deepEqual(
+        result.memories.map((memory) => [memory.text, memory.supersedes, memory.supersessionReason]),
+        [
+          ["Alice's deadline is 1 April.", undefined, undefined],
+          ["Alice's deadline is 5 April.", [llmEntryId("ns", "T1", 0)], "model: deadline moved"],
+        ],
+      );
+      assert.match(model.prompts[1] ?? "", /\[E1\] Alice's deadline is 1 April\./);
+      assert.equal(result.coveredByRules, 0);
+    });
+
+    it("keeps every proposal an add with supersession off", async () => {
+      const result = await buildLlmMemories(changing, new FakeListChatModel({ responses: replies() }), { ...settings, supersession: false });
+      assert.ok(result.memories.every((memory) => memory.supersedes === undefined));
+    });
+  });
+
   it("turns valid model output into entries with source turn ids, covering skipped turns by rules", async () => {
     // Window 1: T1-T10; window 2: T9-T14 with T9, T10 as context. The second reply is garbage twice (one retry).
     const model = new FakeListChatModel({ responses: [firstWindow, "not json", "still not json"] });
@@ -105,7 +145,7 @@ describe("LLM memory builder", () => {
     assert.equal(model.prompts.length, 2);
     assert.match(model.prompts[0] ?? "", /Entries already written for earlier turns:\n\(none\)/);
     assert.match(model.prompts[0] ?? "", /\[T1\] NEW 10 March 2026 at 09:00 \(UTC\) Alice: I met Wang Lei in Shanghai on 9 March 2026/);
-    assert.match(model.prompts[1] ?? "", /- Alice met Wang Lei in Shanghai on 9 March 2026 about the XYZ-100\./);
+    assert.match(model.prompts[1] ?? "", /\[E1\] Alice met Wang Lei in Shanghai on 9 March 2026 about the XYZ-100\./);
     assert.match(model.prompts[1] ?? "", /\[T9\] CONTEXT /);
     assert.match(model.prompts[1] ?? "", /\[T11\] NEW /);
   });

@@ -14,7 +14,13 @@ Each entry must be understandable alone, months later, by someone who never saw 
 - topic: a short topic label (2-5 words).
 - keywords: 3-10 content words someone might search for, including synonyms of the key terms.
 Turns marked CONTEXT were already covered: use them only to understand the NEW turns.
-Entries already written for earlier turns are listed: never repeat them; add only what is new.
+Entries already written for earlier turns are listed with handles (E1, E2...): never repeat them.
+- operation: "add" for a new fact (the default); "supersede" when the NEW turns change what an earlier
+  entry says (a moved deadline, a new address, something that no longer holds): write the current fact
+  as text and put the handles of the entries it replaces in supersedes, with a few words in reason.
+  They are kept as history, never deleted. Supersede only when the same person and the same thing are
+  meant and the new turns say it changed; a different detail, or a doubt, is an "add".
+  "no-op" when an earlier entry already says exactly what the NEW turns say: cite the turns, nothing is written.
 Greetings and small talk with no content produce no entry. Never invent facts not in the turns.`;
 
 export interface ExtractionTurnLine {
@@ -34,7 +40,7 @@ export function extractMemoriesUserPrompt(input: {
   turns: readonly ExtractionTurnLine[];
 }): string {
   const previous = input.previousEntries.length
-    ? input.previousEntries.map((text) => `- ${text}`).join("\n")
+    ? input.previousEntries.map((text, index) => `[E${index + 1}] ${text}`).join("\n")
     : "(none)";
   const turns = input.turns
     .map((turn) => {
