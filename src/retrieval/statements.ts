@@ -171,7 +171,8 @@ function changesInSentence(sentence: string): ChangeStatement[] {
     if (old && value && old.kind === value.kind) add({ cue: "from ... to", value, oldValue: old });
   }
   for (const match of sentence.matchAll(CHANGED_TO)) {
-    const moved = /^mov/i.test(match[0]);
+    // Only "moved to <Name>" itself says where someone went; "moved the call to Michael" does not.
+    const moved = /^mov\w*\s+to$/i.test(match[0]);
     const value = valueAtStart(sentence.slice(match.index + match[0].length), match.index + match[0].length, moved);
     if (value && !found.some((statement) => statement.value?.at === value.at)) add({ cue: moved && value.kind === "name" ? "moved to" : "changed to", value });
   }
