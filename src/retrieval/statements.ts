@@ -13,7 +13,7 @@ import { tokenize } from "../text/tokenizer.js";
 
 /** A value a sentence gives: its kind, a normalised form to compare, and the words as written. */
 export interface StatedValue {
-  kind: "date" | "amount" | "name";
+  kind: "date" | "time" | "amount" | "name";
   /** Comparable form: "april 5 11am", "1200 call", "malmö". */
   norm: string;
   written: string;
@@ -42,7 +42,8 @@ export interface ChangeStatement {
 
 const MONTH = "(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)";
 const CLOCK = String.raw`\d{1,2}(?::\d{2})?\s?(?:[ap]\.?m\.?)|\d{1,2}:\d{2}`;
-const DATE = String.raw`(?:${MONTH}\.?\s\d{1,2}(?:st|nd|rd|th)?(?:,?\s\d{4})?|\d{1,2}(?:st|nd|rd|th)?\s${MONTH}(?:,?\s\d{4})?|\d{4}-\d{2}-\d{2})(?:,?\s(?:at\s)?(?:${CLOCK}))?`;
+// A day of a month ("April 5", "5 April", 2024-04-05) with its time of day when one follows, or a time of day alone ("3 PM").
+const DATE = String.raw`(?:(?:${MONTH}\.?\s\d{1,2}(?!\d)(?:st|nd|rd|th)?(?:,?\s\d{4})?|\d{1,2}(?:st|nd|rd|th)?\s${MONTH}(?:,?\s\d{4})?|\d{4}-\d{2}-\d{2})(?:,?\s(?:at\s)?(?:${CLOCK}))?|\b(?:${CLOCK})(?![\p{L}\d]))`;
 const AMOUNT = String.raw`[$€£¥]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:\s?(?:%|ms|s\b|k\b|x\b|percent\b))?`;
 /** Latin proper names: capitalised words (Malmö, New York, Flask-Login), or a code (v2.5, XYZ-100). */
 const NAME_WORD = String.raw`[A-Z][\p{L}\d+#-]*(?:\.[\p{L}\d]+)*`;
@@ -81,7 +82,9 @@ export function valuesIn(sentence: string): StatedValue[] {
   const values: StatedValue[] = [];
   const taken: Array<[number, number]> = [];
   for (const match of sentence.matchAll(DATE_RE)) {
-    values.push({ kind: "date", norm: normalizeDate(match[0]), written: match[0], at: match.index });
+    // A time of day alone is compared only with another: "4 PM" does not replace "June 30".
+    const kind = /^\d{1,2}(?::\d{2})?\s?(?:[ap]\.?m\.?)?$/i.test(match[0].trim()) ? "time" : "date";
+    values.push({ kind, norm: normalizeDate(match[0]), written: match[0], at: match.index });
     taken.push([match.index, match.index + match[0].length]);
   }
   for (const match of sentence.matchAll(AMOUNT_RE)) {
