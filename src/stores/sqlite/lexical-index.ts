@@ -8,7 +8,7 @@
  * paths; FTS5 only finds the namespace's rows holding a term and says how often they hold it.
  *
  * The formula is bm25()'s: the sum over the query's distinct terms, in order, of idf x saturated f,
- * with f a term's instances in the row weighted by column (text 1, tags 2) and D the row's tokens in
+ * with f a term's instances in the row weighted by column (BM25_TEXT_WEIGHT, BM25_TAGS_WEIGHT) and D the row's tokens in
  * all columns (the namespace term counts 1, as in FTS5's own sizes). Both paths build the same
  * NamespaceTerms and rank with the same code, so their scores are bit-identical and ties fall to
  * rowid. test/stores/lexical-index.test.ts holds them equal to each other and to a direct computation.
