@@ -62,9 +62,10 @@ export const VECTOR_CHANGE_WINDOW = 100_000;
 
 /**
  * BM25 column weights of `entry_terms` (text, tags). A tag weighs what a word of the text weighs, as in
- * Qdrant's one sparse field, so both stores rank alike: counting tags double ranked worse on LoCoMo (recall@10
- * 0.7701 against 0.7658 with USE-lite, 0.7720 against 0.7686 with MiniLM) and SciFact (nDCG@10 0.6998
- * against 0.6958 with USE-lite, p < 0.001) and better on no development set (docs/results.md).
+ * Qdrant's one sparse field, so both stores rank alike. Counting tags double ranked worse on LoCoMo
+ * (recall@10 -0.004 with USE-lite, p = 0.08; -0.003 with MiniLM, p = 0.04) and SciFact (nDCG@10 -0.004
+ * with USE-lite, p < 0.001) but better on BEAM (recall@25 +0.018 with USE-lite, recall@10 +0.011 with
+ * MiniLM, p < 0.05): docs/results.md has every set's figures.
  */
 export const BM25_TEXT_WEIGHT = 1.0;
 export const BM25_TAGS_WEIGHT = 1.0;
