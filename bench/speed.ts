@@ -45,12 +45,11 @@ import { createRetrievalGraph, type RetrievalGraph } from "../src/graph/graph.js
 import { routeAfterPlan, routeAfterReflect } from "../src/graph/routing.js";
 import { RetrievalState, type RetrievalStateValue, type ViewTask } from "../src/graph/state.js";
 import { finalizeNode } from "../src/nodes/finalize.js";
-import { lexicalNode } from "../src/nodes/lexical.js";
 import { mergeNode } from "../src/nodes/merge.js";
 import { planNode } from "../src/nodes/plan.js";
 import { reflectNode } from "../src/nodes/reflect.js";
-import { semanticNode } from "../src/nodes/semantic.js";
-import { symbolicNode } from "../src/nodes/symbolic.js";
+import { viewNode } from "../src/nodes/view-definition.js";
+import { VIEWS } from "../src/graph/views.js";
 import { writeMemories } from "../src/ingest/write-memories.js";
 import { retrieve } from "../src/library/retrieve.js";
 import type { MemoryStore } from "../src/stores/port.js";
@@ -251,7 +250,7 @@ async function breakdownOf(graph: RetrievalGraph, store: MemoryStore, embedder: 
 function handChain(dependencies: { store: MemoryStore; embedder: Embedder }) {
   const deps = dependencyAccessor(dependencies);
   const plan = planNode(deps);
-  const views = { semantic: semanticNode(deps), lexical: lexicalNode(deps), symbolic: symbolicNode(deps) } as const;
+  const views = Object.fromEntries(VIEWS.map((view) => [view.name, viewNode(view, deps)]));
   const merge = mergeNode();
   const reflect = reflectNode(deps);
   const finalize = finalizeNode(deps);
@@ -275,7 +274,7 @@ function handChain(dependencies: { store: MemoryStore; embedder: Embedder }) {
   };
   const runViews = async (state: RetrievalStateValue, sends: Send[]) => {
     const updates: object[] = [];
-    for (const send of sends) updates.push(await views[send.node as keyof typeof views](send.args as ViewTask));
+    for (const send of sends) updates.push((await views[send.node]?.(send.args as ViewTask)) ?? {});
     return apply(state, updates);
   };
   return async (question: string): Promise<RetrievalStateValue> => {

@@ -1,24 +1,20 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { z } from "zod";
 import { parseOrThrow } from "../core/errors.js";
-import { VIEW_NAMES, ViewNameSchema } from "../domain/views.js";
-import { SeparationRampSchema } from "../text/embedders/profiles.js";
 import { described } from "./channels.js";
 import { PRESET_NAMES } from "./preset-names.js";
 import { RETRIEVAL_PRESETS } from "./presets.js";
+import { runSettingsSchema } from "./run-settings.js";
+import { VIEWS, type ViewRegistry } from "./views.js";
 
+const PresetField = z.enum(PRESET_NAMES).default("full").describe("Named recipe applied before the other fields");
 
 /**
- * Everything a run can tune, read from `config.configurable` (so LangGraph Studio shows and edits it).
- * Defaults are the numbers measured best on conversations offline (see the README's Results); a
- * preset (presets.ts) changes several at once.
+ * What a run can tune beside the views' own fields, read from `config.configurable` (so LangGraph
+ * Studio shows and edits it). Defaults are the numbers measured best on conversations offline (see the
+ * README's Results); a preset (presets.ts) changes several at once.
  */
-const ConfigurableSchema = z.object({
-  preset: z.enum(PRESET_NAMES).default("full").describe("Named recipe applied before the other fields"),
-  views: z.array(ViewNameSchema).min(1).default([...VIEW_NAMES]).describe("Which views recall"),
-  semanticTopK: z.number().int().min(1).max(1000).default(25).describe("Dense hits per sub-query"),
-  lexicalTopK: z.number().int().min(1).max(1000).default(25).describe("BM25 hits per query"),
-  symbolicTopK: z.number().int().min(1).max(1000).default(5).describe("Metadata/time-filter hits"),
+const COMMON_FIELDS = {
   finalK: z.number().int().min(1).max(1000).default(10).describe("Results returned"),
   maxSubQueries: z.number().int().min(1).max(8).default(4).describe("Sub-queries per plan, the question included"),
   maxReflectionRounds: z.number().int().min(0).max(5).default(2).describe("Extra search rounds for gaps"),
@@ -31,35 +27,6 @@ const ConfigurableSchema = z.object({
     .max(1)
     .default(0.5)
     .describe("RRF weight of a reflection round's lists relative to the round before (gap queries are weaker evidence than the question)"),
-  viewWeights: z
-    .object({
-      semantic: z
-        .number()
-        .min(0)
-        .max(10)
-        .optional()
-        .describe("Unset: the embedder's profile says (text/embedders/profiles.ts: 0.3 for the offline USE-lite, 0.7 for an ONNX model in process, 1 for OpenAI-compatible models)"),
-      lexical: z.number().min(0).max(10).default(1),
-      symbolic: z.number().min(0).max(10).default(0.3),
-    })
-    .default({ lexical: 1, symbolic: 0.3 })
-    .describe("Per-view RRF weights; the semantic view's follows the embedder unless set here"),
-  // Off by default: on conversations the dense view earns its weight even where its first hit does
-  // not stand out (LoCoMo's multi-hop and open-domain questions lost recall with any ramp tried).
-  // "embedder": the ramp the embedder's profile gives, since a ramp that helps a weak embedder costs a
-  // retrieval-trained one (text/embedders/profiles.ts).
-  denseSeparation: z
-    .union([SeparationRampSchema, z.literal("embedder")])
-    .default({ from: 0, to: 0 })
-    .describe(
-      "How much of its weight a dense list earns for a query, from how far its first score stands out from the rest of the list (z-score); from = to = 0 always gives the full weight; \"embedder\": the ramp the embedder's profile gives (none for a retrieval-trained one)",
-    ),
-  timeWindowWeight: z
-    .number()
-    .min(0)
-    .max(10)
-    .default(1)
-    .describe("RRF weight of the symbolic view when the plan has a time window, the one condition no other view can check"),
   // Chosen on LoCoMo's first half, checked on the second (README, "Evidence recall on LoCoMo").
   contextVotes: z
     .object({
@@ -87,8 +54,6 @@ const ConfigurableSchema = z.object({
     .max(10)
     .default(3)
     .describe("After an own-words round, the ranking before it (the question's words, whoever said them) takes one place in every this many; 2: equal turns"),
-  denseMinScore: z.number().min(-1).max(1).default(0).describe("Absolute cosine threshold for dense hits"),
-  lexicalMinRelative: z.number().min(0).max(1).default(0).describe("Drop BM25 hits below best score x this"),
   planning: z.boolean().default(true).describe("Plan the question (LLM or rules)"),
   reflection: z.boolean().default(true).describe("Check coverage and search again for gaps"),
   rerank: z.boolean().default(false).describe("LLM rerank of the final hits (needs a model)"),
@@ -113,45 +78,99 @@ const ConfigurableSchema = z.object({
     .describe(
       "Per run: after this many ms the views, model calls and store re-check still pending are left behind and the run answers with what it has, marked degraded",
     ),
-});
+};
 
-/**
- * The configurable fields and one the plan node sets: `deadlineAt`, the run's deadline as epoch ms
- * (its start plus deadlineMs). It lives in the settings so every node and view task of the run reads
- * the same clock; it is not configurable (left out of the context schema and of resolveConfiguration).
- */
-export const RetrievalConfigSchema = ConfigurableSchema.extend({
-  deadlineAt: z.number().optional().describe("Set by the plan node, not configurable: when this run's deadline falls (epoch ms)"),
-});
+const DeadlineAtField = z.number().optional().describe("Set by the plan node, not configurable: when this run's deadline falls (epoch ms)");
 
-export type RetrievalConfig = z.output<typeof RetrievalConfigSchema>;
+type UnionToIntersection<U> = (U extends unknown ? (union: U) => void : never) extends (intersection: infer I) => void ? I : never;
+/** A shape of named fields; none where the registry is any registry (its views' fields are not known). */
+type AsShape<T> = T extends z.ZodRawShape ? (string extends keyof T ? Record<never, never> : T) : never;
+/** The names of a registry's views. */
+export type ViewNameOf<V extends ViewRegistry> = V[number]["name"];
+/** Every field the views of a registry add, in one shape. */
+type ViewFieldsOf<V extends ViewRegistry> = AsShape<UnionToIntersection<V[number]["fields"]>>;
+/** The fields the views of a registry settle for a run (nodes/view-definition.ts), in one shape. */
+export type SettledFieldsOf<V extends ViewRegistry> = AsShape<UnionToIntersection<NonNullable<V[number]["settled"]>>>;
+type ViewWeightsShape<V extends ViewRegistry> = { [View in V[number] as View["name"]]: View["weight"] };
 
-/**
- * The graph's `context` schema: the same fields, each described for Studio and the server's schemas
- * endpoint (type, default, description) and optional, but checked only when the plan node resolves
- * the configuration, so a bad value comes back as one ValidationError naming the field rather than
- * LangGraph's own validation dump.
- */
-export const RetrievalContextSchema = z.object(
-  Object.fromEntries(Object.entries(ConfigurableSchema.shape).map(([field, schema]) => [field, described(schema).optional()])) as {
-    [Field in keyof typeof ConfigurableSchema.shape]: z.ZodOptional<z.ZodType<z.input<(typeof ConfigurableSchema.shape)[Field]>>>;
-  },
-);
-export type RetrievalConfigInput = z.input<typeof RetrievalConfigSchema>;
+type ConfigurableShape<V extends ViewRegistry> = { preset: typeof PresetField } & {
+  views: z.ZodDefault<z.ZodArray<z.ZodEnum<{ [Name in ViewNameOf<V>]: Name }>>>;
+} & ViewFieldsOf<V> &
+  typeof COMMON_FIELDS & { viewWeights: z.ZodDefault<z.ZodObject<ViewWeightsShape<V>>> };
+/** The configurable fields and one the plan node sets (see RetrievalConfiguration.RetrievalConfigSchema). */
+type ConfigShape<V extends ViewRegistry> = ConfigurableShape<V> & { deadlineAt: typeof DeadlineAtField };
+type ContextShape<V extends ViewRegistry> = {
+  [Field in keyof ConfigurableShape<V>]: z.ZodOptional<z.ZodType<z.input<ConfigurableShape<V>[Field]>>>;
+};
 
-/**
- * Reads the run's configuration: preset first, then the explicit fields, then defaults. The fields may
- * come as LangGraph's `context` or in `configurable` (LangGraph Studio and older clients); both are
- * read, `configurable` winning where both set a field. Keys that are not configuration fields (the
- * server's thread id, its authenticated user) are left out.
- */
+export type RetrievalConfigOf<V extends ViewRegistry> = z.output<z.ZodObject<ConfigShape<V>>>;
+export type RetrievalConfig = RetrievalConfigOf<typeof VIEWS>;
+export type RetrievalConfigInput = z.input<z.ZodObject<ConfigShape<typeof VIEWS>>>;
+
+/** The configuration of a retrieval graph over one registry of views. */
+export interface RetrievalConfiguration<V extends ViewRegistry = ViewRegistry> {
+  readonly views: V;
+  /**
+   * The configurable fields and one the plan node sets: `deadlineAt`, the run's deadline as epoch ms
+   * (its start plus deadlineMs). It lives in the settings so every node and view task of the run reads
+   * the same clock; it is not configurable (left out of the context schema and of `resolve`).
+   */
+  readonly RetrievalConfigSchema: z.ZodObject<ConfigShape<V>>;
+  /**
+   * The graph's `context` schema: the configurable fields, each described for Studio and the server's
+   * schemas endpoint (type, default, description) and optional, but checked only when the plan node
+   * resolves the configuration, so a bad value comes back as one ValidationError naming the field
+   * rather than LangGraph's own validation dump.
+   */
+  readonly RetrievalContextSchema: z.ZodObject<ContextShape<V>>;
+  /**
+   * Reads the run's configuration: preset first, then the explicit fields, then defaults. The fields may
+   * come as LangGraph's `context` or in `configurable` (LangGraph Studio and older clients); both are
+   * read, `configurable` winning where both set a field. Keys that are not configuration fields (the
+   * server's thread id, its authenticated user) are left out.
+   */
+  resolve(config: (RunnableConfig & { context?: unknown }) | undefined): RetrievalConfigOf<V>;
+}
+
+/** The configuration schemas of a registry of views: the common fields, the views' own, their weights. */
+export function configurationFor<const V extends ViewRegistry>(views: V): RetrievalConfiguration<V> {
+  const names = views.map((view) => view.name);
+  const weights = z.object(Object.fromEntries(views.map((view) => [view.name, view.weight])));
+  const configurable = z.object({
+    preset: PresetField,
+    views: z.array(z.enum(names)).min(1).default(names).describe(`Which views recall: ${names.join(", ")}`),
+    ...Object.assign({}, ...views.map((view) => view.fields)),
+    ...COMMON_FIELDS,
+    viewWeights: weights.default(weights.parse({})).describe("Per-view RRF weights; a view whose weight is unset takes it from the embedder's profile"),
+  }) as unknown as z.ZodObject<ConfigurableShape<V>>;
+  const config = configurable.extend({ deadlineAt: DeadlineAtField }) as unknown as z.ZodObject<ConfigShape<V>>;
+  const known = new Set(Object.keys(configurable.shape));
+  return {
+    views,
+    RetrievalConfigSchema: config,
+    RetrievalContextSchema: z.object(
+      Object.fromEntries(Object.entries(configurable.shape).map(([field, schema]) => [field, described(schema as z.ZodType).optional()])),
+    ) as unknown as z.ZodObject<ContextShape<V>>,
+    resolve(runConfig) {
+      const fields: Record<string, unknown> = {};
+      for (const source of [runConfig?.context, runConfig?.configurable]) {
+        if (typeof source !== "object" || source === null) continue;
+        for (const [key, value] of Object.entries(source)) if (known.has(key) && value !== undefined) fields[key] = value;
+      }
+      const presetName = parseOrThrow(PresetField, fields.preset, "configurable.preset");
+      return parseOrThrow(config, { ...RETRIEVAL_PRESETS[presetName], ...fields }, "configurable");
+    },
+  };
+}
+
+/** The configuration of the registered views (views.ts): what the served graph and the library use. */
+export const RETRIEVAL_CONFIGURATION = configurationFor(VIEWS);
+export const RetrievalConfigSchema = RETRIEVAL_CONFIGURATION.RetrievalConfigSchema;
+export const RetrievalContextSchema = RETRIEVAL_CONFIGURATION.RetrievalContextSchema;
+/** What the run settings in state hold (run-settings.ts), described with the registered views' fields. */
+export const RunSettingsSchema = runSettingsSchema(VIEWS, RetrievalConfigSchema);
+
+/** The run's configuration for the registered views (see RetrievalConfiguration.resolve). */
 export function resolveConfiguration(config: (RunnableConfig & { context?: unknown }) | undefined): RetrievalConfig {
-  const known = new Set(Object.keys(ConfigurableSchema.shape));
-  const fields: Record<string, unknown> = {};
-  for (const source of [config?.context, config?.configurable]) {
-    if (typeof source !== "object" || source === null) continue;
-    for (const [key, value] of Object.entries(source)) if (known.has(key) && value !== undefined) fields[key] = value;
-  }
-  const presetName = parseOrThrow(RetrievalConfigSchema.shape.preset, fields.preset, "configurable.preset");
-  return parseOrThrow(RetrievalConfigSchema, { ...RETRIEVAL_PRESETS[presetName], ...fields }, "configurable");
+  return RETRIEVAL_CONFIGURATION.resolve(config);
 }

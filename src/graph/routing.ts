@@ -2,12 +2,14 @@ import { Send } from "@langchain/langgraph";
 import type { GapCondition } from "../domain/coverage.js";
 import { searchesAgain } from "../reflection/coverage.js";
 import { plannedRun, type RetrievalStateValue, type ViewTask } from "./state.js";
+import { VIEWS, type ViewRegistry } from "./views.js";
 
 /** The views of one round, fanned out in parallel with `Send`, each with its own task. */
-function viewSends(state: RetrievalStateValue, queries: string[], gapConditions: Record<string, GapCondition> = {}): Send[] {
+function viewSends(state: RetrievalStateValue, queries: string[], views: ViewRegistry, gapConditions: Record<string, GapCondition> = {}): Send[] {
   const { plan, settings } = plannedRun(state);
+  const searching = new Set(views.filter((view) => state.round === 0 || view.rounds === "every").map((view) => view.name));
   return settings.views
-    .filter((view) => state.round === 0 || view !== "symbolic") // the plan's conditions do not change between rounds
+    .filter((view) => searching.has(view))
     .map((view) => {
       const task: ViewTask = {
         view,
@@ -26,13 +28,13 @@ function viewSends(state: RetrievalStateValue, queries: string[], gapConditions:
 }
 
 /** After planning: search with the plan's sub-queries. */
-export function routeAfterPlan(state: RetrievalStateValue): Send[] {
-  return viewSends(state, plannedRun(state).plan.subQueries);
+export function routeAfterPlan(state: RetrievalStateValue, views: ViewRegistry = VIEWS): Send[] {
+  return viewSends(state, plannedRun(state).plan.subQueries, views);
 }
 
 /** After reflection: another round for the gap queries (the judge already held the round cap), or finalize. */
-export function routeAfterReflect(state: RetrievalStateValue): Send[] | "finalize" {
+export function routeAfterReflect(state: RetrievalStateValue, views: ViewRegistry = VIEWS): Send[] | "finalize" {
   if (!searchesAgain(state.coverage)) return "finalize";
-  const sends = viewSends(state, state.coverage.gapQueries, state.coverage.gapConditions);
+  const sends = viewSends(state, state.coverage.gapQueries, views, state.coverage.gapConditions);
   return sends.length ? sends : "finalize";
 }

@@ -10,7 +10,8 @@ import { MemoryEntrySchema, NamespaceSchema } from "../memory/entry.js";
 import { RecallFilterSchema } from "../stores/caller-filter.js";
 import { MemoryFilterSchema, type MemoryFilter } from "../stores/port.js";
 import { appended, described } from "./channels.js";
-import { RunSettingsSchema, type RunSettings } from "./run-settings.js";
+import { RunSettingsSchema } from "./configuration.js";
+import type { RunSettings } from "./run-settings.js";
 import { requiredMessage } from "../core/errors.js";
 import { addNodeMs } from "./timing.js";
 

@@ -1,26 +1,42 @@
+import { z } from "zod";
 import type { GraphDependencies } from "../graph/dependencies.js";
 import type { ViewTask } from "../graph/state.js";
 import { withoutNames } from "../planning/known-names.js";
 import { withoutRelativeTime } from "../retrieval/query-words.js";
-import { acrossNamespaces, gapConditionOf, runView, searchOptionsFor } from "./run-view.js";
+import { acrossNamespaces, gapConditionOf, runView, searchOptionsFor, type ViewUpdate } from "./run-view.js";
+import { defineView, type ViewSettings } from "./view-definition.js";
+
+const FIELDS = {
+  lexicalTopK: z.number().int().min(1).max(1000).default(25).describe("BM25 hits per query"),
+  lexicalMinRelative: z.number().min(0).max(1).default(0).describe("Drop BM25 hits below best score x this"),
+};
 
 /**
  * Lexical view: BM25 over the question and the plan's keywords on the first round, over each gap
  * query afterwards. Hits scoring under best x lexicalMinRelative are dropped:
  * BM25 scores have no absolute scale, so the threshold is relative to the best hit.
  */
-export function lexicalNode(dependencies: () => Promise<GraphDependencies>) {
-  return async (task: ViewTask) =>
-    runView("lexical", task, async () => {
-      const { store } = await dependencies();
-      const queries = task.round === 0 ? [firstRoundQuery(task)] : task.queries;
-      return acrossNamespaces(task, queries, async (namespace, query) => {
-        const hits = await store.lexicalSearch(namespace, searchedWords(task, query), searchOptionsFor(task, query, task.settings.lexicalTopK));
-        const best = hits[0]?.score ?? 0;
-        return hits.filter((hit) => hit.score >= best * task.settings.lexicalMinRelative);
-      });
+function lexicalSearch(dependencies: () => Promise<GraphDependencies>, task: ViewTask, own: ViewSettings<typeof FIELDS>): Promise<ViewUpdate> {
+  return runView("lexical", task, async () => {
+    const { store } = await dependencies();
+    const queries = task.round === 0 ? [firstRoundQuery(task)] : task.queries;
+    return acrossNamespaces(task, queries, async (namespace, query) => {
+      const hits = await store.lexicalSearch(namespace, searchedWords(task, query), searchOptionsFor(task, query, own.lexicalTopK));
+      const best = hits[0]?.score ?? 0;
+      return hits.filter((hit) => hit.score >= best * own.lexicalMinRelative);
     });
+  });
 }
+
+/** BM25 over our own tokens: the strongest view on conversations, so the others are weighed against it (weight 1). */
+export const lexicalView = defineView({
+  name: "lexical",
+  weight: z.number().min(0).max(10).default(1).describe("RRF weight of the lexical view's vote"),
+  fields: FIELDS,
+  rounds: "every",
+  votesByScore: true,
+  search: lexicalSearch,
+});
 
 /**
  * The first round's query: the question's own words plus the plan's keywords (a model planner may add

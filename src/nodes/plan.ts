@@ -4,9 +4,9 @@ import { parseOrThrow } from "../core/errors.js";
 import { planQuestion } from "../planning/planner.js";
 import { bothFilters, toMemoryFilter } from "../stores/caller-filter.js";
 import type { MemoryFilter, MemoryStore, Vocabulary } from "../stores/port.js";
-import { resolveConfiguration } from "../graph/configuration.js";
+import { RETRIEVAL_CONFIGURATION, type RetrievalConfiguration } from "../graph/configuration.js";
 import type { GraphDependencies, NamespaceGuard } from "../graph/dependencies.js";
-import { widestSettings } from "../graph/run-settings.js";
+import { widestSettings, type RunSettings } from "../graph/run-settings.js";
 import { embedderProfileFor } from "../text/embedders/profiles.js";
 import { DeadlineError, deadlineFrom, halfwayTo, withDeadlineSignal, withinDeadline, type RunDeadline } from "../graph/deadline.js";
 import type { Degradation } from "../domain/run-account.js";
@@ -20,7 +20,7 @@ import { timed } from "../graph/timing.js";
  * planning/planner.ts for who plans). The run's deadline starts here: its moment goes into the
  * settings, and the store reads and the model's plan made here already count against it.
  */
-export function planNode(dependencies: () => Promise<GraphDependencies>, guard?: NamespaceGuard) {
+export function planNode(dependencies: () => Promise<GraphDependencies>, guard?: NamespaceGuard, retrieval: Pick<RetrievalConfiguration, "views" | "resolve"> = RETRIEVAL_CONFIGURATION) {
   return async (state: RetrievalStateValue, config?: RunnableConfig) =>
     timed("plan", async () => {
       const input = parseOrThrow(
@@ -30,7 +30,7 @@ export function planNode(dependencies: () => Promise<GraphDependencies>, guard?:
       );
       const namespaces = [...new Set(input.namespaces)];
       guard?.({ namespaces, mode: "read" }, config);
-      const configuration = resolveConfiguration(config);
+      const configuration = retrieval.resolve(config);
       const deadline = deadlineFrom(configuration.deadlineMs);
       const { store, model, embedder } = await dependencies();
       // As of a time, relative expressions ("last week") are read from then, unless the caller says otherwise.
@@ -63,7 +63,7 @@ export function planNode(dependencies: () => Promise<GraphDependencies>, guard?:
         asOfTime: input.asOf === undefined ? undefined : new Date(input.asOf).toISOString(),
         callerFilter: callerFilterOf(input),
         queryPlan: plan,
-        settings: { ...widestSettings(configuration, stored, embedderProfileFor(embedder.spec)), deadlineAt: deadline.at },
+        settings: { ...(widestSettings(configuration, stored, embedderProfileFor(embedder.spec), retrieval.views) as RunSettings), deadlineAt: deadline.at },
         round: 0,
         coverage: undefined,
         beforeOwnWords: undefined,

@@ -10,7 +10,7 @@ import type { ViewTask } from "../graph/state.js";
 import { hitKey, type ViewHitList } from "../domain/hits.js";
 import type { Degradation } from "../domain/run-account.js";
 import type { GapCondition } from "../domain/coverage.js";
-import { timed } from "../graph/timing.js";
+import { timed, type NodeMs } from "../graph/timing.js";
 import { DeadlineError, deadlineOf, withinDeadline } from "../graph/deadline.js";
 
 /** One search a view ran: its query, namespace and ranked hits. */
@@ -18,6 +18,14 @@ export interface ViewSearch {
   query: string;
   namespace: string;
   hits: ScoredEntry[];
+}
+
+/** What a view's node adds to the state. */
+export interface ViewUpdate {
+  viewHits: ViewHitList[];
+  entries: Record<string, MemoryEntry>;
+  degraded: Degradation[];
+  nodeMs: NodeMs;
 }
 
 /**
@@ -28,7 +36,7 @@ export interface ViewSearch {
  * bothFilters), and in a round of the rule judge's gap queries, so are hits that do not meet their
  * query's condition. Each view first gives the event loop a turn (nextTurn says why).
  */
-export async function runView(view: ViewName, task: ViewTask, search: () => Promise<ViewSearch[]>) {
+export async function runView(view: ViewName, task: ViewTask, search: () => Promise<ViewSearch[]>): Promise<ViewUpdate> {
   await nextTurn();
   return timed(view, async () => {
     try {

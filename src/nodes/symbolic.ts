@@ -1,3 +1,4 @@
+import { z } from "zod";
 import type { GraphDependencies } from "../graph/dependencies.js";
 import { describeError, log } from "../core/log.js";
 import type { Embedder } from "../text/embedder.js";
@@ -6,11 +7,24 @@ import { entryTerms, namesEveryCondition, type NameConditions } from "../retriev
 import { isEmptyFilter } from "../stores/port.js";
 import type { ViewTask } from "../graph/state.js";
 import type { Plan } from "../domain/plan.js";
+import type { ViewName } from "../domain/views.js";
 import { bothFilters, matchesFilter } from "../stores/caller-filter.js";
-import { acrossNamespaces, runView } from "./run-view.js";
+import { acrossNamespaces, runView, type ViewUpdate } from "./run-view.js";
 import { withoutNames } from "../planning/known-names.js";
 import { withoutRelativeTime } from "../retrieval/query-words.js";
 import { deadlineOf, halfwayTo, withinDeadline, type RunDeadline } from "../graph/deadline.js";
+import { defineView, type ViewSettings } from "./view-definition.js";
+
+const FIELDS = {
+  symbolicTopK: z.number().int().min(1).max(1000).default(5).describe("Metadata/time-filter hits"),
+  timeWindowWeight: z
+    .number()
+    .min(0)
+    .max(10)
+    .default(1)
+    .describe("RRF weight of the symbolic view when the plan has a time window, the one condition no other view can check"),
+};
+type Own = ViewSettings<typeof FIELDS>;
 
 /**
  * Symbolic view: exact metadata and time conditions from the plan (persons, entities, location,
@@ -25,32 +39,61 @@ import { deadlineOf, halfwayTo, withinDeadline, type RunDeadline } from "../grap
  * independent of the semantic view's: ranked by the same vectors it would only repeat the semantic
  * vote, and a weak embedder's order would decide among the matches twice.
  */
-export function symbolicNode(dependencies: () => Promise<GraphDependencies>) {
-  return async (task: ViewTask) =>
-    runView("symbolic", task, async () => {
-      const conditions = filterOf(task.plan, task.referenceMs);
-      if (isEmptyFilter(conditions)) return [];
-      const filter = bothFilters(task.filter, conditions) ?? conditions;
-      // Where the caller's filter names the same field as the plan, the store held the caller's: check the plan's here.
-      const meetsPlan = (hit: ScoredEntry) => filter === conditions || matchesFilter(hit.entry, conditions);
-      const search: NamespaceSearch = {
-        store: dependencies().then(({ store }) => store),
-        k: task.settings.symbolicTopK,
-        words: withoutConditionWords(task.question, conditions, task.plan.timeExpression),
-        filter,
-        meetsPlan,
-        names: nameConditionsOf(conditions),
-        unnamedFilter: bothFilters(task.filter, withoutNameConditions(conditions)),
-      };
-      // Embedded once, and only when some namespace has fewer word matches than k.
-      let vector: Promise<number[] | undefined> | undefined;
-      const similarTo = () => {
-        // The vector only orders the matches: a hung embedder gets half the time left, then they go newest first.
-        vector ??= dependencies().then(({ embedder }) => questionVector(embedder, task.question, halfwayTo(deadlineOf(task.settings))));
-        return vector;
-      };
-      return acrossNamespaces(task, [describeFilter(conditions)], (namespace) => matchesIn(namespace, search, similarTo));
-    });
+function symbolicSearch(dependencies: () => Promise<GraphDependencies>, task: ViewTask, own: Own): Promise<ViewUpdate> {
+  return runView("symbolic", task, async () => {
+    const conditions = filterOf(task.plan, task.referenceMs);
+    if (isEmptyFilter(conditions)) return [];
+    const filter = bothFilters(task.filter, conditions) ?? conditions;
+    // Where the caller's filter names the same field as the plan, the store held the caller's: check the plan's here.
+    const meetsPlan = (hit: ScoredEntry) => filter === conditions || matchesFilter(hit.entry, conditions);
+    const search: NamespaceSearch = {
+      store: dependencies().then(({ store }) => store),
+      k: own.symbolicTopK,
+      words: withoutConditionWords(task.question, conditions, task.plan.timeExpression),
+      filter,
+      meetsPlan,
+      names: nameConditionsOf(conditions),
+      unnamedFilter: bothFilters(task.filter, withoutNameConditions(conditions)),
+    };
+    // Embedded once, and only when some namespace has fewer word matches than k.
+    let vector: Promise<number[] | undefined> | undefined;
+    const similarTo = () => {
+      // The vector only orders the matches: a hung embedder gets half the time left, then they go newest first.
+      vector ??= dependencies().then(({ embedder }) => questionVector(embedder, task.question, halfwayTo(deadlineOf(task.settings))));
+      return vector;
+    };
+    return acrossNamespaces(task, [describeFilter(conditions)], (namespace) => matchesIn(namespace, search, similarTo));
+  });
+}
+
+/**
+ * Exact conditions of the plan. They do not change between rounds, so the view searches in the first
+ * only. Its lists' scores come from two orderings (words, then similarity) and are not comparable
+ * along a list, so they vote by position.
+ */
+export const symbolicView = defineView({
+  name: "symbolic",
+  weight: z.number().min(0).max(10).default(0.3).describe("RRF weight of the symbolic view's vote, when its conditions name a person or place"),
+  fields: FIELDS,
+  rounds: "first",
+  votesByScore: false,
+  search: symbolicSearch,
+  weightFor: symbolicWeight,
+});
+
+/**
+ * The symbolic view's weight follows what its conditions can check that words cannot. A time window
+ * ("last week"): neither BM25 nor dense similarity can tell when something happened, so there it is
+ * the authority (timeWindowWeight). Entities alone, beside the lexical view: an entity is a word of
+ * the memories it names, so the list (those memories ranked by the question's words) is BM25 again
+ * over memories the lexical view already ranks by the same words, and would count them twice; it
+ * gets no vote (SciFact: 0.665 -> 0.685 nDCG@10; LoCoMo's questions, which name speakers, unchanged).
+ * A person (a speaker is not among the words said) or a place keeps the configured weight.
+ */
+function symbolicWeight(plan: Plan, weight: number, own: Own, views: readonly ViewName[]): number {
+  if (plan.timeWindow !== undefined) return own.timeWindowWeight;
+  const wordsOnly = plan.persons.length === 0 && plan.locations.length === 0 && views.includes("lexical");
+  return wordsOnly ? 0 : weight;
 }
 
 /** What every namespace's symbolic search shares. */

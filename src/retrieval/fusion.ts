@@ -1,4 +1,4 @@
-import { VIEW_NAMES, type ViewName } from "../domain/views.js";
+import type { ViewName } from "../domain/views.js";
 import type { FusedHit, Provenance, ViewHitList } from "../domain/hits.js";
 import { SEPARATION_DEPTH } from "./list-evidence.js";
 
@@ -6,7 +6,8 @@ export interface FusionOptions {
   method: "rrf" | "union";
   /** RRF constant: larger flattens the advantage of top ranks. */
   rrfK: number;
-  weights: Record<ViewName, number>;
+  /** Each view's weight, in the views' order (the order `union` reads them in); a view not named here does not vote. */
+  weights: Readonly<Record<ViewName, number>>;
   /** Weight of a list from reflection round r relative to round 0: roundWeight^r (1 = no discount). */
   roundWeight?: number;
   /** Share (0..1) of its view's weight one list earns from its own scores (see list-evidence.ts); default 1. */
@@ -33,9 +34,8 @@ export interface FusionOptions {
  *   the score is 1 / position so that it still sorts.
  */
 export function fuseRankedLists(lists: readonly ViewHitList[], options: FusionOptions): FusedHit[] {
-  const ordered = [...lists].sort(
-    (a, b) => a.round - b.round || VIEW_NAMES.indexOf(a.view) - VIEW_NAMES.indexOf(b.view),
-  );
+  const viewOrder = Object.keys(options.weights);
+  const ordered = [...lists].sort((a, b) => a.round - b.round || viewOrder.indexOf(a.view) - viewOrder.indexOf(b.view));
   const byKey = new Map<string, { firstSeen: number; bestVote: Map<string, { view: ViewName; vote: number }>; provenance: Provenance }>();
   const roundWeight = options.roundWeight ?? 1;
   for (const list of ordered) {
@@ -60,7 +60,7 @@ export function fuseRankedLists(lists: readonly ViewHitList[], options: FusionOp
   const fused = [...byKey.entries()].map(([key, { firstSeen, bestVote, provenance }]) => {
     const score =
       options.method === "rrf"
-        ? [...bestVote.values()].reduce((sum, { view, vote }) => sum + options.weights[view] * vote, 0)
+        ? [...bestVote.values()].reduce((sum, { view, vote }) => sum + (options.weights[view] ?? 0) * vote, 0)
         : 1 / (firstSeen + 1);
     return { key, score, firstSeen, provenance: { ...provenance, fusedScore: score } };
   });
