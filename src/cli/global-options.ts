@@ -1,23 +1,21 @@
 import { Option, type Command } from "commander";
 import { z } from "zod";
 import type { StoreConfig } from "../stores/open-store.js";
-import type { EmbedderProvider } from "../text/embedders/create-embedder.js";
+import { EMBEDDER_PROVIDERS } from "../text/embedders/registry.js";
 import { parseOptionValues } from "./option-values.js";
 
-// Listed here rather than imported so that loading the CLI does not load the stores and embedders;
-// the `satisfies` clauses and the exhaustiveness checks below keep the lists in step with the library.
+// Listed here rather than imported so that loading the CLI does not load the stores;
+// the `satisfies` clause and the exhaustiveness check below keep the list in step with the library.
 export const STORE_KINDS = ["sqlite", "qdrant"] as const satisfies readonly StoreConfig["kind"][];
-export const EMBEDDER_CHOICES = ["use-lite", "onnx", "openai", "hash"] as const satisfies readonly EmbedderProvider[];
-/** Compiles only when nothing is left out: a store kind or embedder the lists above forgot. */
+/** Compiles only when nothing is left out: a store kind the list above forgot. */
 type NothingMissing<Missing extends never> = Missing;
 export type EveryStoreKindListed = NothingMissing<Exclude<StoreConfig["kind"], (typeof STORE_KINDS)[number]>>;
-export type EveryEmbedderListed = NothingMissing<Exclude<EmbedderProvider, (typeof EMBEDDER_CHOICES)[number]>>;
 
 /** Options every command accepts. Unset store and embedder choices fall back to the environment. */
 export const GlobalOptionsSchema = z.object({
   db: z.string().trim().min(1, "must not be empty").optional(),
   store: z.enum(STORE_KINDS).optional(),
-  embedder: z.enum(EMBEDDER_CHOICES).optional(),
+  embedder: z.enum(EMBEDDER_PROVIDERS).optional().describe("The kind of dense embedder (text/embedders/registry.ts)"),
   readOnly: z.boolean().default(false).describe("Open the store without writing to it; writes are refused"),
   json: z.boolean().default(false),
   verbose: z.boolean().default(false),
@@ -29,7 +27,7 @@ export function addGlobalOptions(program: Command): Command {
     .option("--db <path>", "sqlite file or :memory: (default $RECALLGRAPH_DB, else ./.recallgraph/memory.db)")
     .addOption(new Option("--store <kind>", "store backend (default $RECALLGRAPH_STORE, else sqlite)").choices(STORE_KINDS))
     .addOption(
-      new Option("--embedder <name>", "dense embedder (default $RECALLGRAPH_EMBEDDER, else use-lite)").choices(EMBEDDER_CHOICES),
+      new Option("--embedder <name>", "dense embedder (default $RECALLGRAPH_EMBEDDER, else use-lite)").choices(EMBEDDER_PROVIDERS),
     )
     .option("--read-only", "open the store without writing to it; writes are refused (default $RECALLGRAPH_READ_ONLY)")
     .option("--json", "print machine-readable JSON on stdout")

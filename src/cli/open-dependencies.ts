@@ -7,8 +7,9 @@ import { EmbedderMismatchError, RecallGraphError } from "../core/errors.js";
 import type { GraphDependencies } from "../graph/dependencies.js";
 import { closeEach, openDependencies } from "../library/open-recallgraph.js";
 import { EmbeddingSpecSchema, type EmbeddingSpec } from "../text/embedder.js";
-import { HASH_DEFAULT_DIMENSION } from "../text/embedders/hashing.js";
-import { embedderConfigFromEnv, HASH_EMBEDDER_MODEL, ONNX_MODEL_PREFIX, USE_LITE_SPEC } from "../text/embedders/create-embedder.js";
+import { embedderConfigFromEnv } from "../text/embedders/create-embedder.js";
+import { openAIEmbedder } from "../text/embedders/openai.js";
+import { EMBEDDERS } from "../text/embedders/registry.js";
 import { environmentWith, type GlobalOptions } from "./global-options.js";
 import { requireExistingStore, storeLocation, type StoreAccess, type StoreLocation } from "./store-location.js";
 
@@ -52,16 +53,10 @@ function withEmbedderHint(error: unknown): unknown {
   return new RecallGraphError("embedder_mismatch", `${error.message} (for this store: ${embedderFlagsFor(stored.data)})`, error.context, { cause: error });
 }
 
-/** The command-line setting that recreates the embedder a store records. */
+/**
+ * The command-line setting that recreates the embedder a store records. A model no registered kind
+ * built is most likely served by an OpenAI-compatible endpoint, so it is named as one.
+ */
 function embedderFlagsFor(spec: EmbeddingSpec): string {
-  if (spec.model === USE_LITE_SPEC.model) return "--embedder use-lite";
-  if (spec.model === HASH_EMBEDDER_MODEL) {
-    return spec.dimension === HASH_DEFAULT_DIMENSION ? "--embedder hash" : `--embedder hash with RECALLGRAPH_EMBEDDING_DIMENSIONS=${spec.dimension}`;
-  }
-  if (spec.model.startsWith(ONNX_MODEL_PREFIX)) {
-    // onnx:NAME:DTYPE; a folder's NAME is its last path segment, so only the user knows where it is.
-    const [name, dtype] = [spec.model.slice(ONNX_MODEL_PREFIX.length, spec.model.lastIndexOf(":")), spec.model.slice(spec.model.lastIndexOf(":") + 1)];
-    return `--embedder onnx with RECALLGRAPH_EMBEDDING_MODEL=${name} (its hub id, or the path of that folder) RECALLGRAPH_EMBEDDING_DTYPE=${dtype}`;
-  }
-  return `--embedder openai with RECALLGRAPH_EMBEDDING_MODEL=${spec.model} RECALLGRAPH_EMBEDDING_DIMENSIONS=${spec.dimension}`;
+  return (EMBEDDERS.find((kind) => kind.built(spec)) ?? openAIEmbedder).flagsFor(spec);
 }

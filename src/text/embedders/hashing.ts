@@ -9,6 +9,8 @@
  * and summed (terms weigh twice the trigrams), then the whole vector is L2-normalised, so cosine
  * similarity behaves like a blend of term overlap and spelling overlap. Costs microseconds per text.
  */
+import { z } from "zod";
+import { defineEmbedder, MAX_DIMENSION } from "./embedder-definition.js";
 import { Embeddings } from "@langchain/core/embeddings";
 import type { EmbeddingSpec } from "../embedder.js";
 import type { Embedder } from "../embedder.js";
@@ -95,3 +97,21 @@ export function createHashEmbedder(options: { dimension?: number } = {}): Embedd
   const dimension = options.dimension ?? HASH_DEFAULT_DIMENSION;
   return checkedEmbedder(new HashingEmbeddings(dimension), hashEmbedderSpec(dimension), () => true);
 }
+
+/** Feature hashing: deterministic and instant, for tests and benchmarks; not a semantic model. */
+export const hashEmbedder = defineEmbedder({
+  name: "hash",
+  config: z.strictObject({
+    provider: z.literal("hash"),
+    dimension: z.number().int().min(1).max(MAX_DIMENSION).optional(),
+  }),
+  create: ({ dimension }) => createHashEmbedder(dimension === undefined ? {} : { dimension }),
+  fromEnv: (_env, { dimensions }) => ({ provider: "hash" as const, dimension: dimensions ?? HASH_DEFAULT_DIMENSION }),
+  built: (spec) => spec.model === HASH_EMBEDDER_MODEL,
+  profile: {
+    denseWeight: 0.1,
+    basis: "not a semantic model: its cosine is term and spelling overlap, mostly what BM25 already votes for, so it only breaks ties",
+  },
+  flagsFor: (spec) =>
+    spec.dimension === HASH_DEFAULT_DIMENSION ? "--embedder hash" : `--embedder hash with RECALLGRAPH_EMBEDDING_DIMENSIONS=${spec.dimension}`,
+});

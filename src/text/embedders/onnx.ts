@@ -9,6 +9,9 @@
  * (`onnx-folder.ts`); the model call itself is `embedBatch`, the one function both the calling
  * thread and the worker threads run.
  */
+import { z } from "zod";
+import { readChoice, readVariable } from "../../core/env.js";
+import { defineEmbedder, MAX_DIMENSION, setFields, SharedEmbedderFields } from "./embedder-definition.js";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { availableParallelism, homedir } from "node:os";
 import path from "node:path";
@@ -20,7 +23,7 @@ import type { Embedder, EmbeddingSpec } from "../embedder.js";
 import { BatchedModel, defaultEmbeddingWorkers, positiveInteger } from "./batched.js";
 import { checkedEmbedder } from "./checked.js";
 import { readableBy } from "./letter-coverage.js";
-import { ONNX_FILE_OF_DTYPE, OnnxModelError, readModelFolder, type OnnxDtype, type OnnxModelOverrides, type OnnxModelSettings } from "./onnx-folder.js";
+import { ONNX_DTYPES, ONNX_FILE_OF_DTYPE, ONNX_POOLINGS, OnnxModelError, readModelFolder, type OnnxDtype, type OnnxModelOverrides, type OnnxModelSettings } from "./onnx-folder.js";
 import { embeddingWorkerSource } from "./worker-program.js";
 import type { SpawnWorker } from "./worker-pool.js";
 
@@ -364,3 +367,44 @@ export function createOnnxEmbedder(options: OnnxEmbedderOptions): Embedder {
   const embeddings = new OnnxEmbeddings(located, options);
   return checkedEmbedder(embeddings, located.spec, (text) => embeddings.canRead(text), () => embeddings.close());
 }
+
+/** A sentence-embedding ONNX model in process: retrieval-trained, needs the optional transformers.js. */
+export const onnxEmbedder = defineEmbedder({
+  name: "onnx",
+  config: z.strictObject({
+    provider: z.literal("onnx"),
+    model: z.string().trim().min(1, "model must not be empty").describe("A model folder (path) or a hub id (owner/name)"),
+    dimensions: z.number().int().min(1).max(MAX_DIMENSION).optional().describe("Needed only for a hub id not yet in the cache"),
+    dtype: z.enum(ONNX_DTYPES).optional().describe("q8 (onnx/model_quantized.onnx) or fp32 (onnx/model.onnx); default the first the folder has"),
+    pooling: z.enum(ONNX_POOLINGS).optional().describe("Instead of the folder's 1_Pooling/config.json"),
+    normalize: z.boolean().optional().describe("Unit vectors; default: whether modules.json has a Normalize module"),
+    maxLength: z.number().int().min(1).max(MAX_DIMENSION).optional().describe("Tokens per text; default sentence_bert_config.json max_seq_length"),
+    queryPrefix: z.string().optional().describe("Put before each query; default config_sentence_transformers.json prompts.query"),
+    documentPrefix: z.string().optional().describe("Put before each document; default prompts.document or prompts.passage"),
+    cacheDir: z.string().min(1).optional().describe("Where hub models are kept"),
+    batchSize: SharedEmbedderFields.batchSize,
+    workers: SharedEmbedderFields.workers.describe("Threads for large embedDocuments calls: 1 in the calling thread, N > 1 worker threads (default one per core, at most 4)"),
+    timeoutMs: SharedEmbedderFields.timeoutMs.describe("Limit in ms for one batch, the first including loading the model (default 60000)"),
+  }),
+  create: ({ provider: _provider, ...options }) => createOnnxEmbedder(options satisfies OnnxEmbedderOptions),
+  fromEnv: (env, { dimensions, batchSize, workers, timeoutMs }) => {
+    const model = readVariable(env, "RECALLGRAPH_EMBEDDING_MODEL") ?? ONNX_DEFAULT_MODEL;
+    // The default model's size is known, so `RECALLGRAPH_EMBEDDER=onnx` alone works before its first download.
+    const knownDimensions = dimensions ?? (model === ONNX_DEFAULT_MODEL ? ONNX_DEFAULT_DIMENSIONS : undefined);
+    const dtype = readChoice(env, "RECALLGRAPH_EMBEDDING_DTYPE", ONNX_DTYPES);
+    const cacheDir = readVariable(env, "RECALLGRAPH_MODEL_CACHE");
+    return { provider: "onnx" as const, model, ...setFields({ dimensions: knownDimensions, dtype, cacheDir, batchSize, workers, timeoutMs }) };
+  },
+  built: (spec) => spec.model.startsWith(ONNX_MODEL_PREFIX),
+  profile: {
+    denseWeight: 0.7,
+    basis:
+      "measured with all-MiniLM-L6-v2 (int8) on both development sets: semantic weights 0.3 / 0.5 / 0.7 / 1 / 2 give LoCoMo recall@10 0.766 / 0.768 / 0.768 / 0.767 / -, SciFact train nDCG@10 0.700 / 0.708 / 0.718 / 0.709 / 0.698; no separation ramp (the knowledge-base preset: 0.716 without, 0.712 with 2 / 4; 0.689 with 5 / 7 at weight 1)",
+  },
+  flagsFor: (spec) => {
+    // onnx:NAME:DTYPE; a folder's NAME is its last path segment, so only the user knows where it is.
+    const name = spec.model.slice(ONNX_MODEL_PREFIX.length, spec.model.lastIndexOf(":"));
+    const dtype = spec.model.slice(spec.model.lastIndexOf(":") + 1);
+    return `--embedder onnx with RECALLGRAPH_EMBEDDING_MODEL=${name} (its hub id, or the path of that folder) RECALLGRAPH_EMBEDDING_DTYPE=${dtype}`;
+  },
+});

@@ -4,6 +4,9 @@
  * discovered: the store must know it before the first vector exists, and every returned vector is
  * checked against it.
  */
+import { z } from "zod";
+import { readRequired, readVariable } from "../../core/env.js";
+import { defineEmbedder, MAX_DIMENSION, MAX_RETRIES, setFields, SharedEmbedderFields } from "./embedder-definition.js";
 import type { EmbeddingsInterface } from "@langchain/core/embeddings";
 import type { OpenAIEmbeddings } from "@langchain/openai";
 import { ValidationError } from "../../core/errors.js";
@@ -93,3 +96,53 @@ export class LazyOpenAIEmbeddings implements EmbeddingsInterface {
     return (await this.client()).embedQuery(document);
   }
 }
+
+/** Native sizes of OpenAI's own models, so the common case needs no RECALLGRAPH_EMBEDDING_DIMENSIONS. */
+const OPENAI_NATIVE_DIMENSIONS: Readonly<Record<string, number>> = {
+  "text-embedding-3-small": 1536,
+  "text-embedding-3-large": 3072,
+};
+const DEFAULT_OPENAI_MODEL = "text-embedding-3-small";
+
+/**
+ * Any OpenAI-compatible /embeddings endpoint. Such endpoints serve retrieval-trained models (OpenAI's,
+ * BGE, E5, ...), so any model behind one is weighed as one.
+ */
+export const openAIEmbedder = defineEmbedder({
+  name: "openai",
+  config: z.strictObject({
+    provider: z.literal("openai"),
+    model: z.string().trim().min(1, "model must not be empty"),
+    dimensions: z.number().int().min(1).max(MAX_DIMENSION),
+    baseURL: z.url({ protocol: /^https?$/, error: "baseURL must be an http(s) URL" }).optional(),
+    apiKey: z.string().min(1).optional(),
+    batchSize: SharedEmbedderFields.batchSize,
+    maxRetries: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_RETRIES)
+      .optional()
+      .describe("Retries of a failed request (default 1: a question is waiting; ingest may want more)"),
+    timeoutMs: SharedEmbedderFields.timeoutMs.describe("Per-request timeout in ms (default 10000)"),
+  }),
+  create: ({ provider: _provider, ...options }) => createOpenAIEmbedder(options),
+  fromEnv: (env, { dimensions, batchSize, timeoutMs, maxRetries }) => {
+    const model = readVariable(env, "RECALLGRAPH_EMBEDDING_MODEL") ?? DEFAULT_OPENAI_MODEL;
+    const resolvedDimensions = dimensions ?? OPENAI_NATIVE_DIMENSIONS[model];
+    if (resolvedDimensions === undefined) {
+      throw new ValidationError("RECALLGRAPH_EMBEDDING_DIMENSIONS", `is required for model "${model}" (the store needs the vector size before the first vector)`);
+    }
+    const baseURL = readVariable(env, "OPENAI_BASE_URL");
+    const apiKey = baseURL
+      ? readVariable(env, "OPENAI_API_KEY")
+      : readRequired(env, "OPENAI_API_KEY", "when OPENAI_BASE_URL is not set (api.openai.com needs a key)");
+    return { provider: "openai" as const, model, dimensions: resolvedDimensions, ...setFields({ baseURL, apiKey, batchSize, timeoutMs, maxRetries }) };
+  },
+  built: (spec) => spec.model.startsWith(OPENAI_MODEL_PREFIX),
+  profile: {
+    denseWeight: 1,
+    basis: "published hybrid chain: a retrieval-trained embedder votes as much as BM25 (plain RRF, equal weights)",
+  },
+  flagsFor: (spec) => `--embedder openai with RECALLGRAPH_EMBEDDING_MODEL=${spec.model} RECALLGRAPH_EMBEDDING_DIMENSIONS=${spec.dimension}`,
+});

@@ -1,15 +1,12 @@
 /**
- * What is known about each kind of embedder, as data: how much the semantic view's RRF vote should
+ * What is known about each kind of embedder, as data (each kind's record in the registry holds its own): how much the semantic view's RRF vote should
  * count against BM25's (weight 1), and whether its dense lists must earn that vote by standing out.
  * The retrieval settings take both from here unless a caller sets them (`viewWeights.semantic`,
  * `denseSeparation`), so each embedder is weighed by what was measured with it, not with another.
  */
 import { z } from "zod";
 import type { EmbeddingSpec } from "../embedder.js";
-import { HASH_EMBEDDER_MODEL } from "./hashing.js";
-import { ONNX_MODEL_PREFIX } from "./onnx.js";
-import { OPENAI_MODEL_PREFIX } from "./openai.js";
-import { USE_LITE_SPEC, USE_LITE_TEXT_WORDS } from "./use-lite.js";
+import { EMBEDDERS, type EmbedderRegistry } from "./registry.js";
 
 /** How a dense list's vote grows with its first score's separation (retrieval/list-evidence.ts). */
 export const SeparationRampSchema = z
@@ -42,51 +39,26 @@ export const EmbedderProfileSchema = z.strictObject({
 });
 export type EmbedderProfile = z.infer<typeof EmbedderProfileSchema>;
 
-export const EMBEDDER_KINDS = ["use-lite", "hash", "onnx", "openai", "unknown"] as const;
-export type EmbedderKind = (typeof EMBEDDER_KINDS)[number];
+/** The kinds of the registry (registry.ts), and `unknown` for an embedder recallgraph did not build. */
+export type EmbedderKind = (typeof EMBEDDERS)[number]["name"] | "unknown";
+export const EMBEDDER_KINDS: readonly EmbedderKind[] = [...EMBEDDERS.map((kind) => kind.name), "unknown"];
 
-export const EMBEDDER_PROFILES = {
-  "use-lite": {
-    denseWeight: 0.3,
-    basis:
-      "measured: best semantic weight for full on LoCoMo (recall@10), and alone it is far behind BM25 on documents (SciFact nDCG@10 0.280 against 0.684, long texts embedded by their sentences)",
-    representsWords: USE_LITE_TEXT_WORDS,
-    // Chosen on the first half of SciFact's training claims, checked on the second; the knowledge-base
-    // preset scores 0.685 nDCG@10 with it and 0.666 without (README, "A knowledge base").
-    denseSeparation: { from: 5, to: 7 },
-  },
-  hash: {
-    denseWeight: 0.1,
-    basis: "not a semantic model: its cosine is term and spelling overlap, mostly what BM25 already votes for, so it only breaks ties",
-  },
-  onnx: {
-    denseWeight: 0.7,
-    basis:
-      "measured with all-MiniLM-L6-v2 (int8) on both development sets: semantic weights 0.3 / 0.5 / 0.7 / 1 / 2 give LoCoMo recall@10 0.766 / 0.768 / 0.768 / 0.767 / -, SciFact train nDCG@10 0.700 / 0.708 / 0.718 / 0.709 / 0.698; no separation ramp (the knowledge-base preset: 0.716 without, 0.712 with 2 / 4; 0.689 with 5 / 7 at weight 1)",
-  },
-  openai: {
-    denseWeight: 1,
-    basis: "published hybrid chain: a retrieval-trained embedder votes as much as BM25 (plain RRF, equal weights)",
-  },
-  unknown: {
-    denseWeight: 0.5,
-    basis: "nothing is known: halfway between the weak offline embedder's measured weight and the published chain's equal vote",
-  },
-} as const satisfies Record<EmbedderKind, EmbedderProfile>;
+const UNKNOWN_PROFILE: EmbedderProfile = {
+  denseWeight: 0.5,
+  basis: "nothing is known: halfway between the weak offline embedder's measured weight and the published chain's equal vote",
+};
 
-/**
- * The kind of the embedder that built vectors of this spec. Any model behind an OpenAI-compatible
- * endpoint counts as `openai`: such endpoints serve retrieval-trained models (OpenAI's, BGE, E5, ...).
- */
-export function embedderKindOf(spec: EmbeddingSpec): EmbedderKind {
-  if (spec.model === USE_LITE_SPEC.model) return "use-lite";
-  if (spec.model === HASH_EMBEDDER_MODEL) return "hash";
-  if (spec.model.startsWith(ONNX_MODEL_PREFIX)) return "onnx";
-  if (spec.model.startsWith(OPENAI_MODEL_PREFIX)) return "openai";
-  return "unknown";
+/** Each kind's profile (each kind's own record holds it), and the `unknown` one. */
+export const EMBEDDER_PROFILES = Object.fromEntries([...EMBEDDERS.map((kind) => [kind.name, kind.profile]), ["unknown", UNKNOWN_PROFILE]]) as Readonly<
+  Record<EmbedderKind, EmbedderProfile>
+>;
+
+/** The kind of the embedder that built vectors of this spec, among `kinds` (default the registered ones). */
+export function embedderKindOf(spec: EmbeddingSpec, kinds: EmbedderRegistry = EMBEDDERS): string {
+  return kinds.find((kind) => kind.built(spec))?.name ?? "unknown";
 }
 
 /** What is known about the embedder of this spec (the `unknown` profile for one recallgraph did not build). */
-export function embedderProfileFor(spec: EmbeddingSpec): EmbedderProfile {
-  return EMBEDDER_PROFILES[embedderKindOf(spec)];
+export function embedderProfileFor(spec: EmbeddingSpec, kinds: EmbedderRegistry = EMBEDDERS): EmbedderProfile {
+  return kinds.find((kind) => kind.built(spec))?.profile ?? UNKNOWN_PROFILE;
 }

@@ -1,0 +1,18 @@
+import type { AnyEmbedderDefinition } from "./embedder-definition.js";
+import { hashEmbedder } from "./hashing.js";
+import { onnxEmbedder } from "./onnx.js";
+import { openAIEmbedder } from "./openai.js";
+import { useLiteEmbedder } from "./use-lite.js";
+
+/**
+ * The kinds of embedder recallgraph builds, the default first. The configuration schema, the factory,
+ * RECALLGRAPH_EMBEDDER's and `--embedder`'s choices and the profiles are all read from this list.
+ */
+export const EMBEDDERS = [useLiteEmbedder, onnxEmbedder, openAIEmbedder, hashEmbedder] as const satisfies readonly AnyEmbedderDefinition[];
+
+/** The kinds a registry can hold (see embedder-definition.ts). */
+export type EmbedderRegistry = readonly AnyEmbedderDefinition[];
+
+/** The name of a registered kind: a configuration's `provider`. */
+export type EmbedderProvider = (typeof EMBEDDERS)[number]["name"];
+export const EMBEDDER_PROVIDERS: readonly EmbedderProvider[] = EMBEDDERS.map((kind) => kind.name);
