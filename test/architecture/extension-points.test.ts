@@ -1,0 +1,122 @@
+/**
+ * An extension point is one definition in one registry: a view and a kind of embedder added here
+ * through their registries alone, without touching the graph, the routing, the merge, the
+ * configuration or the factories, take part as the registered ones do.
+ */
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { z } from "zod";
+import { configurationFor } from "../../src/graph/configuration.js";
+import { createRetrievalGraph } from "../../src/graph/graph.js";
+import { VIEWS } from "../../src/graph/views.js";
+import { retrieve } from "../../src/library/retrieve.js";
+import { openRecallGraph } from "../../src/library/open-recallgraph.js";
+import { acrossNamespaces, runView } from "../../src/nodes/run-view.js";
+import { defineView } from "../../src/nodes/view-definition.js";
+import { createEmbedder, embedderConfigFromEnv, embedderConfigSchema } from "../../src/text/embedders/create-embedder.js";
+import { defineEmbedder, setFields } from "../../src/text/embedders/embedder-definition.js";
+import { createHashEmbedder } from "../../src/text/embedders/hashing.js";
+import { embedderKindOf, embedderProfileFor } from "../../src/text/embedders/profiles.js";
+import { EMBEDDERS } from "../../src/text/embedders/registry.js";
+
+/** A toy view: the namespace's newest memories, whatever the question. */
+const newestView = defineView({
+  name: "newest",
+  weight: z.number().min(0).max(10).default(0.5).describe("RRF weight of the newest memories"),
+  fields: { newestTopK: z.number().int().min(1).max(50).default(2).describe("Newest memories listed") },
+  rounds: "first",
+  votesByScore: false,
+  search: (dependencies, task, own) =>
+    runView("newest", task, async () => {
+      const { store } = await dependencies();
+      return acrossNamespaces(task, ["newest"], async (namespace) => {
+        const page = await store.list(namespace, { limit: own.newestTopK });
+        return page.entries.map((entry, index) => ({ entry, score: 1 / (index + 1) }));
+      });
+    }),
+});
+
+/** A toy kind of embedder: feature hashing under its own name and model. */
+const TOY_MODEL = "toy-v1";
+const toyEmbedder = defineEmbedder({
+  name: "toy",
+  config: z.strictObject({ provider: z.literal("toy"), dimension: z.number().int().min(1).max(4096).optional() }),
+  create: ({ dimension = 64 }) => ({ ...createHashEmbedder({ dimension }), spec: { model: TOY_MODEL, dimension } }),
+  fromEnv: (_env, { dimensions }) => ({ provider: "toy" as const, ...setFields({ dimension: dimensions }) }),
+  built: (spec) => spec.model === TOY_MODEL,
+  profile: { denseWeight: 0.2, basis: "a test's toy" },
+  flagsFor: () => "--embedder toy",
+});
+
+const MEMORIES = [
+  { id: "old", text: "The team met in Shanghai to plan the launch.", timestamp: "2026-01-05T10:00:00Z" },
+  { id: "mid", text: "Dana fixed the login bug ERR_1024.", timestamp: "2026-02-05T10:00:00Z" },
+  { id: "new", text: "The garden shed roof was repaired.", timestamp: "2026-03-05T10:00:00Z" },
+];
+
+describe("a view added through the registry alone", () => {
+  const views = [...VIEWS, newestView] as const;
+
+  it("gets its configuration fields and weight in the graph's schemas", () => {
+    const configuration = configurationFor(views);
+    const context = configuration.RetrievalContextSchema.shape;
+    assert.ok("newestTopK" in context && "semanticTopK" in context);
+    const resolved = configuration.resolve({ configurable: { newestTopK: 1 } });
+    assert.equal(resolved.newestTopK, 1);
+    assert.deepEqual(resolved.views, ["semantic", "lexical", "symbolic", "newest"]);
+    assert.equal(resolved.viewWeights.newest, 0.5);
+    assert.throws(() => configuration.resolve({ configurable: { newestTopK: 0 } }), /configurable\.newestTopK/);
+  });
+
+  it("takes part in a retrieval and shows in the provenance of what it found", async () => {
+    const memory = await openRecallGraph({ store: { kind: "sqlite", path: ":memory:" }, embedder: { provider: "hash", dimension: 64 }, model: null });
+    try {
+      await memory.remember("team", MEMORIES);
+      const graph = createRetrievalGraph({ store: memory.store, embedder: memory.embedder }, { views });
+      const request = { question: "What happened with ERR_1024?", namespace: "team", now: "2026-04-01T00:00:00Z" };
+      const answer = await retrieve(graph, request, { newestTopK: 1 });
+      assert.equal(answer.results[0]?.id, "mid", "the other views still decide");
+      const newest = answer.results.find((result) => result.id === "new");
+      assert.ok(newest?.provenance.views.includes("newest"), JSON.stringify(answer.results.map((result) => [result.id, result.provenance.views])));
+      assert.ok(answer.results.every((result) => result.id === "new" || !result.provenance.views.includes("newest")), "newestTopK 1: one memory");
+      assert.ok(answer.account.nodeMs.newest !== undefined, "it ran as a node of the graph");
+      const without = await retrieve(graph, request, { views: ["semantic", "lexical", "symbolic"] });
+      assert.ok(without.results.every((result) => !result.provenance.views.includes("newest")), "left out of `views`, it does not run");
+    } finally {
+      await memory.close();
+    }
+  });
+});
+
+describe("a kind of embedder added through the registry alone", () => {
+  const kinds = [...EMBEDDERS, toyEmbedder] as const;
+
+  it("is chosen by its name from the environment, built, and known by its profile", async () => {
+    const config = embedderConfigFromEnv({ RECALLGRAPH_EMBEDDER: "toy", RECALLGRAPH_EMBEDDING_DIMENSIONS: "32" }, kinds);
+    assert.deepEqual(config, { provider: "toy", dimension: 32 });
+    assert.equal(embedderConfigSchema(kinds).safeParse(config).success, true);
+    const embedder = createEmbedder(config, kinds);
+    assert.deepEqual(embedder.spec, { model: TOY_MODEL, dimension: 32 });
+    assert.equal((await embedder.embeddings.embedQuery("garden shed")).length, 32);
+    assert.equal(embedderKindOf(embedder.spec, kinds), "toy");
+    assert.equal(embedderProfileFor(embedder.spec, kinds).denseWeight, 0.2);
+    assert.equal(embedderKindOf(embedder.spec), "unknown", "the registered kinds do not know it");
+  });
+
+  it("is refused by name where it is not registered", () => {
+    assert.throws(() => embedderConfigFromEnv({ RECALLGRAPH_EMBEDDER: "toy" }), /RECALLGRAPH_EMBEDDER: must be one of use-lite, onnx, openai, hash/);
+  });
+
+  it("serves a retrieval", async () => {
+    const embedder = createEmbedder(embedderConfigFromEnv({ RECALLGRAPH_EMBEDDER: "toy" }, kinds), kinds);
+    const memory = await openRecallGraph({ store: { kind: "sqlite", path: ":memory:" }, embedder, model: null });
+    try {
+      await memory.remember("team", MEMORIES);
+      const answer = await memory.retrieve({ question: "Who repaired the garden shed roof?", namespace: "team", now: "2026-04-01T00:00:00Z" });
+      assert.equal(answer.results[0]?.id, "new");
+      assert.ok(answer.results[0]?.provenance.views.includes("semantic"));
+    } finally {
+      await memory.close();
+    }
+  });
+});
