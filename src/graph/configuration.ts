@@ -134,6 +134,7 @@ export interface RetrievalConfiguration<V extends ViewRegistry = ViewRegistry> {
 
 /** The configuration schemas of a registry of views: the common fields, the views' own, their weights. */
 export function configurationFor<const V extends ViewRegistry>(views: V): RetrievalConfiguration<V> {
+  refuseClashes(views);
   const names = views.map((view) => view.name);
   const weights = z.object(Object.fromEntries(views.map((view) => [view.name, view.weight])));
   const configurable = z.object({
@@ -161,6 +162,20 @@ export function configurationFor<const V extends ViewRegistry>(views: V): Retrie
       return parseOrThrow(config, { ...RETRIEVAL_PRESETS[presetName], ...fields }, "configurable");
     },
   };
+}
+
+/** Two views of one name, or a field two views (or a view and the common fields) both declare, would overwrite each other. */
+function refuseClashes(views: ViewRegistry): void {
+  const taken = new Set(["preset", "views", "viewWeights", "deadlineAt", ...Object.keys(COMMON_FIELDS)]);
+  const names = new Set<string>();
+  for (const view of views) {
+    if (names.has(view.name)) throw new Error(`two views are named ${view.name}`);
+    names.add(view.name);
+    for (const field of Object.keys(view.fields)) {
+      if (taken.has(field)) throw new Error(`the ${view.name} view's field ${field} is already a configuration field`);
+      taken.add(field);
+    }
+  }
 }
 
 /** The configuration of the registered views (views.ts): what the served graph and the library use. */

@@ -65,7 +65,7 @@ export function defineView<
   Weight extends z.ZodType<number | undefined>,
   Fields extends Shape,
   Settled extends Shape = NoFields,
->(view: ViewDefinition<Name, Weight, Fields, Settled> & { settled?: Settled }): ViewDefinition<Name, Weight, Fields, Settled> {
+>(view: ViewDefinition<Name, Weight, Fields, Settled>): ViewDefinition<Name, Weight, Fields, Settled> {
   return view;
 }
 

@@ -68,6 +68,11 @@ describe("a view added through the registry alone", () => {
     assert.throws(() => configuration.resolve({ configurable: { newestTopK: 0 } }), /configurable\.newestTopK/);
   });
 
+  it("is refused when its name or a field is taken", () => {
+    assert.throws(() => configurationFor([...views, newestView]), /two views are named newest/);
+    assert.throws(() => configurationFor([...VIEWS, { ...newestView, name: "recent", fields: { finalK: z.number().default(1) } }]), /field finalK/);
+  });
+
   it("takes part in a retrieval and shows in the provenance of what it found", async () => {
     const memory = await openRecallGraph({ store: { kind: "sqlite", path: ":memory:" }, embedder: { provider: "hash", dimension: 64 }, model: null });
     try {
