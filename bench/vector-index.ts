@@ -34,7 +34,7 @@ import { normalizeEntry } from "../src/memory/entry.js";
 import type { MemoryRecord, ScoredEntry } from "../src/stores/port.js";
 import { openSqliteStore, type SqliteMemoryStore, type SqliteStoreOptions } from "../src/stores/sqlite/store.js";
 import { DEFAULT_HNSW_PARAMETERS } from "../src/stores/sqlite/vector-search.js";
-import { hashEmbed } from "../src/text/embedders/hashing.js";
+import { hashEmbed } from "../src/text/embedders/hash-features.js";
 import { randomUnitVector, seededRandom, SYNTHETIC_NOW, syntheticMemories, syntheticQuestions } from "./synthetic.js";
 
 const DIMENSION = 512;

@@ -36,7 +36,7 @@ import { readSharedEmbedderVariables, type AnyEmbedderDefinition } from "./embed
 import { EMBEDDERS, type EmbedderRegistry } from "./registry.js";
 
 export { EmbeddingOutputError } from "./checked.js";
-export { createHashEmbedder, hashEmbed, HASH_EMBEDDER_MODEL } from "./hashing.js";
+export { createHashEmbedder, HASH_EMBEDDER_MODEL } from "./hashing.js";
 export { createOnnxEmbedder, ONNX_MODEL_PREFIX } from "./onnx.js";
 export { OnnxModelError, type OnnxModelFailure } from "./onnx-folder.js";
 export { createOpenAIEmbedder } from "./openai.js";
