@@ -43,6 +43,11 @@ describe("what a command loads", () => {
     });
   }
 
+  it("recallgraph --help loads no tokenizer (listing the embedder kinds embeds nothing)", async () => {
+    const packages = await loadedPackages(["--help"], folder.path);
+    for (const name of ["stemmer", "stopword"]) assert.ok(!packages.has(name), `${name} was loaded`);
+  });
+
   const withoutModel: [label: string, args: string[]][] = [
     ["a question", ["--db", "memory.db", "--embedder", "hash", "query", "-n", "demo", "Who did Alice meet?"]],
     ["an evaluation", ["--embedder", "hash", "eval", BEIR_FIXTURE, "--format", "beir", "--json"]],
