@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { RetrievalResult } from "../../src/domain/results.js";
+import { RecallGraphRetriever } from "../../src/integrations/retriever.js";
 import { openRecallGraph, type RecallGraph } from "../../src/library/open-recallgraph.js";
 import type { MemoryInput } from "../../src/memory/entry.js";
 
@@ -89,6 +90,18 @@ describe("retrieving memories that change", () => {
     assert.deepEqual([byId(before, "home-1")?.provenance.supersededBy, byId(before, "home-1")?.provenance.history], [undefined, undefined]);
     const after = await ask("team", "Where does Dana live?", { asOf: "2025-06-01T09:00:00Z" });
     assert.equal(ids(after).indexOf("home-1"), ids(after).indexOf("home-2") + 1, "said at the asOf instant, the move counts");
+  });
+
+  it("answers through the LangChain retriever as of a time, its documents saying how each memory stands", async () => {
+    const now = new RecallGraphRetriever({ graph: memory.graph, namespace: "team", now: () => new Date(NOW) });
+    const today = await now.invoke("Where does Dana live?");
+    const old = today.find((document) => document.id === "home-1");
+    assert.deepEqual([old?.metadata.supersededBy, old?.metadata.history], [["home-2"], "superseded"]);
+    assert.deepEqual(today.find((document) => document.id === "home-2")?.metadata.supersedes, ["home-1"]);
+    assert.ok(today.filter((document) => document.id !== "home-1").every((document) => document.metadata.supersededBy === undefined));
+    const then = await new RecallGraphRetriever({ graph: memory.graph, namespace: "team", asOf: "2025-03-01T00:00:00Z" }).invoke("Where does Dana live?");
+    assert.ok(then.some((document) => document.id === "home-1") && !then.some((document) => document.id === "home-2"), then.map((document) => document.id).join(","));
+    assert.equal(then.find((document) => document.id === "home-1")?.metadata.history, undefined);
   });
 
   it("marks a memory whose validity ended as history at the time asked, and leaves it where fusion put it", async () => {
