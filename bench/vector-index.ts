@@ -35,6 +35,7 @@ import type { MemoryRecord, ScoredEntry } from "../src/stores/port.js";
 import { openSqliteStore, type SqliteMemoryStore, type SqliteStoreOptions } from "../src/stores/sqlite/store.js";
 import { DEFAULT_HNSW_PARAMETERS } from "../src/stores/sqlite/vector-search.js";
 import { hashEmbed } from "../src/text/embedders/hash-features.js";
+import { recallAgainstExact, type RankedHit } from "./recall.js";
 import { randomUnitVector, seededRandom, SYNTHETIC_NOW, syntheticMemories, syntheticQuestions } from "./synthetic.js";
 
 const DIMENSION = 512;
@@ -42,8 +43,6 @@ const NAMESPACE = "bench";
 const BATCH = 5000;
 /** sqlite-vec's scan costs ~1 s per query at 1M: it is timed on at most this many queries. */
 const SCAN_QUERIES = 20;
-/** Similarity within this of the exact 10th still counts as a right hit (float32 noise between the two kernels). */
-const TIE_TOLERANCE = 1e-5;
 const DEFAULT_OUT = fileURLToPath(new URL("./results/vector-index.json", import.meta.url));
 
 const DataSchema = z.enum(["memories", "random"]);
@@ -144,7 +143,6 @@ async function openAs(path: string, data: Data, options: Partial<SqliteStoreOpti
   return openSqliteStore({ path, embedding: { model: `bench-${data}-${DIMENSION}`, dimension: DIMENSION }, ...options });
 }
 
-const idsOf = (hits: readonly ScoredEntry[]): string[] => hits.map((hit) => hit.entry.id);
 const sameHits = (a: readonly ScoredEntry[], b: readonly ScoredEntry[]): boolean =>
   a.length === b.length && a.every((hit, i) => hit.entry.id === b[i]?.entry.id && hit.score === b[i]?.score);
 
@@ -179,20 +177,8 @@ async function measureExact(path: string, entries: number, options: BenchOptions
 
 /** recall@10 of the index's answers against the exact ones (tie-aware, see the module comment), and by ids alone. */
 function recallOf(found: readonly ScoredEntry[][], truth: readonly ScoredEntry[][]): { tieAware: number; byId: number } {
-  let right = 0;
-  let byId = 0;
-  let total = 0;
-  found.forEach((hits, q) => {
-    const exact = truth[q] ?? [];
-    const ids = new Set(idsOf(exact));
-    const tenth = exact.at(-1)?.score ?? 1;
-    total += exact.length;
-    for (const hit of hits.slice(0, exact.length)) {
-      if (ids.has(hit.entry.id)) byId += 1;
-      if (ids.has(hit.entry.id) || hit.score >= tenth - TIE_TOLERANCE) right += 1;
-    }
-  });
-  return { tieAware: right / Math.max(1, total), byId: byId / Math.max(1, total) };
+  const ranked = (hits: readonly ScoredEntry[]): RankedHit[] => hits.map((hit) => ({ id: hit.entry.id, score: hit.score }));
+  return recallAgainstExact(found.map(ranked), truth.map(ranked));
 }
 
 async function measureHnsw(size: number, options: BenchOptions): Promise<HnswResult> {
