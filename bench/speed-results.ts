@@ -1,10 +1,13 @@
 /** What the speed benchmark measures and saves (bench/results/speed.json), validated when read back. */
 import { z } from "zod";
+import { VECTOR_INDEX_KINDS } from "../src/stores/sqlite/vector-search.js";
 
 const LatencySchema = z.object({ p50: z.number(), p95: z.number() });
 
 /** The retrieval graph's nodes, in the order a run takes them (the views share a step). */
 export const GRAPH_NODES = ["plan", "semantic", "lexical", "symbolic", "merge", "reflect", "finalize"] as const;
+
+const NodeTimesSchema = z.object(Object.fromEntries(GRAPH_NODES.map((node) => [node, z.number()])) as Record<(typeof GRAPH_NODES)[number], z.ZodNumber>);
 
 /**
  * Where a question's time goes, in ms per question (means over the questions, so the parts add up to
@@ -19,7 +22,7 @@ export const GRAPH_NODES = ["plan", "semantic", "lexical", "symbolic", "merge", 
  */
 export const BreakdownSchema = z.object({
   invokeMs: z.number(),
-  nodesMs: z.object(Object.fromEntries(GRAPH_NODES.map((node) => [node, z.number()])) as Record<(typeof GRAPH_NODES)[number], z.ZodNumber>),
+  nodesMs: NodeTimesSchema,
   frameworkMs: z.number(),
   /**
    * The same split in CPU time (process.cpuUsage, user + system), which other processes on the machine
@@ -27,26 +30,78 @@ export const BreakdownSchema = z.object({
    * difference, the framework's.
    */
   cpu: z.object({ invokeMs: z.number(), nodesMs: z.number(), frameworkMs: z.number() }),
+  nodesCpuMs: NodeTimesSchema.describe("Each node's own CPU time (user + system, all threads) in the hand-chained pass, summed over its rounds"),
   /** Mean reflection rounds per question (each round runs the views, merge and reflect again). */
   rounds: z.number(),
 });
 export type Breakdown = z.infer<typeof BreakdownSchema>;
 
+/** The machine's load average (1, 5 and 15 minutes) when a measurement began and when it ended: 2 shared cores here. */
+export const LoadSchema = z.object({
+  before: z.array(z.number()).length(3).describe("os.loadavg() when it began"),
+  after: z.array(z.number()).length(3).describe("os.loadavg() when it ended"),
+});
+
+/** recall@10 of an approximate dense search against exact search (bench/recall.ts). */
+export const RecallSchema = z.object({
+  tieAware: z.number().min(0).max(1).describe("Share of the exact top 10 found, a hit whose exact similarity reaches the exact 10th's counting as right"),
+  byId: z.number().min(0).max(1).describe("Share of the exact top 10's ids found"),
+});
+
 export const RecallgraphSideSchema = z.object({
   side: z.literal("recallgraph"),
+  index: z.enum(VECTOR_INDEX_KINDS).describe("The sqlite store's dense search: exact, or an HNSW index for every size (hnswMinEntries 1)"),
   entries: z.number(),
-  ingestPerSec: z.number(),
-  ingestWithHashEmbeddingPerSec: z.number(),
-  retrieveMs: LatencySchema,
+  ingestPerSec: z.number().describe("Entries written per second, the time inside the embedder taken out"),
+  ingestWithHashEmbeddingPerSec: z.number().describe("Entries written per second, the hashing embedder's time included"),
+  indexBuildMs: z
+    .number()
+    .nullable()
+    .describe("hnsw: building the namespace's HNSW index from the store, its first save included; exact: null (no index to build)"),
+  lexicalBuildMs: z.number().describe("Reading the namespace's terms into memory for lexical search (buildLexicalIndex)"),
+  retrieveMs: LatencySchema.describe("Wall time of the full graph per question (retrieve)"),
   breakdown: BreakdownSchema,
-  peakRssMb: z.number(),
+  peakRssMb: z.number().describe("The process's peak RSS after ingest, index and questions (read before exact search is opened for recall)"),
+  semanticRecallAt10: RecallSchema.nullable().describe(
+    "hnsw: the semantic view's dense search (denseSearch, k 10, each question's vector) against exact search on the same file; exact: null (it is the reference)",
+  ),
+  load: LoadSchema,
 });
+export type RecallgraphSide = z.infer<typeof RecallgraphSideSchema>;
+
 export const InMemorySideSchema = z.object({
   side: z.literal("inmemory"),
   buildPerSec: z.number(),
   searchMs: LatencySchema,
   peakRssMb: z.number(),
+  load: LoadSchema,
 });
+
+/** Wall time per query and the mean CPU time (user + system, all threads: LanceDB searches on a thread pool). */
+const PeerLatencySchema = LatencySchema.extend({ cpuMean: z.number().describe("Mean CPU time per query, ms") });
+
+/**
+ * LanceDB's hybrid query on the same memories, questions and vectors (bench/speed-lancedb.ts): full-text
+ * search + vector search fused by its RRF reranker, top 10, exact, then with its vector index.
+ */
+export const LancedbSideSchema = z.object({
+  side: z.literal("lancedb"),
+  version: z.string().describe("@lancedb/lancedb's version"),
+  entries: z.number(),
+  ingestPerSec: z.number().describe("Rows added per second (Table.add in batches, vectors computed beforehand)"),
+  ftsBuildMs: z.number().describe("Building the full-text index on the text column"),
+  vectorIndex: z.string().describe("The vector index built and its settings"),
+  vectorIndexBuildMs: z.number(),
+  hybridMs: z.object({
+    exact: PeerLatencySchema.describe("Hybrid query with the vector part exact (bypassVectorIndex)"),
+    indexed: PeerLatencySchema.describe("Hybrid query with the vector part through the vector index"),
+  }),
+  vectorRecallAt10: RecallSchema.describe("The indexed vector query (top 10) against LanceDB's exact one, by exact cosine similarity"),
+  peakRssMb: z.number(),
+  load: LoadSchema,
+});
+export type LancedbSide = z.infer<typeof LancedbSideSchema>;
+
 /** `p50`, `p95` and the mean of a per-question figure. */
 const PerQuestionSchema = LatencySchema.extend({ mean: z.number() });
 
@@ -66,7 +121,7 @@ export const QdrantSideSchema = z.object({
   outsideServerMs: LatencySchema.describe("Per question, wall time less the server's own: client, HTTP and the graph"),
   peakRssMb: z.number(),
 });
-export const ChildOutputSchema = z.discriminatedUnion("side", [RecallgraphSideSchema, InMemorySideSchema, QdrantSideSchema]);
+export const ChildOutputSchema = z.discriminatedUnion("side", [RecallgraphSideSchema, InMemorySideSchema, LancedbSideSchema, QdrantSideSchema]);
 
 /** What `--store qdrant` saves (bench/results/speed-qdrant.json). */
 export const QdrantSpeedResultsSchema = z.object({
@@ -124,23 +179,71 @@ const SampledEmbeddingSchema = z
   .object({ model: z.string(), sample: z.number(), textsPerSec: z.number(), ingestPerSec: z.number() })
   .describe("USE-lite measured by the speed benchmark itself on a sample (results saved before bench:embedding existed)");
 
+const PEER_SEARCHES = ["InMemoryStore", "LanceDB exact", "LanceDB indexed"] as const;
+
+/** What a peer's answer is compared with: each recallgraph search with the peers that search the same way. */
+export const RATIO_PAIRS: ReadonlyArray<{ ours: (typeof VECTOR_INDEX_KINDS)[number]; peer: (typeof PEER_SEARCHES)[number] }> = [
+  { ours: "exact", peer: "InMemoryStore" },
+  { ours: "exact", peer: "LanceDB exact" },
+  { ours: "hnsw", peer: "LanceDB indexed" },
+];
+
+export const RatioSchema = z.object({
+  ours: z.enum(VECTOR_INDEX_KINDS).describe("recallgraph's full graph with this dense search"),
+  peer: z.enum(PEER_SEARCHES),
+  p50: z.number().describe("recallgraph's p50 over the peer's, measured in the same run (below 1: recallgraph is faster)"),
+  p95: z.number().describe("recallgraph's p95 over the peer's"),
+  cpu: z
+    .number()
+    .nullable()
+    .describe("recallgraph's mean CPU time per question (the breakdown's invoke) over the peer's, all threads; null where the peer's was not measured"),
+});
+export type Ratio = z.infer<typeof RatioSchema>;
+
+const RecallgraphRunSchema = RecallgraphSideSchema.omit({ side: true, index: true, entries: true });
+const InMemoryRunSchema = InMemorySideSchema.omit({ side: true });
+const LancedbRunSchema = LancedbSideSchema.omit({ side: true, entries: true });
+
 const SizeResultSchema = z.object({
   entries: z.number(),
-  ingestPerSec: z.number(),
-  ingestWithHashEmbeddingPerSec: z.number(),
-  retrieveMs: LatencySchema,
-  inMemoryStoreMs: LatencySchema,
-  ratioP50: z.number(),
-  breakdown: BreakdownSchema.optional(),
-  peakRssMb: z.number(),
-  inMemoryStorePeakRssMb: z.number(),
+  recallgraph: z.object({ exact: RecallgraphRunSchema.optional(), hnsw: RecallgraphRunSchema.optional() }),
+  inMemoryStore: InMemoryRunSchema.optional(),
+  lancedb: LancedbRunSchema.optional(),
+  ratios: z.array(RatioSchema),
 });
+export type SizeResult = z.infer<typeof SizeResultSchema>;
+
 export const SpeedResultsSchema = z.object({
+  version: z.literal(2).describe("2: per size, recallgraph per dense search (exact, hnsw) and each peer apart"),
+  measuredAt: z.string().describe("When the run began (ISO 8601)"),
   sizes: z.record(z.string(), SizeResultSchema),
   embedding: z.union([SpeedEmbeddingSchema, SampledEmbeddingSchema]).optional(),
   queries: z.number(),
   machine: z.string(),
+  load: LoadSchema.describe("The machine's load average when the run began and ended"),
   notes: z.array(z.string()),
 });
 export type SpeedResults = z.infer<typeof SpeedResultsSchema>;
 
+/** p50, p95 and the mean CPU time per question (where measured) of each side a ratio can compare. */
+function timesOf(size: Omit<SizeResult, "ratios">, side: Ratio["ours"] | Ratio["peer"]): { p50: number; p95: number; cpu?: number } | undefined {
+  if (side === "exact" || side === "hnsw") {
+    const run = size.recallgraph[side];
+    return run && { ...run.retrieveMs, cpu: run.breakdown.cpu.invokeMs };
+  }
+  if (side === "InMemoryStore") return size.inMemoryStore?.searchMs;
+  const lance = side === "LanceDB exact" ? size.lancedb?.hybridMs.exact : size.lancedb?.hybridMs.indexed;
+  return lance && { ...lance, cpu: lance.cpuMean };
+}
+
+/** recallgraph's times over each peer's, for the pairs of RATIO_PAIRS both sides of which were measured. */
+export function ratiosOf(size: Omit<SizeResult, "ratios">): Ratio[] {
+  const over = (x: number, y: number) => Math.round((100 * x) / Math.max(y, 1e-6)) / 100;
+  return RATIO_PAIRS.flatMap(({ ours, peer }) => {
+    const a = timesOf(size, ours);
+    const b = timesOf(size, peer);
+    if (!a || !b) return [];
+    const cpu = a.cpu !== undefined && b.cpu !== undefined ? over(a.cpu, b.cpu) : null;
+    return [{ ours, peer, p50: over(a.p50, b.p50), p95: over(a.p95, b.p95), cpu }];
+  });
+}

@@ -1,120 +1,82 @@
 /**
- * Speed benchmark (a script, not a test): ingest throughput, retrieve latency of the full graph with
- * the rule-based planner and judge (no LLM: plan, three views, RRF, reflection, re-check), and LangGraph's
- * InMemoryStore.search on the same vectors, at several namespace sizes.
+ * Speed benchmark (a script, not a test): ingest rate, index build, latency of the full graph with the
+ * rule-based planner and judge (no LLM: plan, three views, RRF, reflection, re-check), where its time
+ * goes, peak RSS and, with an index, the semantic view's recall@10, at several namespace sizes; beside
+ * peers that answer the same questions on the same data in the same run.
  *
- *   npm run bench:speed -- [--sizes 1000,10000,100000] [--queries 100] [--embedder use-lite|onnx] [--json] [--no-chart] [--markdown]
- *   npm run bench:speed -- --from bench/results/speed.json --markdown   (the README's tables from saved results)
+ *   npm run bench:speed -- [--sizes 1000,10000,100000] [--queries 100] [--index exact|hnsw|exact,hnsw]
+ *                          [--peers inmemory|lancedb|inmemory,lancedb|none] [--embedder use-lite|onnx]
+ *                          [--json] [--no-chart] [--markdown]
+ *   npm run bench:speed -- --from bench/results/speed.json   (the tables from saved results)
  *   npm run bench:speed -- --store qdrant [--sizes 788] [--queries 100]   (the Qdrant path: QDRANT_URL, else the tests' stub; speed-qdrant.ts)
  *
  * Honest setup notes, also printed with the results:
- * - Memories and questions are synthetic (bench/synthetic.ts), one namespace per size, sqlite file store.
+ * - Memories and questions are synthetic (bench/synthetic.ts, fixed seeds), one namespace per size,
+ *   sqlite file store. Every side builds its own copy of the same data.
  * - Vectors at every size come from the deterministic hashing embedder (512-d), so building 100k
  *   entries takes seconds, not the hour the offline model would need. The offline model's own rates
- *   (USE-lite, the embedded default, in this thread and over its worker pool) are not measured here:
- *   they are read from bench/results/embedding.json, which `npm run bench:embedding` writes, and
- *   reported next to these (measuring them twice would give two numbers for one thing); with
- *   `--embedder onnx`, the ONNX embedder's, from embedding-onnx.json.
+ *   are read from bench:embedding's results and reported next to these, not measured here.
+ * - `--index hnsw` gives the store `vectorIndex: "hnsw"` with hnswMinEntries 1, so every size is
+ *   searched through the index (the store's default indexes only namespaces of 50,000 or more); the
+ *   index is built before the questions are timed (indexBuildMs), as are the in-memory lexical terms.
  * - "ingestPerSec" is the product's write path (validation, one transaction per batch, FTS5 + vector
- *   + name indexes) with the time spent inside the embedder taken out; with embedding included it is
- *   reported for the hashing embedder.
- * - Both latencies include embedding the question with the hashing embedder (fractions of a ms).
- * - The sqlite store's in-memory lexical terms (lexical-index.ts) are read before the questions are
- *   timed; otherwise they are read in the background from the first search on.
- *   InMemoryStore gets the same embedder, hence exactly the same vectors.
- * - Each size and each side (recallgraph, InMemoryStore) runs in a child process of its own, so each
- *   peak RSS is that side's alone.
- * - The per-node breakdown (speed-results.ts, BreakdownSchema) comes from a second pass over the same
- *   questions after the latency pass: each question through the graph, then through the same node
- *   functions chained by hand (each node's own time from its run account); the framework's share is
- *   the invoke's wall time minus the nodes' own.
+ *   + name indexes) with the time spent inside the embedder taken out.
+ * - Latencies include embedding the question with the hashing embedder (fractions of a ms).
+ * - Each size, each index and each peer runs in a child process of its own, so each peak RSS is that
+ *   side's alone.
+ * - The per-node breakdown (speed-breakdown.ts, BreakdownSchema) comes from a second pass over the same
+ *   questions: each through the graph, then through the same node functions chained by hand.
+ * - Peers: LangGraph's InMemoryStore (dense search only, the same embedder); LanceDB's hybrid query,
+ *   exact and indexed (speed-lancedb.ts). Ratios are recallgraph's latency over a peer's in this run.
+ * - 2 shared cores here: each side records the load average when it began and ended.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Embeddings } from "@langchain/core/embeddings";
-import { InMemoryStore, Overwrite, type PutOperation, type Send } from "@langchain/langgraph";
-import { schemaMetaRegistry } from "@langchain/langgraph/zod";
-import { z } from "zod";
+import { InMemoryStore, type PutOperation } from "@langchain/langgraph";
+import type { z } from "zod";
 import { latencySummary as latency, roundTo as round } from "../src/eval/metrics.js";
-import { table } from "../src/eval/report.js";
-import { dependencyAccessor } from "../src/graph/dependencies.js";
 import { createRetrievalGraph, type RetrievalGraph } from "../src/graph/graph.js";
-import { routeAfterPlan, routeAfterReflect } from "../src/graph/routing.js";
-import { RetrievalState, type RetrievalStateValue, type ViewTask } from "../src/graph/state.js";
-import { finalizeNode } from "../src/nodes/finalize.js";
-import { mergeNode } from "../src/nodes/merge.js";
-import { planNode } from "../src/nodes/plan.js";
-import { reflectNode } from "../src/nodes/reflect.js";
-import { viewNode } from "../src/nodes/view-definition.js";
-import { VIEWS } from "../src/graph/views.js";
 import { writeMemories } from "../src/ingest/write-memories.js";
 import { retrieve } from "../src/library/retrieve.js";
-import type { MemoryStore } from "../src/stores/port.js";
-import { openSqliteStore } from "../src/stores/sqlite/store.js";
+import type { EmbeddingSpec } from "../src/text/embedder.js";
+import { openSqliteStore, type SqliteMemoryStore, type SqliteStoreOptions } from "../src/stores/sqlite/store.js";
+import type { VectorIndexKind } from "../src/stores/sqlite/vector-search.js";
 import type { Embedder } from "../src/text/embedder.js";
 import { createHashEmbedder } from "../src/text/embedders/create-embedder.js";
-import { BENCHED_EMBEDDERS, EmbeddingBenchSchema, embeddingResultsPath, type BenchedEmbedder } from "./embedding.js";
+import { hashEmbed } from "../src/text/embedders/hash-features.js";
+import { EmbeddingBenchSchema, embeddingResultsPath, type BenchedEmbedder } from "./embedding.js";
+import { machineDescription } from "./machine.js";
+import { recallAgainstExact, type RankedHit } from "./recall.js";
+import { parseSpeedArgs, type SpeedArgs } from "./speed-args.js";
+import { breakdownOf } from "./speed-breakdown.js";
 import { speedBreakdownChart, speedChart, speedReadmeTables } from "./speed-chart.js";
+import { lancedbSide, loadLancedb } from "./speed-lancedb.js";
 import { qdrantNotes, qdrantSide, qdrantSpeedTable, withQdrantTarget } from "./speed-qdrant.js";
 import {
-  GRAPH_NODES,
+  ChildOutputSchema,
   InMemorySideSchema,
+  LancedbSideSchema,
   QdrantSideSchema,
   QdrantSpeedResultsSchema,
   RecallgraphSideSchema,
-  ChildOutputSchema,
+  ratiosOf,
   SpeedResultsSchema,
   type QdrantSpeedResults,
-  type Breakdown,
+  type RecallgraphSide,
+  type SizeResult,
   type SpeedEmbedding,
   type SpeedResults,
 } from "./speed-results.js";
 import { SYNTHETIC_NOW, syntheticMemories, syntheticQuestions } from "./synthetic.js";
-import { machineDescription } from "./machine.js";
 
 const NAMESPACE = "bench";
 const WARMUP_QUERIES = 5;
 const HERE = dirname(fileURLToPath(import.meta.url));
 const RESULTS_DIR = join(HERE, "results");
-
-const ArgsSchema = z.object({
-  sizes: z.array(z.number().int().min(10).max(1_000_000)).min(1),
-  queries: z.number().int().min(10).max(10_000),
-  json: z.boolean(),
-  chart: z.boolean(),
-  markdown: z.boolean(),
-  from: z.string().optional(),
-  child: z.enum(["recallgraph", "inmemory", "qdrant"]).optional(),
-  size: z.number().int().min(1).optional(),
-  embedder: z.enum(BENCHED_EMBEDDERS).describe("Whose embedding rates (bench:embedding's results) go with the figures"),
-  store: z
-    .enum(["sqlite", "qdrant"])
-    .describe("sqlite: recallgraph beside InMemoryStore; qdrant: the Qdrant path beside sqlite, with requests and server time per question"),
-});
-type Args = z.infer<typeof ArgsSchema>;
-
-function parseArgs(argv: readonly string[]): Args {
-  const value = (flag: string) => {
-    const at = argv.indexOf(flag);
-    return at >= 0 ? argv[at + 1] : undefined;
-  };
-  const numbers = (text: string | undefined) => text?.split(",").map((item) => Number(item.trim()));
-  return ArgsSchema.parse({
-    sizes: numbers(value("--sizes")) ?? [1000, 10_000, 100_000],
-    queries: Number(value("--queries") ?? 100),
-    json: argv.includes("--json"),
-    chart: !argv.includes("--no-chart"),
-    markdown: argv.includes("--markdown"),
-    from: value("--from"),
-    child: value("--child"),
-    size: value("--size") === undefined ? undefined : Number(value("--size")),
-    embedder: value("--embedder") ?? "use-lite",
-    store: value("--store") ?? "sqlite",
-  });
-}
 
 /** Embeddings that add up the time spent inside the wrapped ones, so ingest can be timed without them. */
 class TimedEmbeddings extends Embeddings {
@@ -146,37 +108,93 @@ function peakRssMb(): number {
   return Math.round(process.resourceUsage().maxRSS / 1024);
 }
 
-async function recallgraphSide(size: number, queries: number): Promise<z.infer<typeof RecallgraphSideSchema>> {
-  const directory = mkdtempSync(join(tmpdir(), "recallgraph-speed-"));
-  const hash = createHashEmbedder();
-  const timed = new TimedEmbeddings(hash.embeddings);
-  const embedder: Embedder = { ...hash, embeddings: timed };
-  const store = await openSqliteStore({ path: join(directory, "memory.db"), embedding: embedder.spec });
-  try {
-    const memories = syntheticMemories(size);
-    const started = performance.now();
-    await writeMemories(store, embedder, NAMESPACE, memories);
-    const writeMs = performance.now() - started;
-    const ingestMs = writeMs - timed.spentMs;
-    // Read now rather than in the background among the timed questions (InMemoryStore indexes at put time).
-    await store.buildLexicalIndex(NAMESPACE);
+/** ms that `work` took. */
+async function timed(work: () => Promise<unknown>): Promise<number> {
+  const started = performance.now();
+  await work();
+  return round(performance.now() - started, 1);
+}
 
+/** The store's settings for each dense search: every size through the index with hnsw, so small sizes measure it too. */
+function storeOptions(index: VectorIndexKind): Partial<SqliteStoreOptions> {
+  return index === "hnsw" ? { vectorIndex: "hnsw", hnswMinEntries: 1 } : { vectorIndex: "exact" };
+}
+
+/** Writes the synthetic memories through the product's write path; ms in all and ms outside the embedder. */
+async function ingest(store: SqliteMemoryStore, size: number): Promise<{ embedder: Embedder; writeMs: number; ingestMs: number }> {
+  const hash = createHashEmbedder();
+  const timedEmbeddings = new TimedEmbeddings(hash.embeddings);
+  const embedder: Embedder = { ...hash, embeddings: timedEmbeddings };
+  const started = performance.now();
+  await writeMemories(store, embedder, NAMESPACE, syntheticMemories(size));
+  const writeMs = performance.now() - started;
+  return { embedder, writeMs, ingestMs: writeMs - timedEmbeddings.spentMs };
+}
+
+/** Wall time of the full graph per question, after the warm-up questions. */
+async function retrieveTimes(graph: RetrievalGraph, questions: readonly string[]): Promise<number[]> {
+  const times: number[] = [];
+  for (const [i, question] of questions.entries()) {
+    const asked = performance.now();
+    await retrieve(graph, { question, namespace: NAMESPACE, now: SYNTHETIC_NOW });
+    if (i >= WARMUP_QUERIES) times.push(performance.now() - asked);
+  }
+  return times;
+}
+
+/**
+ * The semantic view's dense search through the index (k 10, each question's vector) against exact
+ * search on the same file, opened read-only beside it.
+ */
+async function semanticRecall(indexed: SqliteMemoryStore, path: string, spec: EmbeddingSpec, questions: readonly string[]) {
+  const exact = await openSqliteStore({ path, embedding: spec, readOnly: true, vectorIndex: "exact", vectorCacheMiB: 16_384 });
+  try {
+    const ranked = (hits: ReadonlyArray<{ entry: { id: string }; score: number }>): RankedHit[] => hits.map((hit) => ({ id: hit.entry.id, score: hit.score }));
+    const found: RankedHit[][] = [];
+    const truth: RankedHit[][] = [];
+    for (const question of questions) {
+      const vector = hashEmbed(question, spec.dimension);
+      found.push(ranked(await indexed.denseSearch(NAMESPACE, vector, { k: 10 })));
+      truth.push(ranked(await exact.denseSearch(NAMESPACE, vector, { k: 10 })));
+    }
+    const recall = recallAgainstExact(found, truth);
+    return { tieAware: round(recall.tieAware, 4), byId: round(recall.byId, 4) };
+  } finally {
+    await exact.close();
+  }
+}
+
+async function recallgraphSide(size: number, queries: number, index: VectorIndexKind): Promise<RecallgraphSide> {
+  const before = loadavg();
+  const directory = mkdtempSync(join(tmpdir(), "recallgraph-speed-"));
+  const path = join(directory, "memory.db");
+  const spec = createHashEmbedder().spec;
+  const store = await openSqliteStore({ path, embedding: spec, ...storeOptions(index) });
+  try {
+    const { embedder, writeMs, ingestMs } = await ingest(store, size);
+    // Read now rather than in the background among the timed questions (InMemoryStore indexes at put time).
+    const lexicalBuildMs = await timed(() => store.buildLexicalIndex(NAMESPACE));
+    const indexBuildMs = index === "hnsw" ? await timed(() => buildIndex(store)) : null;
     const graph = createRetrievalGraph({ store, embedder });
     const questions = syntheticQuestions(queries + WARMUP_QUERIES);
-    const times: number[] = [];
-    for (const [i, question] of questions.entries()) {
-      const asked = performance.now();
-      await retrieve(graph, { question, namespace: NAMESPACE, now: SYNTHETIC_NOW });
-      if (i >= WARMUP_QUERIES) times.push(performance.now() - asked);
-    }
+    const retrieveMs = latency(await retrieveTimes(graph, questions));
+    const breakdown = await breakdownOf(graph, { store, embedder }, NAMESPACE, questions.slice(WARMUP_QUERIES));
+    // Read before the recall pass, whose exact copy of the vectors is the benchmark's, not the product's.
+    const peak = peakRssMb();
+    const semanticRecallAt10 = index === "hnsw" ? await semanticRecall(store, path, spec, questions.slice(WARMUP_QUERIES)) : null;
     return {
       side: "recallgraph",
+      index,
       entries: size,
       ingestPerSec: Math.round(size / (ingestMs / 1000)),
       ingestWithHashEmbeddingPerSec: Math.round(size / (writeMs / 1000)),
-      retrieveMs: latency(times),
-      breakdown: await breakdownOf(graph, store, embedder, questions.slice(WARMUP_QUERIES)),
-      peakRssMb: peakRssMb(),
+      indexBuildMs,
+      lexicalBuildMs,
+      retrieveMs,
+      breakdown,
+      peakRssMb: peak,
+      semanticRecallAt10,
+      load: { before, after: loadavg() },
     };
   } finally {
     await store.close();
@@ -184,114 +202,13 @@ async function recallgraphSide(size: number, queries: number): Promise<z.infer<t
   }
 }
 
-/**
- * Where the time of a question goes (see BreakdownSchema). Each question is asked twice in a row: once
- * through the graph (the invoke's wall time), once through the same node functions chained by hand,
- * one at a time (handChain), whose run account gives each node's own time; the graph first for every
- * other question, the chain first for the rest. The framework's share is the
- * difference. The two answers must be the same, or the breakdown would not describe the graph's run.
- */
-async function breakdownOf(graph: RetrievalGraph, store: MemoryStore, embedder: Embedder, questions: readonly string[]): Promise<Breakdown> {
-  const chain = handChain({ store, embedder });
-  const nodes = Object.fromEntries(GRAPH_NODES.map((node) => [node, 0])) as Breakdown["nodesMs"];
-  let invokeMs = 0;
-  let invokeCpuMs = 0;
-  let chainCpuMs = 0;
-  let rounds = 0;
-  const cpuMs = (since: NodeJS.CpuUsage) => {
-    const used = process.cpuUsage(since);
-    return (used.user + used.system) / 1000;
-  };
-  for (const [index, question] of questions.entries()) {
-    const viaGraph = async () => {
-      const asked = performance.now();
-      const cpuBefore = process.cpuUsage();
-      const answer = await retrieve(graph, { question, namespace: NAMESPACE, now: SYNTHETIC_NOW });
-      invokeCpuMs += cpuMs(cpuBefore);
-      invokeMs += performance.now() - asked;
-      return answer;
-    };
-    const byHand = async () => {
-      const cpuBefore = process.cpuUsage();
-      const answer = await chain(question);
-      chainCpuMs += cpuMs(cpuBefore);
-      return answer;
-    };
-    // Whichever asks second finds the store's caches warm for this question (its parsed entries, its
-    // speaker's filter matches, its terms' idf): each goes first for half of the questions.
-    const graphFirst = index % 2 === 0;
-    const output = graphFirst ? await viaGraph() : undefined;
-    const chained = await byHand();
-    const answered = output ?? (await viaGraph());
-    const same = (results: ReadonlyArray<{ id: string; score: number }>) => JSON.stringify(results.map(({ id, score }) => [id, score]));
-    if (same(chained.results) !== same(answered.results) || (chained.account?.rounds ?? -1) !== answered.rounds) {
-      throw new Error(`the nodes chained by hand answered "${question}" differently from the graph: the breakdown would not describe its run`);
-    }
-    rounds += answered.rounds;
-    for (const node of GRAPH_NODES) nodes[node] += chained.nodeMs[node] ?? 0;
-  }
-  const perQuestion = (total: number) => round(total / questions.length, 3);
-  const nodesMs = Object.fromEntries(GRAPH_NODES.map((node) => [node, perQuestion(nodes[node])])) as Breakdown["nodesMs"];
-  const ownMs = GRAPH_NODES.reduce((sum, node) => sum + nodes[node], 0);
-  return {
-    invokeMs: perQuestion(invokeMs),
-    nodesMs,
-    frameworkMs: perQuestion(invokeMs - ownMs),
-    cpu: { invokeMs: perQuestion(invokeCpuMs), nodesMs: perQuestion(chainCpuMs), frameworkMs: perQuestion(invokeCpuMs - chainCpuMs) },
-    rounds: round(rounds / questions.length, 2),
-  };
-}
-
-/**
- * The retrieval graph's run without LangGraph: its node functions and routes (src/nodes, src/graph/routing)
- * called in the graph's order, each round's views one after the other, each update applied as the
- * graph's channels apply it (the state's reducers, Overwrite, last value otherwise).
- */
-function handChain(dependencies: { store: MemoryStore; embedder: Embedder }) {
-  const deps = dependencyAccessor(dependencies);
-  const plan = planNode(deps);
-  const views = Object.fromEntries(VIEWS.map((view) => [view.name, viewNode(view, deps)]));
-  const merge = mergeNode();
-  const reflect = reflectNode(deps);
-  const finalize = finalizeNode(deps);
-  const config = { configurable: {} };
-  const fields: Record<string, z.ZodType> = RetrievalState.shape;
-  const reducers = new Map<string, (current: unknown, update: unknown) => unknown>();
-  for (const [key, field] of Object.entries(fields)) {
-    const reducer = schemaMetaRegistry.get(field)?.reducer?.fn;
-    if (reducer) reducers.set(key, reducer);
-  }
-  const apply = (state: RetrievalStateValue, updates: ReadonlyArray<object>): RetrievalStateValue => {
-    const next: Record<string, unknown> = { ...state };
-    for (const update of updates) {
-      for (const [key, value] of Object.entries(update)) {
-        const reducer = reducers.get(key);
-        if (Overwrite.isInstance(value)) next[key] = (value as Overwrite<unknown>).value;
-        else next[key] = reducer ? reducer(next[key], value) : value;
-      }
-    }
-    return next as RetrievalStateValue;
-  };
-  const runViews = async (state: RetrievalStateValue, sends: Send[]) => {
-    const updates: object[] = [];
-    for (const send of sends) updates.push((await views[send.node]?.(send.args as ViewTask)) ?? {});
-    return apply(state, updates);
-  };
-  return async (question: string): Promise<RetrievalStateValue> => {
-    const initial = { question, namespaces: [NAMESPACE], now: SYNTHETIC_NOW, round: 0, viewHits: [], entries: {}, fused: [], results: [], degraded: [], llmCalls: [], nodeMs: {} };
-    let state = apply(initial as unknown as RetrievalStateValue, [await plan(initial as unknown as RetrievalStateValue, config)]);
-    let sends: Send[] | "finalize" = routeAfterPlan(state);
-    while (sends !== "finalize") {
-      state = await runViews(state, sends);
-      state = apply(state, [await merge(state)]);
-      state = apply(state, [await reflect(state, config)]);
-      sends = routeAfterReflect(state);
-    }
-    return apply(state, [await finalize(state, config)]);
-  };
+async function buildIndex(store: SqliteMemoryStore): Promise<void> {
+  const result = await store.buildVectorIndex(NAMESPACE);
+  if (result !== "built") throw new Error(`--index hnsw: expected the store to build an HNSW index, it answered "${result}" (is usearch installed?)`);
 }
 
 async function inMemorySide(size: number, queries: number): Promise<z.infer<typeof InMemorySideSchema>> {
+  const before = loadavg();
   const embedder = createHashEmbedder();
   const store = new InMemoryStore({ index: { embeddings: embedder.embeddings, dims: embedder.spec.dimension, fields: ["text"] } });
   const memories = syntheticMemories(size);
@@ -312,97 +229,122 @@ async function inMemorySide(size: number, queries: number): Promise<z.infer<type
     await store.search([NAMESPACE], { query: question, limit: 10 });
     if (i >= WARMUP_QUERIES) times.push(performance.now() - asked);
   }
-  return { side: "inmemory", buildPerSec: Math.round(size / (buildMs / 1000)), searchMs: latency(times), peakRssMb: peakRssMb() };
+  return { side: "inmemory", buildPerSec: Math.round(size / (buildMs / 1000)), searchMs: latency(times), peakRssMb: peakRssMb(), load: { before, after: loadavg() } };
 }
 
 /** Runs one measurement in a fresh process (its own heap, its own peak RSS) and reads its JSON line. */
 function inChild(args: readonly string[], env: Record<string, string> = {}): z.infer<typeof ChildOutputSchema> {
   const child = spawnSync(process.execPath, ["--import", "tsx", fileURLToPath(import.meta.url), ...args], {
     encoding: "utf8",
-    maxBuffer: 16 * 1024 * 1024,
+    maxBuffer: 64 * 1024 * 1024,
     env: { ...process.env, RECALLGRAPH_LOG_LEVEL: "error", ...env },
   });
-  if (child.status !== 0) throw new Error(`benchmark child ${args.join(" ")} failed (${child.status}): ${child.stderr.slice(-2000)}`);
+  if (child.status !== 0) throw new Error(`benchmark child ${args.join(" ")} failed (${child.status ?? child.signal}): ${child.stderr.slice(-2000)}`);
   const lastLine = child.stdout.trim().split("\n").at(-1) ?? "";
   return ChildOutputSchema.parse(JSON.parse(lastLine));
 }
 
+/** One size: recallgraph with each dense search asked for, then each peer, each in a child process. */
+function measureSize(args: SpeedArgs, size: number, note: (text: string) => void): SizeResult {
+  const counts = ["--size", String(size), "--queries", String(args.queries)];
+  const measured: Omit<SizeResult, "ratios"> = { entries: size, recallgraph: {} };
+  for (const index of args.index) {
+    note(`  ${size} entries: recallgraph, ${index} dense search ... (load ${loadLine()})`);
+    const { side: _side, index: _index, entries: _entries, ...run } = RecallgraphSideSchema.parse(inChild(["--child", "recallgraph", "--index", index, ...counts]));
+    measured.recallgraph[index] = run;
+  }
+  if (args.peers.includes("inmemory")) {
+    note(`  ${size} entries: InMemoryStore ... (load ${loadLine()})`);
+    const { side: _side, ...run } = InMemorySideSchema.parse(inChild(["--child", "inmemory", ...counts]));
+    measured.inMemoryStore = run;
+  }
+  if (args.peers.includes("lancedb")) {
+    note(`  ${size} entries: LanceDB ... (load ${loadLine()})`);
+    const { side: _side, entries: _entries, ...run } = LancedbSideSchema.parse(inChild(["--child", "lancedb", ...counts]));
+    measured.lancedb = run;
+  }
+  return { ...measured, ratios: ratiosOf(measured) };
+}
+
+const loadLine = () => loadavg().map((value) => value.toFixed(2)).join(" ");
 
 async function main(): Promise<void> {
-  const args = parseArgs(process.argv.slice(2));
+  const args = parseSpeedArgs(process.argv.slice(2));
   if (args.child) {
-    process.stdout.write(`${JSON.stringify(await childSide(args.child, args.size ?? 1000, args.queries))}\n`);
+    process.stdout.write(`${JSON.stringify(await childSide(args))}\n`);
     return;
   }
   if (args.store === "qdrant") return qdrantMain(args);
 
   if (args.from) {
     const saved = SpeedResultsSchema.parse(JSON.parse(readFileSync(args.from, "utf8")));
-    process.stdout.write(`${args.markdown ? markdownOf(saved) : speedTable(saved)}\n`);
+    process.stdout.write(`${args.markdown ? markdownOf(saved) : speedReport(saved)}\n`);
     return;
   }
   const note = (text: string) => process.stderr.write(`${text}\n`);
-  note(`speed benchmark: sizes ${args.sizes.join(", ")}, ${args.queries} questions each; ${machineDescription()}`);
-  // Read first, so that an unreadable results file fails before minutes of measuring, not after.
+  note(`speed benchmark: sizes ${args.sizes.join(", ")}, ${args.queries} questions each, index ${args.index.join(" and ")}, peers ${args.peers.join(", ") || "none"}; ${machineDescription()}`);
+  // Checked first, so that a missing results file or native binary fails before minutes of measuring, not after.
   const embedding = embeddingRates(args.embedder);
   if (embedding.status === "missing") note(`  ${embedding.note}`);
-  const sizes: SpeedResults["sizes"] = {};
-  for (const size of args.sizes) {
-    note(`  ${size} entries: recallgraph ...`);
-    const ours = RecallgraphSideSchema.parse(inChild(["--child", "recallgraph", "--size", String(size), "--queries", String(args.queries)]));
-    note(`  ${size} entries: InMemoryStore ...`);
-    const theirs = InMemorySideSchema.parse(inChild(["--child", "inmemory", "--size", String(size), "--queries", String(args.queries)]));
-    sizes[String(size)] = {
-      entries: ours.entries,
-      ingestPerSec: ours.ingestPerSec,
-      ingestWithHashEmbeddingPerSec: ours.ingestWithHashEmbeddingPerSec,
-      retrieveMs: ours.retrieveMs,
-      inMemoryStoreMs: theirs.searchMs,
-      ratioP50: round(ours.retrieveMs.p50 / Math.max(theirs.searchMs.p50, 1e-6), 2),
-      breakdown: ours.breakdown,
-      peakRssMb: ours.peakRssMb,
-      inMemoryStorePeakRssMb: theirs.peakRssMb,
-    };
+  if (args.peers.includes("lancedb")) {
+    const loaded = await loadLancedb();
+    if ("missing" in loaded) throw new Error(`--peers lancedb: ${loaded.missing}`);
   }
   const results: SpeedResults = {
-    sizes,
+    version: 2,
+    measuredAt: new Date().toISOString(),
+    sizes: {},
     embedding,
     queries: args.queries,
     machine: machineDescription(),
-    notes: [
-      "synthetic memories and questions (bench/synthetic.ts), one namespace per size, sqlite file store",
-      "vectors from the deterministic hashing embedder (512-d) at every size; USE-lite's rates (in this thread and over its worker pool) read from the embedding benchmark's results, not measured here",
-      "ingestPerSec excludes time inside the embedder; recallgraph runs plan + 3 views + RRF + reflection + re-check by rules, no LLM",
-      "both latencies include embedding the question with the hashing embedder; InMemoryStore searches the same vectors (dense only)",
-      "breakdown: ms per question (means of a second pass); nodes' own time from the same node functions chained by hand (same answers checked); framework = graph invoke wall minus the nodes' own time",
-    ],
+    load: { before: loadavg(), after: loadavg() },
+    notes: NOTES,
   };
-
-  if (args.chart) {
-    mkdirSync(RESULTS_DIR, { recursive: true });
-    writeFileSync(join(RESULTS_DIR, "speed.json"), `${JSON.stringify(results, null, 2)}\n`);
-    writeFileSync(join(RESULTS_DIR, "speed.svg"), speedChart(results));
-    writeFileSync(join(RESULTS_DIR, "speed-breakdown.svg"), speedBreakdownChart(results));
-    note(`  wrote ${join("bench", "results", "speed.json")}, speed.svg and speed-breakdown.svg`);
+  for (const size of args.sizes) {
+    results.sizes[String(size)] = measureSize(args, size, note);
+    results.load.after = loadavg();
+    // Saved after every size: a large size takes long here, and what was measured before a failure is kept.
+    if (args.chart) saveResults(results, note);
   }
   if (args.json) {
     process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
     return;
   }
-  process.stdout.write(`${args.markdown ? markdownOf(results) : speedTable(results)}\n`);
+  process.stdout.write(`${args.markdown ? markdownOf(results) : speedReport(results)}\n`);
+}
+
+const NOTES = [
+  "synthetic memories and questions (bench/synthetic.ts, fixed seeds), one namespace per size, sqlite file store; every side builds its own copy of the same data",
+  "vectors from the deterministic hashing embedder (512-d) at every size, for every side; the offline model's rates are read from the embedding benchmark's results, not measured here",
+  "recallgraph runs plan + 3 views + RRF + reflection + re-check by rules, no LLM; ingestPerSec excludes time inside the embedder; latencies include embedding the question",
+  "hnsw: vectorIndex hnsw with hnswMinEntries 1 (every size indexed), built before the questions; semantic recall@10 = denseSearch k 10 of each question's vector against exact search, tie-aware",
+  "breakdown: ms per question (means of a second pass); nodes' own wall time (run account) and CPU time from the same node functions chained by hand (same answers checked); framework = graph invoke minus the nodes' own time",
+  "InMemoryStore: LangGraph's, dense search only on the same vectors; LanceDB: its hybrid query (full-text + cosine vector search, RRF k 60, top 10), exact (bypassVectorIndex) and through IVF_HNSW_SQ at its defaults, its vector recall@10 against its own exact search",
+  "ratios: recallgraph's latency over the peer's, measured in the same run; each side in a process of its own, its load average recorded (2 shared cores)",
+];
+
+function saveResults(results: SpeedResults, note: (text: string) => void): void {
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  writeFileSync(join(RESULTS_DIR, "speed.json"), `${JSON.stringify(results, null, 2)}\n`);
+  writeFileSync(join(RESULTS_DIR, "speed.svg"), speedChart(results));
+  writeFileSync(join(RESULTS_DIR, "speed-breakdown.svg"), speedBreakdownChart(results));
+  note(`  wrote ${join("bench", "results", "speed.json")}, speed.svg and speed-breakdown.svg`);
 }
 
 /** One side's measurement, in this (child) process. */
-function childSide(side: NonNullable<Args["child"]>, size: number, queries: number): Promise<z.infer<typeof ChildOutputSchema>> {
-  if (side === "qdrant") return qdrantSide(size, queries, WARMUP_QUERIES);
-  return side === "recallgraph" ? recallgraphSide(size, queries) : inMemorySide(size, queries);
+function childSide(args: SpeedArgs): Promise<z.infer<typeof ChildOutputSchema>> {
+  const size = args.size ?? 1000;
+  if (args.child === "qdrant") return qdrantSide(size, args.queries, WARMUP_QUERIES);
+  if (args.child === "lancedb") return lancedbSide(size, args.queries, WARMUP_QUERIES);
+  if (args.child === "inmemory") return inMemorySide(size, args.queries);
+  return recallgraphSide(size, args.queries, args.index[0] ?? "exact");
 }
 
 /**
  * `--store qdrant`: each size on the Qdrant path and, for the ratio, on sqlite, each in a child; saved
  * to bench/results/speed-qdrant.json (speed-qdrant-stub.json when the target was the stub).
  */
-async function qdrantMain(args: Args): Promise<void> {
+async function qdrantMain(args: SpeedArgs): Promise<void> {
   const note = (text: string) => process.stderr.write(`${text}\n`);
   if (args.from) {
     process.stdout.write(`${qdrantSpeedTable(QdrantSpeedResultsSchema.parse(JSON.parse(readFileSync(args.from, "utf8"))))}\n`);
@@ -491,49 +433,15 @@ function markdownOf(results: SpeedResults): string {
   return line ? `${speedReadmeTables(results)}\n\n${line}` : speedReadmeTables(results);
 }
 
-function speedTable(results: SpeedResults): string {
-  const head = ["entries", "ingest/s", "ingest/s +hash emb", "retrieve p50", "p95", "InMemoryStore p50", "p95", "ratio p50", "peak RSS", "IMS peak RSS"];
-  const rows = Object.values(results.sizes).map((size) => [
-    String(size.entries),
-    String(size.ingestPerSec),
-    String(size.ingestWithHashEmbeddingPerSec),
-    `${size.retrieveMs.p50} ms`,
-    `${size.retrieveMs.p95} ms`,
-    `${size.inMemoryStoreMs.p50} ms`,
-    `${size.inMemoryStoreMs.p95} ms`,
-    `${size.ratioP50}x`,
-    `${size.peakRssMb} MB`,
-    `${size.inMemoryStorePeakRssMb} MB`,
-  ]);
-  const lines = [table(head, rows)];
-  const withBreakdown = Object.values(results.sizes).filter((size) => size.breakdown !== undefined);
-  if (withBreakdown.length) {
-    const parts = ["framework", ...GRAPH_NODES] as const;
-    const partMs = (breakdown: Breakdown, part: (typeof parts)[number]) => (part === "framework" ? breakdown.frameworkMs : breakdown.nodesMs[part]);
-    lines.push(
-      "",
-      "Per question, ms (means; node time from the nodes chained by hand, framework = invoke minus nodes):",
-      table(
-        ["entries", "invoke", ...parts, "rounds", "CPU: invoke", "nodes", "framework"],
-        withBreakdown.map((size) => {
-          const breakdown = size.breakdown as Breakdown;
-          return [
-            String(size.entries),
-            String(round(breakdown.invokeMs, 2)),
-            ...parts.map((part) => String(round(partMs(breakdown, part), 2))),
-            String(breakdown.rounds),
-            String(round(breakdown.cpu.invokeMs, 2)),
-            String(round(breakdown.cpu.nodesMs, 2)),
-            String(round(breakdown.cpu.frameworkMs, 2)),
-          ];
-        }),
-      ),
-    );
-  }
-  const embedding = embeddingLine(results.embedding);
-  if (embedding) lines.push("", embedding);
-  lines.push(`${results.queries} questions per size; ${results.machine}.`, ...results.notes.map((text) => `- ${text}`));
-  return lines.join("\n");
+/** The tables, the embedding rates, the machine, its load and the notes. */
+function speedReport(results: SpeedResults): string {
+  const load = (values: readonly number[]) => values.map((value) => value.toFixed(2)).join(" ");
+  return [
+    markdownOf(results),
+    "",
+    `${results.queries} questions per size; ${results.machine}; load average ${load(results.load.before)} at the start, ${load(results.load.after)} at the end.`,
+    ...results.notes.map((text) => `- ${text}`),
+  ].join("\n");
 }
 
 await main();

@@ -1,0 +1,194 @@
+/**
+ * The speed benchmark's LanceDB peer (`npm run bench:speed -- --peers lancedb`): LanceDB's hybrid query
+ * on the same memories, question texts and vectors as recallgraph's run (bench/synthetic.ts, its seeds,
+ * the hashing embedder at 512-d), in a child process of its own:
+ * - ingest: Table.add in batches, the vectors computed before each batch is timed;
+ * - a full-text index on the text (stemmed, English stop words removed, as recallgraph's tokenizer does);
+ * - the hybrid query: full-text search + cosine vector search fused by LanceDB's RRF reranker (k = 60,
+ *   recallgraph's), top 10, first with the vector part exact (bypassVectorIndex), then through its
+ *   IVF_HNSW_SQ index built with LanceDB's defaults (what a user gets who asks for that index);
+ * - the indexed vector query's recall@10 against LanceDB's exact one, both scored by the exact cosine
+ *   of each returned id, as recallgraph's HNSW is measured (bench/recall.ts).
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { createRequire } from "node:module";
+import type { Table } from "@lancedb/lancedb";
+import { z } from "zod";
+import { latencySummary, roundTo } from "../src/eval/metrics.js";
+import { HASH_DEFAULT_DIMENSION, hashEmbed } from "../src/text/embedders/hashing.js";
+import { recallAgainstExact, type RankedHit } from "./recall.js";
+import type { LancedbSide } from "./speed-results.js";
+import { syntheticMemories, syntheticQuestions } from "./synthetic.js";
+
+const BATCH = 5000;
+const TOP_K = 10;
+const RRF_K = 60;
+const INDEX_NOTE = "IVF_HNSW_SQ on the vector column, cosine, LanceDB's defaults (partitions, m 20, efConstruction 300), queried at its default ef";
+
+type LancedbModule = typeof import("@lancedb/lancedb");
+
+/** The package, or why its native binary cannot be loaded here (an optional dependency of its own). */
+export async function loadLancedb(): Promise<{ lancedb: LancedbModule } | { missing: string }> {
+  // Read when its native module loads: otherwise every query logs a deprecation warning about the
+  // columns a hybrid query selects, which says nothing about speed.
+  process.env.LANCEDB_LOG ??= "error";
+  try {
+    return { lancedb: await import("@lancedb/lancedb") };
+  } catch (error) {
+    return { missing: `@lancedb/lancedb cannot be loaded here (${error instanceof Error ? error.message.split("\n")[0] : String(error)})` };
+  }
+}
+
+/** The installed version, from the package's own manifest (which its exports do not expose): the folder above its entry point that holds it. */
+function lancedbVersion(): string {
+  let folder = dirname(createRequire(import.meta.url).resolve("@lancedb/lancedb"));
+  while (folder !== dirname(folder)) {
+    const manifest = join(folder, "package.json");
+    if (existsSync(manifest)) {
+      const parsed = z.object({ name: z.string(), version: z.string() }).safeParse(JSON.parse(readFileSync(manifest, "utf8")));
+      if (parsed.success && parsed.data.name === "@lancedb/lancedb") return parsed.data.version;
+    }
+    folder = dirname(folder);
+  }
+  return "unknown";
+}
+
+const idOf = (row: unknown): string => {
+  if (typeof row === "object" && row !== null && "id" in row && typeof row.id === "string") return row.id;
+  throw new Error(`LanceDB returned a row without a string id: ${JSON.stringify(row)}`);
+};
+
+/** Wall time of each call and the mean CPU time (LanceDB's threads included). */
+async function timeQueries(count: number, warmup: number, call: (i: number) => Promise<unknown>) {
+  const wall: number[] = [];
+  let cpu = 0;
+  for (let i = 0; i < count + warmup; i += 1) {
+    const cpuBefore = process.cpuUsage();
+    const started = performance.now();
+    await call(i);
+    if (i < warmup) continue;
+    wall.push(performance.now() - started);
+    const used = process.cpuUsage(cpuBefore);
+    cpu += (used.user + used.system) / 1000;
+  }
+  return { ...latencySummary(wall), cpuMean: roundTo(cpu / count, 3) };
+}
+
+/** Writes the memories with their hashing vectors in batches; returns the ms spent inside Table.add. */
+async function ingest(lancedb: LancedbModule, directory: string, size: number): Promise<{ table: Table; addMs: number }> {
+  const { Field, FixedSizeList, Float32, Schema, Utf8 } = await import("apache-arrow");
+  const schema = new Schema([
+    new Field("id", new Utf8(), false),
+    new Field("text", new Utf8(), false),
+    new Field("vector", new FixedSizeList(HASH_DEFAULT_DIMENSION, new Field("item", new Float32(), true)), false),
+  ]);
+  const db = await lancedb.connect(directory);
+  const table = await db.createEmptyTable("memories", schema);
+  const memories = syntheticMemories(size);
+  let addMs = 0;
+  for (let start = 0; start < size; start += BATCH) {
+    const rows = memories.slice(start, start + BATCH).map((memory, i) => ({
+      id: memory.id ?? `m${start + i}`,
+      text: memory.text,
+      vector: Float32Array.from(hashEmbed(memory.text, HASH_DEFAULT_DIMENSION)),
+    }));
+    const started = performance.now();
+    await table.add(rows);
+    addMs += performance.now() - started;
+  }
+  return { table, addMs };
+}
+
+/** The exact cosine of each returned id to the query (LanceDB's indexed distances are quantised estimates). */
+function exactlyScored(query: readonly number[], ids: readonly string[], vectorOf: (id: string) => readonly number[]): RankedHit[] {
+  return ids.map((id) => {
+    const vector = vectorOf(id);
+    let dot = 0;
+    for (let i = 0; i < query.length; i += 1) dot += (query[i] ?? 0) * (vector[i] ?? 0);
+    return { id, score: dot };
+  });
+}
+
+/** The indexed vector query's recall@10 against the exact one, over the timed questions. */
+async function vectorRecall(
+  size: number,
+  queries: number,
+  warmup: number,
+  vectors: readonly (readonly number[])[],
+  vectorIds: (i: number, exact: boolean) => Promise<string[]>,
+): Promise<LancedbSide["vectorRecallAt10"]> {
+  const memories = syntheticMemories(size);
+  // syntheticMemories numbers its ids m0..m(n-1), so an id gives its memory's place.
+  const vectorOf = (id: string) => {
+    const memory = memories[Number(id.slice(1))];
+    if (memory?.id !== id) throw new Error(`LanceDB returned id ${id}, which is no synthetic memory's`);
+    return hashEmbed(memory.text, HASH_DEFAULT_DIMENSION);
+  };
+  const truth: RankedHit[][] = [];
+  const found: RankedHit[][] = [];
+  for (let i = warmup; i < warmup + queries; i += 1) {
+    truth.push(exactlyScored(vectors[i] ?? [], await vectorIds(i, true), vectorOf));
+    found.push(exactlyScored(vectors[i] ?? [], await vectorIds(i, false), vectorOf));
+  }
+  const recall = recallAgainstExact(found, truth);
+  return { tieAware: roundTo(recall.tieAware, 4), byId: roundTo(recall.byId, 4) };
+}
+
+/** LanceDB's side of one size: see the module comment. */
+export async function lancedbSide(size: number, queries: number, warmup: number): Promise<LancedbSide> {
+  const loaded = await loadLancedb();
+  if ("missing" in loaded) throw new Error(loaded.missing);
+  const { lancedb } = loaded;
+  const load = { before: loadavg() };
+  const directory = mkdtempSync(join(tmpdir(), "recallgraph-lancedb-"));
+  try {
+    const { table, addMs } = await ingest(lancedb, directory, size);
+    const ftsStarted = performance.now();
+    await table.createIndex("text", { config: lancedb.Index.fts({ stem: true, removeStopWords: true, language: "English" }) });
+    const ftsBuildMs = performance.now() - ftsStarted;
+
+    const questions = syntheticQuestions(queries + warmup);
+    const vectors = questions.map((question) => hashEmbed(question, HASH_DEFAULT_DIMENSION));
+    const rrf = await lancedb.rerankers.RRFReranker.create(RRF_K);
+    const hybrid = (i: number, exact: boolean) => {
+      const query = table
+        .query()
+        .fullTextSearch(questions[i] ?? "")
+        .nearestTo(Float32Array.from(vectors[i] ?? []))
+        .distanceType("cosine");
+      return (exact ? query.bypassVectorIndex() : query).rerank(rrf).select(["id"]).limit(TOP_K).toArray();
+    };
+    const vectorIds = async (i: number, exact: boolean): Promise<string[]> => {
+      const query = table.query().nearestTo(Float32Array.from(vectors[i] ?? [])).distanceType("cosine");
+      const rows: unknown[] = await (exact ? query.bypassVectorIndex() : query).select(["id", "_distance"]).limit(TOP_K).toArray();
+      return rows.map(idOf);
+    };
+
+    const exactMs = await timeQueries(queries, warmup, (i) => hybrid(i, true));
+    const indexStarted = performance.now();
+    await table.createIndex("vector", { config: lancedb.Index.hnswSq({ distanceType: "cosine" }) });
+    const vectorIndexBuildMs = performance.now() - indexStarted;
+    const indexedMs = await timeQueries(queries, warmup, (i) => hybrid(i, false));
+
+    // Read before the recall pass, which generates the memories again to score the ids found.
+    const peakRssMb = Math.round(process.resourceUsage().maxRSS / 1024);
+    const recall = await vectorRecall(size, queries, warmup, vectors, vectorIds);
+    return {
+      side: "lancedb",
+      version: lancedbVersion(),
+      entries: size,
+      ingestPerSec: Math.round(size / (addMs / 1000)),
+      ftsBuildMs: roundTo(ftsBuildMs, 1),
+      vectorIndex: INDEX_NOTE,
+      vectorIndexBuildMs: roundTo(vectorIndexBuildMs, 1),
+      hybridMs: { exact: exactMs, indexed: indexedMs },
+      vectorRecallAt10: recall,
+      peakRssMb,
+      load: { ...load, after: loadavg() },
+    };
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
+}
