@@ -2,17 +2,17 @@
  * Draws the README's charts as SVG files (no chart dependency):
  *
  *   node --import tsx bench/chart.ts recall <eval.json> [--out bench/results/recall.svg]
- *   node --import tsx bench/chart.ts speed [bench/results/speed.json] [--out bench/results/speed.svg]
+ *   node --import tsx bench/chart.ts speed [bench/results/speed.json] [--out bench/results/speed.svg]   (and speed-breakdown.svg, speed-memory.svg beside it)
  *
  * `recall` reads the output of `recallgraph eval <file> --peers --json` (aggregate numbers only) and
  * plots recall@k over LoCoMo categories 1-4 for every retriever of the run; `speed` re-draws the
- * latency chart that `npm run bench:speed` writes, from its saved results.
+ * charts that `npm run bench:speed` writes, from its saved results.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
-import { speedChart } from "./speed-chart.js";
+import { speedBreakdownChart, speedChart, speedMemoryChart } from "./speed-chart.js";
 import { SpeedResultsSchema } from "./speed-results.js";
 import { groupedBarChart } from "./svg.js";
 
@@ -64,8 +64,11 @@ function main(argv: readonly string[]): void {
   } else if (kind === "speed") {
     const results = SpeedResultsSchema.parse(JSON.parse(readFileSync(input && !input.startsWith("--") ? input : join(RESULTS_DIR, "speed.json"), "utf8")));
     const target = out ?? join(RESULTS_DIR, "speed.svg");
+    const beside = (name: string) => join(dirname(target), name);
     writeFileSync(target, speedChart(results));
-    process.stderr.write(`wrote ${target}\n`);
+    writeFileSync(beside("speed-breakdown.svg"), speedBreakdownChart(results));
+    writeFileSync(beside("speed-memory.svg"), speedMemoryChart(results));
+    process.stderr.write(`wrote ${target}, speed-breakdown.svg and speed-memory.svg beside it\n`);
   } else {
     throw new Error("usage: bench/chart.ts recall <eval.json> | speed [speed.json]");
   }

@@ -40,6 +40,26 @@ export function speedChart(results: Results): string {
   });
 }
 
+/** Peak RSS of each side at each size, each side in a process of its own, on a log axis. */
+export function speedMemoryChart(results: Results): string {
+  const sizes = Object.values(results.sizes);
+  const series = [
+    ...VECTOR_INDEX_KINDS.map((index) => ({ name: `recallgraph, ${index}`, values: sizes.map((size) => size.recallgraph[index]?.peakRssMb) })),
+    { name: "InMemoryStore", values: sizes.map((size) => size.inMemoryStore?.peakRssMb) },
+    { name: "LanceDB (exact and indexed)", values: sizes.map((size) => size.lancedb?.peakRssMb) },
+  ];
+  return groupedBarChart({
+    title: "Peak RSS (MB, log scale): ingest, index and questions, each side in a process of its own",
+    subtitle: "The same synthetic memories and 512-d vectors for every side",
+    note: loadNote(results),
+    groups: sizes.map((size) => label(size.entries)),
+    series: series.filter((line) => line.values.some((value) => value !== undefined)),
+    yLabel: "MB (peak RSS)",
+    scale: "log",
+    format: (value) => value.toFixed(0),
+  });
+}
+
 /** Each measured (size, dense search) pair with its breakdown. */
 function breakdowns(results: Pick<SpeedResults, "sizes">): Array<{ entries: number; index: string; breakdown: Breakdown }> {
   return Object.values(results.sizes).flatMap((size) =>

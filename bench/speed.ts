@@ -53,7 +53,7 @@ import { machineDescription } from "./machine.js";
 import { recallAgainstExact, type RankedHit } from "./recall.js";
 import { parseSpeedArgs, type SpeedArgs } from "./speed-args.js";
 import { breakdownOf } from "./speed-breakdown.js";
-import { speedBreakdownChart, speedChart, speedReadmeTables } from "./speed-chart.js";
+import { speedBreakdownChart, speedChart, speedMemoryChart, speedReadmeTables } from "./speed-chart.js";
 import { lancedbSide, loadLancedb } from "./speed-lancedb.js";
 import { qdrantNotes, qdrantSide, qdrantSpeedTable, withQdrantTarget } from "./speed-qdrant.js";
 import {
@@ -328,7 +328,8 @@ function saveResults(results: SpeedResults, note: (text: string) => void): void 
   writeFileSync(join(RESULTS_DIR, "speed.json"), `${JSON.stringify(results, null, 2)}\n`);
   writeFileSync(join(RESULTS_DIR, "speed.svg"), speedChart(results));
   writeFileSync(join(RESULTS_DIR, "speed-breakdown.svg"), speedBreakdownChart(results));
-  note(`  wrote ${join("bench", "results", "speed.json")}, speed.svg and speed-breakdown.svg`);
+  writeFileSync(join(RESULTS_DIR, "speed-memory.svg"), speedMemoryChart(results));
+  note(`  wrote ${join("bench", "results", "speed.json")}, speed.svg, speed-breakdown.svg and speed-memory.svg`);
 }
 
 /** One side's measurement, in this (child) process. */
