@@ -6,7 +6,7 @@ type Results = Pick<SpeedResults, "sizes" | "queries" | "machine" | "load">;
 
 const label = (entries: number) => (entries >= 1000 ? `${entries / 1000}k entries` : `${entries} entries`);
 const loadNote = (results: Results) => `${results.machine}; load average ${results.load.before[0]?.toFixed(1)} to ${results.load.after[0]?.toFixed(1)}`;
-const recallText = (value: number | undefined) => (value === undefined ? undefined : value.toFixed(3).replace(/^0/, ""));
+const recallText = (value: number | undefined) => value?.toFixed(3);
 
 /** A size's x-axis label: its entries and, where an index was measured, the recall@10 it kept. */
 function sizeLabel(size: SizeResult): string {
@@ -143,7 +143,7 @@ function peersTable(results: Pick<SpeedResults, "sizes">): string[] {
 
 /** Where a question's time goes, wall and CPU, per size and dense search. */
 function breakdownTable(results: Pick<SpeedResults, "sizes">): string[] {
-  const head = ["entries", "search", "invoke", "framework", ...GRAPH_NODES, "rounds", "CPU: invoke / nodes / framework", `CPU per node (${GRAPH_NODES.join(" / ")})`];
+  const head = ["entries", "search", "invoke", "framework", ...GRAPH_NODES, "rounds", "CPU: invoke / nodes / framework", `CPU per node (${GRAPH_NODES.join(" / ")})`, "store calls per question (ms)"];
   const rows = breakdowns(results).map(({ entries, index, breakdown }) =>
     row([
       count(entries),
@@ -154,6 +154,9 @@ function breakdownTable(results: Pick<SpeedResults, "sizes">): string[] {
       breakdown.rounds.toFixed(2),
       `${ms(breakdown.cpu.invokeMs)} / ${ms(breakdown.cpu.nodesMs)} / ${ms(breakdown.cpu.frameworkMs)} ms`,
       GRAPH_NODES.map((node) => ms(breakdown.nodesCpuMs[node])).join(" / "),
+      Object.entries(breakdown.storeCalls)
+        .map(([operation, total]) => `${operation} ${total.calls} (${ms(total.ms)})`)
+        .join(", "),
     ]),
   );
   return [row(head), rule(head.length), ...rows];

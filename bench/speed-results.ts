@@ -31,6 +31,9 @@ export const BreakdownSchema = z.object({
    */
   cpu: z.object({ invokeMs: z.number(), nodesMs: z.number(), frameworkMs: z.number() }),
   nodesCpuMs: NodeTimesSchema.describe("Each node's own CPU time (user + system, all threads) in the hand-chained pass, summed over its rounds"),
+  storeCalls: z
+    .record(z.string(), z.object({ calls: z.number(), ms: z.number() }))
+    .describe("Per question in the hand-chained pass, each store operation the nodes made: how many calls and their wall time in ms (means), inside the nodes' own time"),
   /** Mean reflection rounds per question (each round runs the views, merge and reflect again). */
   rounds: z.number(),
 });
