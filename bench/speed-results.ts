@@ -177,11 +177,6 @@ export const SpeedEmbeddingSchema = z
   .describe("USE-lite texts per second with and without worker threads, from the embedding benchmark");
 export type SpeedEmbedding = z.infer<typeof SpeedEmbeddingSchema>;
 
-/** What speed.json held before the speed benchmark read the embedding benchmark's results: its own sample. */
-const SampledEmbeddingSchema = z
-  .object({ model: z.string(), sample: z.number(), textsPerSec: z.number(), ingestPerSec: z.number() })
-  .describe("USE-lite measured by the speed benchmark itself on a sample (results saved before bench:embedding existed)");
-
 const PEER_SEARCHES = ["InMemoryStore", "LanceDB exact", "LanceDB indexed"] as const;
 
 /** What a peer's answer is compared with: each recallgraph search with the peers that search the same way. */
@@ -220,7 +215,7 @@ export const SpeedResultsSchema = z.object({
   version: z.literal(2).describe("2: per size, recallgraph per dense search (exact, hnsw) and each peer apart"),
   measuredAt: z.string().describe("When the run began (ISO 8601)"),
   sizes: z.record(z.string(), SizeResultSchema),
-  embedding: z.union([SpeedEmbeddingSchema, SampledEmbeddingSchema]).optional(),
+  embedding: SpeedEmbeddingSchema.optional(),
   queries: z.number(),
   machine: z.string(),
   load: LoadSchema.describe("The machine's load average when the run began and ended"),

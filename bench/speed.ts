@@ -415,9 +415,6 @@ function embeddingRates(embedder: BenchedEmbedder): SpeedEmbedding {
 /** The embedding rates in a sentence, for the printed table and the markdown. */
 function embeddingLine(embedding: SpeedResults["embedding"]): string | undefined {
   if (!embedding) return undefined;
-  if (!("status" in embedding)) {
-    return `Embedding (${embedding.model}), on a ${embedding.sample}-text sample: ${embedding.textsPerSec} texts/s; ingest with it ${embedding.ingestPerSec} entries/s.`;
-  }
   if (embedding.status === "missing") return `Embedding: ${embedding.note}.`;
   const rate = (label: string, path: { workers: number; textsPerSec: number; parallelism: number; rssPerModelMb: number }) =>
     `${label} (${path.workers} worker${path.workers === 1 ? "" : "s"}) ${path.textsPerSec} texts/s, parallelism ${path.parallelism}, ${path.rssPerModelMb} MB per model copy`;
