@@ -1,6 +1,7 @@
 /** The speed benchmark's command line (bench/speed.ts), checked: each field is named after its flag. */
+import { parseArgs } from "node:util";
 import { z } from "zod";
-import { parseOrThrow } from "../src/core/errors.js";
+import { parseOrThrow, ValidationError } from "../src/core/errors.js";
 import { VECTOR_INDEX_KINDS } from "../src/stores/sqlite/vector-search.js";
 import { BENCHED_EMBEDDERS } from "./embedding.js";
 
@@ -42,26 +43,56 @@ function list(text: string | undefined): string[] | undefined {
   return [...new Set(items.filter((item) => item !== ""))];
 }
 
-/** Parses the benchmark's flags; a bad value fails with its flag's name (`sizes.1: ...`). */
+/** The flags parseArgs reads: every one is a string but the switches. */
+const FLAGS = {
+  sizes: { type: "string" },
+  queries: { type: "string" },
+  index: { type: "string" },
+  peers: { type: "string" },
+  json: { type: "boolean" },
+  "no-chart": { type: "boolean" },
+  markdown: { type: "boolean" },
+  from: { type: "string" },
+  child: { type: "string" },
+  size: { type: "string" },
+  embedder: { type: "string" },
+  store: { type: "string" },
+} as const;
+
+/** What `--help` prints: each flag as its field's description says it. */
+export function speedUsage(): string {
+  const lines = Object.values(SpeedArgsSchema.shape).map((field) => `  ${field.description ?? ""}`);
+  return ["npm run bench:speed -- [flags]", ...lines].join("\n");
+}
+
+/**
+ * Parses the benchmark's flags; an unknown flag is refused (so a mistyped one never starts an hour's
+ * run with the defaults), and a bad value fails with its flag's name (`sizes.1: ...`).
+ */
 export function parseSpeedArgs(argv: readonly string[]): SpeedArgs {
-  const value = (flag: string) => {
-    const at = argv.indexOf(flag);
-    return at >= 0 ? argv[at + 1] : undefined;
-  };
+  const values = flagValues(argv);
   const number = (text: string | undefined) => (text === undefined ? undefined : Number(text));
-  const peers = list(value("--peers"));
+  const peers = list(values.peers);
   return parseOrThrow(SpeedArgsSchema, {
-    sizes: list(value("--sizes"))?.map(Number) ?? [1000, 10_000, 100_000],
-    queries: number(value("--queries")) ?? 100,
-    index: list(value("--index")) ?? ["exact"],
+    sizes: list(values.sizes)?.map(Number) ?? [1000, 10_000, 100_000],
+    queries: number(values.queries) ?? 100,
+    index: list(values.index) ?? ["exact"],
     peers: peers?.length === 1 && peers[0] === "none" ? [] : (peers ?? ["inmemory"]),
-    json: argv.includes("--json"),
-    chart: !argv.includes("--no-chart"),
-    markdown: argv.includes("--markdown"),
-    from: value("--from"),
-    child: value("--child"),
-    size: number(value("--size")),
-    embedder: value("--embedder") ?? "use-lite",
-    store: value("--store") ?? "sqlite",
+    json: values.json === true,
+    chart: values["no-chart"] !== true,
+    markdown: values.markdown === true,
+    from: values.from,
+    child: values.child,
+    size: number(values.size),
+    embedder: values.embedder ?? "use-lite",
+    store: values.store ?? "sqlite",
   });
+}
+
+function flagValues(argv: readonly string[]) {
+  try {
+    return parseArgs({ args: [...argv], options: FLAGS, strict: true }).values;
+  } catch (error) {
+    throw new ValidationError("", `${error instanceof Error ? error.message : String(error)}\n${speedUsage()}`);
+  }
 }

@@ -12,12 +12,11 @@ import { routeAfterPlan, routeAfterReflect } from "../src/graph/routing.js";
 import { RetrievalState, type RetrievalStateValue, type ViewTask } from "../src/graph/state.js";
 import { retrieve } from "../src/library/retrieve.js";
 import { finalizeNode } from "../src/nodes/finalize.js";
-import { lexicalNode } from "../src/nodes/lexical.js";
 import { mergeNode } from "../src/nodes/merge.js";
 import { planNode } from "../src/nodes/plan.js";
 import { reflectNode } from "../src/nodes/reflect.js";
-import { semanticNode } from "../src/nodes/semantic.js";
-import { symbolicNode } from "../src/nodes/symbolic.js";
+import { viewNode } from "../src/nodes/view-definition.js";
+import { VIEWS } from "../src/graph/views.js";
 import type { MemoryStore } from "../src/stores/port.js";
 import type { Embedder } from "../src/text/embedder.js";
 import { GRAPH_NODES, type Breakdown } from "./speed-results.js";
@@ -149,8 +148,8 @@ function handChain(dependencies: { store: MemoryStore; embedder: Embedder }, nam
   const timed = cpuTimed(cpu);
   const planCall = planNode(deps);
   const plan = (state: RetrievalStateValue) => timed("plan", () => planCall(state, config));
-  const viewCalls = { semantic: semanticNode(deps), lexical: lexicalNode(deps), symbolic: symbolicNode(deps) } as const;
-  const view = (name: keyof typeof viewCalls, task: ViewTask) => timed(name, () => viewCalls[name](task));
+  const viewCalls = new Map(VIEWS.map((view) => [view.name, viewNode(view, deps)]));
+  const view = (name: (typeof VIEWS)[number]["name"], task: ViewTask) => timed(name, async () => (await viewCalls.get(name)?.(task)) ?? {});
   const mergeCall = mergeNode();
   const merge = (state: RetrievalStateValue) => timed("merge", () => mergeCall(state));
   const reflectCall = reflectNode(deps);
@@ -176,7 +175,7 @@ function handChain(dependencies: { store: MemoryStore; embedder: Embedder }, nam
   };
   const runViews = async (state: RetrievalStateValue, sends: Send[]) => {
     const updates: object[] = [];
-    for (const send of sends) updates.push(await view(send.node as keyof typeof viewCalls, send.args as ViewTask));
+    for (const send of sends) updates.push(await view(send.node as (typeof VIEWS)[number]["name"], send.args as ViewTask));
     return apply(state, updates);
   };
   return async (question: string): Promise<RetrievalStateValue> => {

@@ -49,6 +49,9 @@ describe("bench:speed arguments", () => {
     assert.match(failure(["--sizes", "10k"]), /^sizes\.0: /);
     assert.match(failure(["--peers", "qdrant"]), /^peers\.0: /);
     assert.match(failure(["--queries", "5"]), /^queries: /);
+    // A mistyped or unknown flag is refused with the usage, never run with the defaults.
+    assert.match(failure(["--help"]), /Unknown option '--help'[\s\S]*--sizes: /);
+    assert.match(failure(["--size", "1000", "--index=hnsw", "--peer", "lancedb"]), /Unknown option '--peer'/);
   });
 });
 
