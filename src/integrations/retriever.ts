@@ -12,7 +12,7 @@ export interface RecallGraphRetrieverInput extends BaseRetrieverInput {
   namespace: string | string[];
   /** Retrieval configuration for every query (top-k, presets...). */
   configurable?: RetrievalConfigInput;
-  /** Reference time for relative expressions; default the clock at each query. */
+  /** Reference time for relative expressions; default the clock at each query, or `asOf` when that is set. */
   now?: () => Date;
   /** Answer as things stood at this time (see RetrieveRequest's `asOf`); default the present. */
   asOf?: Date | string;
@@ -79,9 +79,10 @@ export class RecallGraphRetriever extends BaseRetriever {
   }
 }
 
+const HISTORY_FIELDS = ["history", "supersededBy", "supersedes", "supersessionReason", "conflictsWith"] as const;
+
 /** The provenance fields that say how a memory stands in time, those that are set. */
 function historyOf(provenance: Provenance): Partial<Pick<Provenance, (typeof HISTORY_FIELDS)[number]>> {
   return Object.fromEntries(HISTORY_FIELDS.filter((field) => provenance[field] !== undefined).map((field) => [field, provenance[field]]));
 }
 
-const HISTORY_FIELDS = ["history", "supersededBy", "supersedes", "supersessionReason", "conflictsWith"] as const;
