@@ -5,7 +5,7 @@ import { RetrievalConfigSchema } from "../graph/configuration.js";
 import type { PresetName } from "../graph/preset-names.js";
 import { ABSTENTION_KIND, readBeamFolder, type BeamConversation, type BeamQuestion, type SkippedBeamQuestion } from "./beam-data.js";
 import { embedDialogueEntries, messageOfTurn, resultJudgedIds, writeDialogueCorpus, type DialogueConversation } from "./dialogue-corpus.js";
-import { runBenchmark, sortedKs, type EvalCase, type EvalContext, type EvalTimings, type RankingOf, type RetrieverRun } from "./harness.js";
+import { outcomeFields, runBenchmark, sortedKs, type EvalCase, type EvalContext, type EvalTimings, type RankingOf, type RetrieverRun } from "./harness.js";
 import { binaryJudgements, firstMentions } from "./metrics.js";
 import { DIALOGUE_EVAL_FIELDS, EVAL_MODES } from "./run.js";
 import type { EvalStoreKind } from "./eval-store.js";
@@ -84,16 +84,13 @@ export async function runBeamEval(options: BeamEvalOptions, context: EvalContext
     conversations: selection.selected.map((conversation) => conversation.name),
     mode: settings.mode,
     ks,
-    embedder: outcome.embedder,
-    store: outcome.store,
+    ...outcomeFields(outcome),
     kinds,
     questions: selection.questions,
     abstentions: selection.abstentions,
     skipped: selection.skipped,
     entries: stored.length,
     splitMessages: selection.selected.reduce((sum, conversation) => sum + conversation.splitMessages, 0),
-    retrievers: outcome.retrievers,
-    timings: outcome.timings,
   };
 }
 

@@ -11,6 +11,7 @@ import { EmbedderConfigSchema } from "../text/embedders/create-embedder.js";
 import { BEIR_FILES, readBeirFolder, type BeirData, type BeirDocument } from "./beir-data.js";
 import { readSquadFile } from "./squad-data.js";
 import {
+  outcomeFields,
   runBenchmark,
   type EvalCase,
   type EvalContext,
@@ -176,13 +177,10 @@ async function runDocumentEval(
     ...source,
     mode: settings.mode,
     ks: [...BEIR_KS],
-    embedder: outcome.embedder,
-    store: outcome.store,
+    ...outcomeFields(outcome),
     queries: cases.length,
     corpus: { documents: data.documents.length, entries: memories.inputs.length, splitDocuments: memories.splitDocuments, emptyDocuments: data.emptyDocuments },
     judgements: { queriesWithoutRelevant: data.queriesWithoutRelevant, relevantMissing: data.relevantMissing, emptyQueries: data.emptyQueries },
-    retrievers: outcome.retrievers,
-    timings: outcome.timings,
   };
 }
 

@@ -171,6 +171,11 @@ export interface BenchmarkOutcome {
   timings: EvalTimings;
 }
 
+/** What every run's result takes from its benchmark's outcome as it is. */
+export function outcomeFields({ embedder, store, retrievers, timings }: BenchmarkOutcome): Pick<BenchmarkOutcome, "embedder" | "store" | "retrievers" | "timings"> {
+  return { embedder, store, retrievers, timings };
+}
+
 /**
  * The phases every benchmark runs alike: the embedder and its cache, a fresh store (sqlite in memory, or
  * a new Qdrant collection), the corpus and the questions embedded, the vectors kept (once before the

@@ -6,7 +6,7 @@ import type { PresetName } from "../graph/preset-names.js";
 import type { MemoryInput } from "../memory/entry.js";
 import { embedDialogueEntries, messageOfTurn, resultJudgedIds, writeDialogueCorpus, type DialogueConversation } from "./dialogue-corpus.js";
 import type { EvalStoreKind } from "./eval-store.js";
-import { runBenchmark, sortedKs, type BenchmarkRound, type EvalCase, type EvalContext, type EvalTimings, type RankingOf, type RetrieverRun } from "./harness.js";
+import { outcomeFields, runBenchmark, sortedKs, type BenchmarkRound, type EvalCase, type EvalContext, type EvalTimings, type RankingOf, type RetrieverRun } from "./harness.js";
 import { binaryJudgements, firstMentions } from "./metrics.js";
 import { readRealmem, type EvidenceTally, type RealmemPersona, type RealmemQuestion, type RealmemSession } from "./realmem-data.js";
 import { DIALOGUE_EVAL_FIELDS, EVAL_MODES } from "./run.js";
@@ -105,8 +105,7 @@ export async function runRealmemEval(options: RealmemEvalOptions, context: EvalC
     personas: selection.personas.map((persona) => persona.name),
     mode: settings.mode,
     ks,
-    embedder: outcome.embedder,
-    store: outcome.store,
+    ...outcomeFields(outcome),
     kinds,
     questions: selection.questions,
     withoutEvidence: selection.withoutEvidence,
@@ -117,8 +116,6 @@ export async function runRealmemEval(options: RealmemEvalOptions, context: EvalC
     entries: [...outcome.corpus.values()].reduce((sum, entries) => sum + entries.length, 0),
     splitMessages: rounds.reduce((sum, round) => sum + round.sessions.reduce((parts, session) => parts + session.splitMessages, 0), 0),
     datesOutOfOrder: selection.personas.reduce((sum, persona) => sum + persona.datesOutOfOrder, 0),
-    retrievers: outcome.retrievers,
-    timings: outcome.timings,
   };
 }
 

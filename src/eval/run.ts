@@ -9,7 +9,7 @@ import { parseJson } from "../ingest/json-text.js";
 import { parseLocomo, type LocomoConversation } from "../ingest/locomo.js";
 import { EmbedderConfigSchema } from "../text/embedders/create-embedder.js";
 import { embedDialogueEntries, resultJudgedIds, writeDialogueCorpus, type DialogueConversation } from "./dialogue-corpus.js";
-import { runBenchmark, sortedKs, type EvalCase, type EvalContext, type EvalTimings, type RetrieverRun } from "./harness.js";
+import { outcomeFields, runBenchmark, sortedKs, type EvalCase, type EvalContext, type EvalTimings, type RetrieverRun } from "./harness.js";
 import { evaluableQuestions, type EvalQuestion, type SkippedQuestion } from "./locomo-questions.js";
 import { binaryJudgements } from "./metrics.js";
 import { EvalStoreSchema, type EvalStoreKind } from "./eval-store.js";
@@ -111,14 +111,11 @@ export async function runEval(options: EvalOptions, context: EvalContext = {}): 
     conversations: selected.map((conversation) => conversation.sampleId),
     mode: settings.mode,
     ks,
-    embedder: outcome.embedder,
-    store: outcome.store,
+    ...outcomeFields(outcome),
     questions,
     skipped: selection.skipped,
     entries: stored.length,
     turnsPerEntry: stored.length === 0 ? 0 : stored.reduce((sum, entry) => sum + entry.judgedIds.length, 0) / stored.length,
-    retrievers: outcome.retrievers,
-    timings: outcome.timings,
   };
 }
 
