@@ -20,8 +20,8 @@ interface Stated {
   answer: AnswerHit;
   restated: Restatement[];
   denied: Denial[];
-  /** Its sentences that deny nothing, as token sets: what a denial is checked against. */
-  positive: Array<{ text: string; tokens: ReadonlySet<string> }>;
+  /** Its sentences that deny nothing, as token sets: what a denial is checked against (read when one is). */
+  positive: () => ReadonlyArray<{ text: string; tokens: ReadonlySet<string> }>;
 }
 
 /** The answer with each memory that conflicts with another marked (`conflictsWith`); the order is unchanged. */
@@ -45,10 +45,13 @@ export function withConflicts(answers: readonly AnswerHit[], links: Supersession
 
 function read(answer: AnswerHit): Stated {
   const text = answer.entry.text;
-  const positive = sentencesOf(text)
-    .filter((sentence) => !isNegative(sentence))
-    .map((sentence) => ({ text: sentence, tokens: new Set(tokenize(sentence)) }));
-  return { answer, restated: restatements(text), denied: denials(text), positive };
+  // Tokenizing every sentence is most of the cost, and only a denial in another memory needs it.
+  let positive: ReturnType<Stated["positive"]> | undefined;
+  const readPositive = () =>
+    (positive ??= sentencesOf(text)
+      .filter((sentence) => !isNegative(sentence))
+      .map((sentence) => ({ text: sentence, tokens: new Set(tokenize(sentence)) })));
+  return { answer, restated: restatements(text), denied: denials(text), positive: readPositive };
 }
 
 /**
@@ -70,5 +73,5 @@ function disagree(first: Stated, second: Stated): boolean {
 }
 
 function deniesWhatOtherSays(denier: Stated, other: Stated): boolean {
-  return denier.denied.some((denial) => other.positive.some(({ text, tokens }) => contradicts(text, denial, tokens)));
+  return denier.denied.some((denial) => other.positive().some(({ text, tokens }) => contradicts(text, denial, tokens)));
 }
