@@ -18,6 +18,7 @@ import {
   type ByK,
   type PeerRowJson,
   type RecallRunJson,
+  PEERS_NOTE,
 } from "./report-tables.js";
 import { storeLabel } from "./eval-store.js";
 
@@ -146,7 +147,8 @@ function comparisonLines(run: BeamRun, primary: RetrieverRun): string[] {
     comparisonTable(primary, run.retrievers.filter((retriever) => retriever !== primary), recallColumns(run.ks)),
     "",
     "Same entries, same vectors: every retriever searched what the rule-based builder stored (LangGraph's InMemoryStore",
-    "was given an Embeddings that serves the cached vectors). BM25 is MiniSearch with its defaults.",
+    "was given an Embeddings that serves the cached vectors).",
+    PEERS_NOTE,
     "",
   ];
 }

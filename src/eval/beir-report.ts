@@ -2,7 +2,7 @@ import type { BeirRun } from "./beir-run.js";
 import { storeLabel, type EvalStoreKind } from "./eval-store.js";
 import type { RetrieverRun } from "./harness.js";
 import { mean, roundTo as round, type PairedComparison } from "./metrics.js";
-import { comparisonJson, comparisonTable, latencyOf, meanOf, measureTable, primaryRun, timeLine, type MeasureColumn } from "./report-tables.js";
+import { comparisonJson, comparisonTable, latencyOf, meanOf, measureTable, primaryRun, timeLine, type MeasureColumn, PEERS_NOTE } from "./report-tables.js";
 
 /** BEIR's measures as the reports name them, the headline first. */
 const COLUMNS: readonly MeasureColumn[] = [
@@ -123,7 +123,8 @@ function comparisonLines(run: BeirRun, primary: RetrieverRun): string[] {
     comparisonTable(primary, run.retrievers.filter((retriever) => retriever !== primary), COLUMNS),
     "",
     "Each distinct text was embedded once; every retriever searched those same vectors (LangGraph's",
-    "InMemoryStore was given an Embeddings that serves the cached vectors). BM25 is MiniSearch with its defaults.",
+    "InMemoryStore was given an Embeddings that serves the cached vectors).",
+    PEERS_NOTE,
     "",
   ];
 }

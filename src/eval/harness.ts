@@ -10,6 +10,7 @@ import { createEmbedder, type EmbedderConfig } from "../text/embedders/create-em
 import { cachedEmbedder, type CachedEmbeddings } from "./cached-embeddings.js";
 import { loadEmbeddingCache, saveEmbeddingCache } from "./embedding-cache-file.js";
 import { withSupersessionsHidden } from "./hidden-supersessions.js";
+import { lancedbPeer, loadLancedb } from "./lancedb-peer.js";
 import { openEvalStore, type EvalStore, type EvalStoreKind, type EvalStoreSettings } from "./eval-store.js";
 import { newestFirst, scoreRanking, type Judgements, type QuestionResult, type RankedIds, type RankingScore } from "./metrics.js";
 import { bm25Peer, inMemoryStorePeer, recallgraphRetriever, type CorpusEntry, type EvalCorpus, type EvalRetriever, type JudgedIdsOf, type RetrieverAnswer } from "./peers.js";
@@ -191,6 +192,7 @@ export async function runBenchmark<Prepared>(benchmark: Benchmark<Prepared>, set
   const embeddings = embedder.embeddings;
   const cacheFile = settings.embeddingCache;
   let opened: EvalStore | undefined;
+  let entrants: EvalEntrant[] = [];
   const run = async (): Promise<BenchmarkOutcome> => {
     const vectorsFromCache = cacheFile ? await loadEmbeddingCache(cacheFile, embedder.spec, embeddings) : 0;
     opened = await openEvalStore(settings.store, embedder.spec);
@@ -206,7 +208,7 @@ export async function runBenchmark<Prepared>(benchmark: Benchmark<Prepared>, set
       peerModes: benchmark.peerModes,
       judgedIdsOf: benchmark.judgedIdsOf,
     };
-    const entrants = evalEntrants(store, embedder, entrantSettings, context);
+    entrants = await evalEntrants(store, embedder, entrantSettings, context);
     const played = await playRounds(benchmark, { store, embedder, prepared: prepared.value, entrants }, progress);
     await keepEmbeddings(embedder, cacheFile, kept);
     const phases = { embedEntries: prepared.seconds, ingest: played.ingestSeconds, embedQuestions: questionEmbedding.seconds, askSeconds: played.askSeconds, started };
@@ -219,7 +221,8 @@ export async function runBenchmark<Prepared>(benchmark: Benchmark<Prepared>, set
     };
   };
   // The embedder is closed only when this run created it (a caller's is the caller's).
-  return afterwards(run, () => closeEach([opened?.discard, ownsEmbedder ? () => source.close?.() : undefined]));
+  const closers = () => entrants.map(({ retriever }) => (retriever.close ? () => retriever.close?.() : undefined));
+  return afterwards(run, () => closeEach([...closers(), opened?.discard, ownsEmbedder ? () => source.close?.() : undefined]));
 }
 
 /** What the rounds are played with: the run's store and embedder, the embedded corpus, the entrants. */
@@ -307,8 +310,11 @@ interface EntrantSettings {
   judgedIdsOf: JudgedIdsOf;
 }
 
-/** The requested mode, then with peers every other mode, LangGraph's InMemoryStore and BM25 (the peers fill their indexes as rounds write). */
-function evalEntrants(store: MemoryStore, embedder: EvalEmbedder, settings: EntrantSettings, context: EvalContext): EvalEntrant[] {
+/**
+ * The requested mode, then with peers every other mode, LangGraph's InMemoryStore, BM25 and LanceDB's
+ * hybrid search where its package loads (the peers fill their indexes as rounds write).
+ */
+async function evalEntrants(store: MemoryStore, embedder: EvalEmbedder, settings: EntrantSettings, context: EvalContext): Promise<EvalEntrant[]> {
   const graph = createRetrievalGraph(context.model ? { store, embedder, model: context.model } : { store, embedder });
   const mode = (name: PresetName) => recallgraphRetriever(graph, name, settings.judgedIdsOf, context.retrieval);
   const entrants: EvalEntrant[] = [{ retriever: mode(settings.mode), primary: true }];
@@ -317,6 +323,9 @@ function evalEntrants(store: MemoryStore, embedder: EvalEmbedder, settings: Entr
   for (const name of settings.peerModes) if (name !== settings.mode) entrants.push({ retriever: mode(name), primary: false });
   entrants.push({ retriever: inMemoryStorePeer(embedder.embeddings, embedder.spec.dimension), primary: false });
   entrants.push({ retriever: bm25Peer(), primary: false });
+  const loaded = await loadLancedb();
+  if ("missing" in loaded) log.warn("eval_peer_skipped", { peer: "LanceDB hybrid", reason: loaded.missing });
+  else entrants.push({ retriever: lancedbPeer(loaded.lancedb, embedder.embeddings), primary: false });
   return entrants;
 }
 

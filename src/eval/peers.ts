@@ -31,6 +31,8 @@ export interface EvalRetriever {
   ask(ask: EvalAsk, k: number): Promise<RetrieverAnswer>;
   /** A peer keeping its own index adds what a round wrote (recallgraph's modes search the store it was written to). */
   add?(corpus: EvalCorpus): Promise<void>;
+  /** Frees what the retriever keeps outside the run's store (a peer's own files), once the run ends. */
+  close?(): Promise<void>;
 }
 
 /** An entry as the peers index it: the same text recallgraph stored, and the judged ids it stands for. */

@@ -20,6 +20,7 @@ import {
   type PeerRowJson,
   type RecallRunJson,
   type ScoredRow,
+  PEERS_NOTE,
 } from "./report-tables.js";
 
 /** Recall, hit and MRR of one level of scoring. */
@@ -173,7 +174,8 @@ function peerLines(run: RealmemRun, rows: readonly RetrieverRun[], turnRows: rea
     comparisonTable(turnPrimary, turnOthers, recallColumns(run.ks)),
     "",
     "Every retriever searched what the rule-based builder stored, session by session (LangGraph's InMemoryStore was given an",
-    "Embeddings that serves the cached vectors). BM25 is MiniSearch with its defaults.",
+    "Embeddings that serves the cached vectors).",
+    PEERS_NOTE,
     "",
   ];
 }

@@ -160,3 +160,7 @@ export function table(head: readonly string[], rows: ReadonlyArray<readonly stri
     cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join("  ").trimEnd();
   return [line(head), widths.map((width) => "-".repeat(width)).join("  "), ...rows.map(line)].join("\n");
 }
+
+/** What the peers rows are, under every report's comparison. */
+export const PEERS_NOTE =
+  "BM25 is MiniSearch with its defaults; LanceDB hybrid (where its package loads) is its full-text index and cosine search fused by its RRF reranker.";

@@ -18,6 +18,7 @@ import {
   type PeerRowJson,
   type RecallRunJson,
   type ScoredRow,
+  PEERS_NOTE,
 } from "./report-tables.js";
 import type { EvalRun, RetrieverRun } from "./run.js";
 
@@ -110,7 +111,8 @@ function peerSections(run: EvalRun, primary: RetrieverRun): string[] {
     "",
     ...categoryRecallTable(run.retrievers, primary, run.ks),
     "Each distinct text was embedded once; every retriever searched those same vectors (LangGraph's",
-    "InMemoryStore was given an Embeddings that serves the cached vectors). BM25 is MiniSearch with its defaults.",
+    "InMemoryStore was given an Embeddings that serves the cached vectors).",
+    PEERS_NOTE,
     "",
   ];
 }

@@ -8,6 +8,7 @@ import { ValidationError } from "../../src/core/errors.js";
 import { readBeamFolder } from "../../src/eval/beam-data.js";
 import type { BeamJson } from "../../src/eval/beam-report.js";
 import { oneLineError, ROOT, runCli, temporaryFolder } from "../cli/helpers.js";
+import { lancedbRows } from "../support/lancedb.js";
 
 const FIXTURE = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixtures/beam-tiny");
 const BEAM = path.resolve(ROOT, "../shared/data/beam/100K");
@@ -95,7 +96,7 @@ describe("recallgraph eval DIR --format beam", () => {
     }
   });
 
-  it("with --peers, the conversation modes and both peers, each compared with --mode question by question", { timeout: 180_000 }, async () => {
+  it("with --peers, the conversation modes and the peers, each compared with --mode question by question", { timeout: 180_000 }, async () => {
     const folder = await temporaryFolder();
     try {
       const run = await runCli(["eval", FIXTURE, "--format", "beam", "--peers", "--embedder", "hash", "--json"], folder.path);
@@ -105,6 +106,7 @@ describe("recallgraph eval DIR --format beam", () => {
       assert.deepEqual([...peers.keys()], [
         "recallgraph full", "recallgraph dense", "recallgraph lexical", "recallgraph symbolic", "recallgraph union", "recallgraph no-plan",
         "recallgraph no-reflect", "LangGraph InMemoryStore", "BM25 (minisearch)",
+        ...(await lancedbRows()),
       ]);
       assert.deepEqual(peers.get("LangGraph InMemoryStore")?.recall, peers.get("recallgraph dense")?.recall, "exact cosine over the same vectors");
       for (const [name, peer] of peers) {

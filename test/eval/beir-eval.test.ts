@@ -9,6 +9,7 @@ import { readBeirFolder } from "../../src/eval/beir-data.js";
 import { beirJson, type BeirJson } from "../../src/eval/beir-report.js";
 import { runBeirEval } from "../../src/eval/beir-run.js";
 import { oneLineError, ROOT, runCli, temporaryFolder } from "../cli/helpers.js";
+import { lancedbRows } from "../support/lancedb.js";
 
 const FIXTURE = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixtures/beir-tiny");
 const SCIFACT = path.resolve(ROOT, "../shared/data/scifact");
@@ -113,7 +114,7 @@ describe("recallgraph eval DIR --format beir", () => {
     }
   });
 
-  it("with --peers, every preset and both peers on the same entries, each compared with --mode query by query", { timeout: 180_000 }, async () => {
+  it("with --peers, every preset and the peers on the same entries, each compared with --mode query by query", { timeout: 180_000 }, async () => {
     const folder = await temporaryFolder();
     try {
       const run = await runCli(["eval", FIXTURE, "--format", "beir", "--peers", "--embedder", "hash", "--json"], folder.path);
@@ -124,6 +125,7 @@ describe("recallgraph eval DIR --format beir", () => {
       assert.deepEqual([...peers.keys()], [
         "recallgraph full", "recallgraph dense", "recallgraph lexical", "recallgraph symbolic", "recallgraph union", "recallgraph no-plan",
         "recallgraph no-reflect", "recallgraph knowledge-base", "LangGraph InMemoryStore", "BM25 (minisearch)",
+        ...(await lancedbRows()),
       ]);
       assert.equal(peers.get("recallgraph full")?.ndcg["10"], json.ndcg["10"], "the first row is the requested mode");
       near(peers.get("recallgraph lexical")?.ndcg["10"], mean(LEXICAL_NDCG10), "the lexical row is the lexical run");

@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { evalJson, evalText } from "../../src/eval/report.js";
 import { runEval } from "../../src/eval/run.js";
 import { oneLineError, runCli, temporaryFolder } from "../cli/helpers.js";
+import { lancedbRows } from "../support/lancedb.js";
 
 const LOCOMO_PATH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../shared/data/locomo/locomo10.json");
 const skip = existsSync(LOCOMO_PATH) ? false : `LoCoMo data not found at ${LOCOMO_PATH}`;
@@ -46,6 +47,7 @@ describe("recallgraph eval on LoCoMo", () => {
     assert.deepEqual([...peers.keys()], [
       "recallgraph full", "recallgraph dense", "recallgraph lexical", "recallgraph symbolic", "recallgraph union",
       "recallgraph no-plan", "recallgraph no-reflect", "LangGraph InMemoryStore", "BM25 (minisearch)",
+        ...(await lancedbRows()),
     ]);
     // Ten entries drawn at random out of conv-26's 419 find a given evidence turn with chance 10/419.
     const random10 = 10 / run.entries;

@@ -8,6 +8,7 @@ import { ValidationError } from "../../src/core/errors.js";
 import type { BeirJson } from "../../src/eval/beir-report.js";
 import { readSquadFile } from "../../src/eval/squad-data.js";
 import { oneLineError, ROOT, runCli, temporaryFolder } from "../cli/helpers.js";
+import { lancedbRows } from "../support/lancedb.js";
 
 const FIXTURE = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixtures/squad-tiny.json");
 const CMRC = path.resolve(ROOT, "../shared/data/cmrc2018/cmrc2018_trial.json");
@@ -105,14 +106,14 @@ describe("recallgraph eval FILE --format squad", () => {
     }
   });
 
-  it("with --peers, every preset and both peers, each compared with --mode question by question; a text report; options of other formats refused", { timeout: 180_000 }, async () => {
+  it("with --peers, every preset and the peers, each compared with --mode question by question; a text report; options of other formats refused", { timeout: 180_000 }, async () => {
     const folder = await temporaryFolder();
     try {
       const run = await runCli(["eval", FIXTURE, "--format", "squad", "--peers", "--embedder", "hash", "--json"], folder.path);
       assert.equal(run.code, 0, run.stderr);
       const json = JSON.parse(run.stdout) as BeirJson;
       const peers = new Map((json.peers ?? []).map((peer) => [peer.name, peer]));
-      assert.equal(peers.size, 10);
+      assert.equal(peers.size, 10 + (await lancedbRows()).length);
       assert.equal(json.peers?.[0]?.name, "recallgraph full");
       assert.deepEqual(peers.get("LangGraph InMemoryStore")?.ndcg, peers.get("recallgraph dense")?.ndcg, "exact cosine over the same vectors");
       assert.deepEqual(peers.get("recallgraph lexical")?.recall["10"], Number(mean(LEXICAL_FOUND).toFixed(4)));
