@@ -62,6 +62,10 @@ const HEADLINES: Record<string, readonly Headline[]> = {
     { head: "R@10", path: ["recall", "10"], comparison: "10" },
     { head: "R@25", path: ["recall", "25"], comparison: "25" },
   ],
+  realmem: [
+    { head: "sessions R@5", path: ["recall", "5"], comparison: "5" },
+    { head: "sessions R@10", path: ["recall", "10"], comparison: "10" },
+  ],
 };
 HEADLINES.squad = HEADLINES.beir ?? [];
 
