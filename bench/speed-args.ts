@@ -2,7 +2,7 @@
 import { parseArgs } from "node:util";
 import { z } from "zod";
 import { parseOrThrow, ValidationError } from "../src/core/errors.js";
-import { VECTOR_INDEX_KINDS } from "../src/stores/sqlite/vector-search.js";
+import { VECTOR_INDEX_KINDS } from "../src/stores/sqlite/vector-search-fields.js";
 import { BENCHED_EMBEDDERS } from "./embedding.js";
 
 /** What else answers the same questions on the same data, each in a process of its own. */

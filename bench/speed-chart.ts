@@ -1,4 +1,4 @@
-import { VECTOR_INDEX_KINDS } from "../src/stores/sqlite/vector-search.js";
+import { VECTOR_INDEX_KINDS } from "../src/stores/sqlite/vector-search-fields.js";
 import { GRAPH_NODES, type Breakdown, type SizeResult, type SpeedResults } from "./speed-results.js";
 import { groupedBarChart } from "./svg.js";
 

@@ -1,6 +1,6 @@
 /** What the speed benchmark measures and saves (bench/results/speed.json), validated when read back. */
 import { z } from "zod";
-import { VECTOR_INDEX_KINDS } from "../src/stores/sqlite/vector-search.js";
+import { VECTOR_INDEX_KINDS } from "../src/stores/sqlite/vector-search-fields.js";
 
 const LatencySchema = z.object({ p50: z.number(), p95: z.number() });
 

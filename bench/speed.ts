@@ -44,7 +44,7 @@ import { writeMemories } from "../src/ingest/write-memories.js";
 import { retrieve } from "../src/library/retrieve.js";
 import type { EmbeddingSpec } from "../src/text/embedder.js";
 import { openSqliteStore, type SqliteMemoryStore, type SqliteStoreOptions } from "../src/stores/sqlite/store.js";
-import type { VectorIndexKind } from "../src/stores/sqlite/vector-search.js";
+import type { VectorIndexKind } from "../src/stores/sqlite/vector-search-fields.js";
 import type { Embedder } from "../src/text/embedder.js";
 import { createHashEmbedder } from "../src/text/embedders/create-embedder.js";
 import { hashEmbed } from "../src/text/embedders/hash-features.js";

@@ -3,7 +3,8 @@ import { z } from "zod";
 import { log } from "../core/log.js";
 import { QdrantStoreConfigSchema, type StoreConfig } from "../stores/open-store.js";
 import type { MemoryStore } from "../stores/port.js";
-import { createQdrantStore, QdrantClusterFields } from "../stores/qdrant.js";
+import { createQdrantStore } from "../stores/qdrant.js";
+import { QdrantClusterFields } from "../stores/qdrant-fields.js";
 import { openSqliteStore } from "../stores/sqlite/store.js";
 import type { EmbeddingSpec } from "../text/embedder.js";
 

@@ -22,13 +22,14 @@ import { parseOrThrow } from "../core/errors.js";
 import type { MemoryStore } from "./port.js";
 import type { EmbeddingSpec } from "../text/embedder.js";
 import type { ClusterSetting } from "./qdrant-layout.js";
-import { checkWriteConsistency, openQdrantStore, QdrantCacheFields, QdrantClusterFields, QdrantStoreOptionsSchema } from "./qdrant.js";
-import { canWriteStoreFile } from "./sqlite/read-only.js";
+import { openQdrantStore } from "./qdrant.js";
+import { checkWriteConsistency, QdrantCacheFields, QdrantClusterFields, QdrantServerFields } from "./qdrant-fields.js";
+import { canWriteStoreFile } from "./sqlite/store-file.js";
 import { openSqliteStore } from "./sqlite/store.js";
-import { VECTOR_INDEX_KINDS, VectorSearchFields, type VectorIndexKind } from "./sqlite/vector-search.js";
-import { LexicalIndexFields } from "./sqlite/lexical-index.js";
+import { VECTOR_INDEX_KINDS, VectorSearchFields, type VectorIndexKind } from "./sqlite/vector-search-fields.js";
+import { LexicalIndexFields } from "./sqlite/lexical-index-fields.js";
 
-export { DEFAULT_QDRANT_COLLECTION } from "./qdrant.js";
+export { DEFAULT_QDRANT_COLLECTION } from "./qdrant-fields.js";
 export const DEFAULT_SQLITE_PATH = "./.recallgraph/memory.db";
 
 /** The same choice for every kind: read, never write; absent means writable. */
@@ -56,8 +57,7 @@ export const SqliteStoreConfigSchema = z.strictObject({
 export const QdrantStoreConfigSchema = z
   .strictObject({
     kind: z.literal("qdrant"),
-    url: QdrantStoreOptionsSchema.shape.url,
-    apiKey: QdrantStoreOptionsSchema.shape.apiKey,
+    ...QdrantServerFields,
     // Not the adapter's rule: its name pattern and default apply when the store opens, and an unset collection stays unset here.
     collection: z.string().min(1).optional(),
     readOnly: ReadOnlyField,

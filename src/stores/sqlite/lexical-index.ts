@@ -24,7 +24,6 @@
  * are brought up to date from the change log, or re-read when it no longer reaches back.
  */
 import type Database from "better-sqlite3";
-import { z } from "zod";
 import type { LexicalFields } from "../lexical-document.js";
 import { describeError, log } from "../../core/log.js";
 import { nextTurn } from "../../core/next-turn.js";
@@ -40,25 +39,6 @@ const FTS5_IDF_FLOOR = 1e-6;
 const BUILD_SLICE_ROWS = 200;
 /** The namespace_term column holds one term per row, which counts in a row's size D. */
 const NAMESPACE_TERM_TOKENS = 1;
-
-/**
- * Entries whose terms all namespaces may hold in memory together. Measured with the benchmark's short
- * memories: peak RSS at 100k entries rose by 160-250 MB with the terms and the parsed-entry cache, so
- * the default is about 1 GB at most for such texts, the vectors' own default budget.
- */
-export const DEFAULT_LEXICAL_CACHE_ENTRIES = 500_000;
-
-/** The lexical search setting of a sqlite store, described, without its default (the store's configuration reuses it as optional). */
-export const LexicalIndexFields = {
-  lexicalCacheEntries: z
-    .number()
-    .int()
-    .min(0)
-    .describe(
-      `Entries (all namespaces together) whose terms are kept in memory for BM25: the same scores as ranking FTS5's matches, ` +
-        `without tokenizing them for every question; a namespace beyond it is ranked from FTS5's matches; 0 ranks every search so (default ${DEFAULT_LEXICAL_CACHE_ENTRIES})`,
-    ),
-};
 
 /** Namespaces' terms read from the store, and brought up to date from the change log. */
 export interface LexicalIndexCounters {

@@ -26,15 +26,10 @@
  * there (sqlite3_deserialize), so nothing is ever created beside it. The image is a snapshot taken at opening; it costs the file's size in memory (about
  * twice while it opens) and files over 2 GiB cannot be read this way (Node's readFileSync limit).
  */
-import { accessSync, constants, existsSync, readFileSync, statSync } from "node:fs";
-import { dirname } from "node:path";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import Database from "better-sqlite3";
 import { errorMessage, StoreError } from "../../core/errors.js";
-
-/** True when this process may write both the file and its folder (SQLite creates `-wal` and `-shm` in the folder). */
-export function canWriteStoreFile(path: string): boolean {
-  return isWritable(path) && isWritable(dirname(path));
-}
+import { canWriteStoreFile } from "./store-file.js";
 
 /** How a read-only connection reaches the file: the file itself, or an image of it in memory. */
 export type ReadOnlySource = "file" | "image";
@@ -62,15 +57,6 @@ export function connectReadOnly(path: string, source: ReadOnlySource = readOnlyS
     if (error instanceof StoreError) throw error;
     const how = inPlace ? "read-only" : "into memory (its folder or the file is not writable, and no writer has it open)";
     throw new StoreError("open", `cannot open sqlite database "${path}" ${how}: ${errorMessage(error)}`, { cause: error });
-  }
-}
-
-function isWritable(path: string): boolean {
-  try {
-    accessSync(path, constants.W_OK);
-    return true;
-  } catch {
-    return false;
   }
 }
 

@@ -39,7 +39,8 @@ import { z } from "zod";
 import { EmbedderMismatchError, errorMessage, ReadOnlyStoreError, RecallGraphError, StoreError, ValidationError } from "../../core/errors.js";
 import type { EmbeddingSpec } from "../../text/embedder.js";
 import { ORIGIN_LEASES_SQL } from "./origin-leases.js";
-import { canWriteStoreFile, connectReadOnly } from "./read-only.js";
+import { connectReadOnly } from "./read-only.js";
+import { canWriteStoreFile } from "./store-file.js";
 
 export type SqliteDatabase = Database.Database;
 

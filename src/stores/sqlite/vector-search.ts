@@ -26,21 +26,12 @@ import { z } from "zod";
 import { describeError, log } from "../../core/log.js";
 import { nextTurn } from "../../core/next-turn.js";
 import { ExactVectors, type TieOrder, type VectorHit } from "./exact-vectors.js";
-import { HnswIndex, HnswParametersSchema, indexFolder, type HnswParameters, type IndexIdentity } from "./hnsw-index.js";
+import { HnswIndex, indexFolder, type HnswParameters, type IndexIdentity } from "./hnsw-index.js";
 import { hasVectorBookkeeping, storeId, VECTOR_CHANGE_WINDOW, type SqliteDatabase } from "./schema.js";
 import { loadUsearch, type Usearch } from "./usearch.js";
 import { VectorRows, type StoredVector } from "./vector-rows.js";
+import { DEFAULT_HNSW_MIN_ENTRIES, DEFAULT_VECTOR_CACHE_MIB, VectorSearchFields } from "./vector-search-fields.js";
 import { floatsOfBlob } from "./vectors.js";
-
-export const VECTOR_INDEX_KINDS = ["exact", "hnsw"] as const;
-export type VectorIndexKind = (typeof VECTOR_INDEX_KINDS)[number];
-
-/**
- * Below this many entries a namespace is searched exactly even when the store is configured for HNSW:
- * exact search costs ~0.25 µs per entry with usearch's kernel (12 ms at 50k, 512-d), and an index costs a
- * build (minutes per million entries) and approximate answers. See bench/vector-index.ts.
- */
-export const DEFAULT_HNSW_MIN_ENTRIES = 50_000;
 
 /**
  * HNSW parameters for 512-d sentence embeddings, chosen with bench/vector-index.ts (results in
@@ -53,33 +44,6 @@ export const DEFAULT_HNSW_MIN_ENTRIES = 50_000;
  * Uniform random vectors, which have no neighbourhoods, need far more (see the benchmark).
  */
 export const DEFAULT_HNSW_PARAMETERS: HnswParameters = { connectivity: 16, expansionAdd: 64, expansionSearch: 512 };
-
-/** Memory all exact in-memory copies of one store may hold together (least recently searched dropped first). */
-export const DEFAULT_VECTOR_CACHE_MIB = 1024;
-
-/** The vector search settings of a sqlite store, described, without defaults (the store's configuration reuses them as optional fields). */
-export const VectorSearchFields = {
-  vectorIndex: z
-    .enum(VECTOR_INDEX_KINDS)
-    .describe(
-      `Dense search of large namespaces: "exact" (default: every entry measured, the same results as sqlite-vec) or "hnsw" ` +
-        `(an approximate usearch HNSW index per namespace of at least hnswMinEntries entries, saved beside the store file)`,
-    ),
-  hnswMinEntries: z
-    .number()
-    .int()
-    .min(1)
-    .describe(`With vectorIndex "hnsw": namespaces smaller than this are searched exactly (default ${DEFAULT_HNSW_MIN_ENTRIES})`),
-  hnsw: HnswParametersSchema.describe("HNSW construction and search parameters (default DEFAULT_HNSW_PARAMETERS)"),
-  vectorCacheMiB: z
-    .number()
-    .int()
-    .min(0)
-    .describe(
-      `Memory (MiB) for in-memory copies of namespaces' vectors that exact search scans with SIMD (4 bytes per dimension per entry); ` +
-        `0 leaves exact search to sqlite-vec (default ${DEFAULT_VECTOR_CACHE_MIB})`,
-    ),
-};
 
 export const VectorSearchOptionsSchema = z.strictObject({
   vectorIndex: VectorSearchFields.vectorIndex.default("exact"),

@@ -1,0 +1,43 @@
+/**
+ * A sqlite store's vector search settings as configuration fields, apart from the search itself so that
+ * reading a configuration never loads the database's modules.
+ */
+import { z } from "zod";
+import { HnswParametersSchema } from "./hnsw-index.js";
+
+export const VECTOR_INDEX_KINDS = ["exact", "hnsw"] as const;
+export type VectorIndexKind = (typeof VECTOR_INDEX_KINDS)[number];
+
+/**
+ * Below this many entries a namespace is searched exactly even when the store is configured for HNSW:
+ * exact search costs ~0.25 µs per entry with usearch's kernel (12 ms at 50k, 512-d), and an index costs a
+ * build (minutes per million entries) and approximate answers. See bench/vector-index.ts.
+ */
+export const DEFAULT_HNSW_MIN_ENTRIES = 50_000;
+
+/** Memory all exact in-memory copies of one store may hold together (least recently searched dropped first). */
+export const DEFAULT_VECTOR_CACHE_MIB = 1024;
+
+/** The vector search settings of a sqlite store, described, without defaults (the store's configuration reuses them as optional fields). */
+export const VectorSearchFields = {
+  vectorIndex: z
+    .enum(VECTOR_INDEX_KINDS)
+    .describe(
+      `Dense search of large namespaces: "exact" (default: every entry measured, the same results as sqlite-vec) or "hnsw" ` +
+        `(an approximate usearch HNSW index per namespace of at least hnswMinEntries entries, saved beside the store file)`,
+    ),
+  hnswMinEntries: z
+    .number()
+    .int()
+    .min(1)
+    .describe(`With vectorIndex "hnsw": namespaces smaller than this are searched exactly (default ${DEFAULT_HNSW_MIN_ENTRIES})`),
+  hnsw: HnswParametersSchema.describe("HNSW construction and search parameters (default DEFAULT_HNSW_PARAMETERS)"),
+  vectorCacheMiB: z
+    .number()
+    .int()
+    .min(0)
+    .describe(
+      `Memory (MiB) for in-memory copies of namespaces' vectors that exact search scans with SIMD (4 bytes per dimension per entry); ` +
+        `0 leaves exact search to sqlite-vec (default ${DEFAULT_VECTOR_CACHE_MIB})`,
+    ),
+};
