@@ -1,20 +1,13 @@
 import { Option, type Command } from "commander";
 import { z } from "zod";
-import type { StoreConfig } from "../stores/open-store.js";
+import { STORE_KIND_NAMES } from "../stores/store-kinds.js";
 import { EMBEDDER_PROVIDERS } from "../text/embedders/registry.js";
 import { parseOptionValues } from "./option-values.js";
-
-// Listed here rather than imported so that loading the CLI does not load the stores;
-// the `satisfies` clause and the exhaustiveness check below keep the list in step with the library.
-export const STORE_KINDS = ["sqlite", "qdrant"] as const satisfies readonly StoreConfig["kind"][];
-/** Compiles only when nothing is left out: a store kind the list above forgot. */
-type NothingMissing<Missing extends never> = Missing;
-export type EveryStoreKindListed = NothingMissing<Exclude<StoreConfig["kind"], (typeof STORE_KINDS)[number]>>;
 
 /** Options every command accepts. Unset store and embedder choices fall back to the environment. */
 export const GlobalOptionsSchema = z.object({
   db: z.string().trim().min(1, "must not be empty").optional(),
-  store: z.enum(STORE_KINDS).optional(),
+  store: z.enum(STORE_KIND_NAMES).optional().describe("The kind of store (stores/store-kinds.ts)"),
   embedder: z.enum(EMBEDDER_PROVIDERS).optional().describe("The kind of dense embedder (text/embedders/registry.ts)"),
   readOnly: z.boolean().default(false).describe("Open the store without writing to it; writes are refused"),
   json: z.boolean().default(false),
@@ -25,7 +18,7 @@ export type GlobalOptions = z.output<typeof GlobalOptionsSchema>;
 export function addGlobalOptions(program: Command): Command {
   return program
     .option("--db <path>", "sqlite file or :memory: (default $RECALLGRAPH_DB, else ./.recallgraph/memory.db)")
-    .addOption(new Option("--store <kind>", "store backend (default $RECALLGRAPH_STORE, else sqlite)").choices(STORE_KINDS))
+    .addOption(new Option("--store <kind>", `store backend (default $RECALLGRAPH_STORE, else ${STORE_KIND_NAMES[0]})`).choices(STORE_KIND_NAMES))
     .addOption(
       new Option("--embedder <name>", "dense embedder (default $RECALLGRAPH_EMBEDDER, else use-lite)").choices(EMBEDDER_PROVIDERS),
     )

@@ -3,9 +3,8 @@
  * the commands that count, list, export and delete memories, which never embed or ask, so never load
  * the library's graph, models or clients (open-dependencies.ts opens those).
  */
-import { existsSync } from "node:fs";
 import { EmbedderMismatchError, parseOrThrow, ValidationError } from "../core/errors.js";
-import { DEFAULT_QDRANT_COLLECTION, openStore, readingConfig, storeConfigFromEnv, type StoreConfig } from "../stores/open-store.js";
+import { openStore, readingConfig, storeConfigFromEnv, storeMissing, storeWhere, type StoreConfig } from "../stores/open-store.js";
 import type { MemoryStore } from "../stores/port.js";
 import { EmbeddingSpecSchema } from "../text/embedder.js";
 import { createEmbedder, embedderConfigFromEnv } from "../text/embedders/create-embedder.js";
@@ -26,8 +25,7 @@ export type StoreAccess = "read" | "write";
 export function storeLocation(globals: GlobalOptions, access: StoreAccess = "write"): StoreLocation {
   const configured = storeConfigFromEnv(environmentWith(globals));
   const config = access === "read" ? readingConfig(configured) : configured;
-  const label = config.kind === "sqlite" ? config.path : `${config.url} (collection ${config.collection ?? DEFAULT_QDRANT_COLLECTION})`;
-  return { config, label };
+  return { config, label: storeWhere(config) };
 }
 
 /**
@@ -47,10 +45,9 @@ export async function openStoreAsBuilt(globals: GlobalOptions, access: StoreAcce
   }
 }
 
-/** A sqlite file that does not exist is an error, not a new empty store. */
+/** A store known not to be there (a sqlite file that does not exist) is an error, not a new empty store. */
 export function requireExistingStore(location: StoreLocation): void {
-  const { config } = location;
-  if (config.kind === "sqlite" && config.path !== ":memory:" && !existsSync(config.path)) {
-    throw new ValidationError("", `no memory store at ${config.path} (write memories with \`recallgraph ingest <file>\`, or point --db at a store)`);
+  if (storeMissing(location.config)) {
+    throw new ValidationError("", `no memory store at ${location.label} (write memories with \`recallgraph ingest <file>\`, or point --db at a store)`);
   }
 }

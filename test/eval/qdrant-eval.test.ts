@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { StoreError, ValidationError } from "../../src/core/errors.js";
 import { beirJson, beirText, type BeirJson } from "../../src/eval/beir-report.js";
 import { runBeirEval, type BeirEvalOptions, type BeirRun } from "../../src/eval/beir-run.js";
-import { EVAL_COLLECTION_PREFIX } from "../../src/eval/eval-store.js";
+import { EVAL_COLLECTION_PREFIX } from "../../src/stores/qdrant-kind.js";
 import { normalizeEntry } from "../../src/memory/entry.js";
 import { openQdrantStore } from "../../src/stores/qdrant.js";
 import { runCli, temporaryFolder } from "../cli/helpers.js";

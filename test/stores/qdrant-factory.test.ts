@@ -2,7 +2,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { ValidationError } from "../../src/core/errors.js";
-import { DEFAULT_SQLITE_PATH, openStore, StoreConfigSchema, storeConfigFromEnv } from "../../src/stores/open-store.js";
+import { openStore, StoreConfigSchema, storeConfigFromEnv } from "../../src/stores/open-store.js";
+import { DEFAULT_SQLITE_PATH } from "../../src/stores/sqlite/kind.js";
 import { qdrantSpecAvailable, QDRANT_SPEC_PATH } from "./qdrant-spec.js";
 import { SpecCheckingQdrantStub } from "./qdrant-stub.js";
 

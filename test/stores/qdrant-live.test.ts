@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { QdrantClient } from "@qdrant/js-client-rest";
 import { beirJson } from "../../src/eval/beir-report.js";
 import { runBeirEval } from "../../src/eval/beir-run.js";
-import { EVAL_COLLECTION_PREFIX } from "../../src/eval/eval-store.js";
+import { EVAL_COLLECTION_PREFIX } from "../../src/stores/qdrant-kind.js";
 import { openQdrantStore } from "../../src/stores/qdrant.js";
 import { runMemoryStoreContract } from "../contract/memory-store.contract.js";
 import { runQdrantLeaseCases } from "./qdrant-lease.cases.js";

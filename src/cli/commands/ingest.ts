@@ -1,10 +1,6 @@
-import { existsSync } from "node:fs";
-import { rm, rmdir } from "node:fs/promises";
-import path from "node:path";
 import { Option, type Command } from "commander";
 import { z } from "zod";
 import type { IngestFormat, IngestProgress } from "../../ingest/ingest-file.js";
-import type { StoreConfig } from "../../stores/open-store.js";
 import { NamespaceSchema, SourceSchema } from "../../memory/entry.js";
 import { readGlobalOptions } from "../global-options.js";
 import { collect, parseOptionValues } from "../option-values.js";
@@ -60,13 +56,14 @@ Examples:
       // Read before the store is opened, so a slow or abandoned pipe holds no store open.
       const input =
         file === STANDARD_INPUT ? { text: await readStandardInput(MAX_INGEST_BYTES, () => inputTooLarge("standard input", undefined)), name: "standard input" } : file;
-      const [{ openForWriting }, { storeLocation }, { ingestFile }, { jobProgressBar }] = await Promise.all([
+      const [{ openForWriting }, { storeLocation }, { newStoreRemover }, { ingestFile }, { jobProgressBar }] = await Promise.all([
         import("../open-dependencies.js"),
         import("../store-location.js"),
+        import("../../stores/open-store.js"),
         import("../../ingest/ingest-file.js"),
         import("../progress.js"),
       ]);
-      const removeIfCreatedHere = newStoreFileRemover(storeLocation(globals).config);
+      const removeIfCreatedHere = newStoreRemover(storeLocation(globals).config);
       const dependencies = await openForWriting(globals);
       const progress = jobProgressBar(!globals.json && process.stderr.isTTY === true);
       const summary = await ingestFile(input, {
@@ -101,21 +98,4 @@ Examples:
         ...(summary.expired > 0 ? [`Left out ${summary.expired} expired ${summary.expired === 1 ? "memory" : "memories"}`] : []),
       ]);
     });
-}
-
-
-/**
- * For a sqlite file that does not exist yet, a function that removes what opening it creates (the
- * file, its WAL and shared-memory files, and the folder if it was made for it); for anything else, one
- * that does nothing.
- */
-function newStoreFileRemover(config: StoreConfig): () => Promise<void> {
-  if (config.kind !== "sqlite" || config.path === ":memory:" || existsSync(config.path)) return async () => {};
-  const folder = path.dirname(config.path);
-  const folderExisted = existsSync(folder);
-  return async () => {
-    await Promise.all(["", "-wal", "-shm"].map((suffix) => rm(`${config.path}${suffix}`, { force: true })));
-    // Only when empty: anything else in it is not this run's to remove.
-    if (!folderExisted) await rmdir(folder).catch(() => undefined);
-  };
 }
