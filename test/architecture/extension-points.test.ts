@@ -1,6 +1,6 @@
 /**
- * An extension point is one definition in one registry: a view and a kind of embedder added here
- * through their registries alone, without touching the graph, the routing, the merge, the
+ * An extension point is one definition in one registry: a view, a kind of embedder and a kind of store
+ * added here through their registries alone, without touching the graph, the routing, the merge, the
  * configuration or the factories, take part as the registered ones do.
  */
 import assert from "node:assert/strict";
@@ -9,10 +9,15 @@ import { z } from "zod";
 import { configurationFor } from "../../src/graph/configuration.js";
 import { createRetrievalGraph } from "../../src/graph/graph.js";
 import { VIEWS } from "../../src/graph/views.js";
+import { evalStoreFor, evalStoreSchema, openEvalStore } from "../../src/eval/eval-store.js";
 import { retrieve } from "../../src/library/retrieve.js";
 import { openRecallGraph } from "../../src/library/open-recallgraph.js";
 import { acrossNamespaces, runView } from "../../src/nodes/run-view.js";
 import { defineView } from "../../src/nodes/view-definition.js";
+import { newStoreRemover, openStore, readingConfig, storeConfigFromEnv, storeConfigSchema, StoreConfigSchema, storeMissing, storeWhere, type StoreConfig } from "../../src/stores/open-store.js";
+import type { MemoryStore } from "../../src/stores/port.js";
+import { defineStoreKind } from "../../src/stores/store-kind.js";
+import { STORE_KINDS } from "../../src/stores/store-kinds.js";
 import { createEmbedder, embedderConfigFromEnv, embedderConfigSchema } from "../../src/text/embedders/create-embedder.js";
 import { defineEmbedder, setFields } from "../../src/text/embedders/embedder-definition.js";
 import { createHashEmbedder } from "../../src/text/embedders/hashing.js";
@@ -46,6 +51,34 @@ const toyEmbedder = defineEmbedder({
   built: (spec) => spec.model === TOY_MODEL,
   profile: { denseWeight: 0.2, basis: "a test's toy" },
   flagsFor: () => "--embedder toy",
+});
+
+/** A store under the toy kind's name: every call goes to `inner`. */
+function underToyKind(inner: MemoryStore): MemoryStore {
+  return new Proxy(inner, {
+    get(target, key) {
+      if (key === "kind") return "toy";
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
+/** A toy kind of store: sqlite in memory under its own kind, on a named shelf. */
+const ToyStoreConfigSchema = z.strictObject({ kind: z.literal("toy"), shelf: z.string().min(1).default("main") });
+const toyStoreKind = defineStoreKind({
+  kind: "toy",
+  config: ToyStoreConfigSchema,
+  fromEnv: () => ToyStoreConfigSchema.parse({ kind: "toy" }),
+  open: async (_config, embedding) => underToyKind(await openStore({ kind: "sqlite", path: ":memory:" }, embedding)),
+  where: (config) => `the toy shelf ${config.shelf}`,
+  temporary: z.strictObject({ kind: z.literal("toy") }),
+  temporaryLabel: "toy (in memory)",
+  temporaryBeside: () => ({ kind: "toy" as const }),
+  openTemporary: async (_settings, embedding) => {
+    const store = underToyKind(await openStore({ kind: "sqlite", path: ":memory:" }, embedding));
+    return { store, discard: () => store.close() };
+  },
 });
 
 const MEMORIES = [
@@ -122,6 +155,63 @@ describe("a kind of embedder added through the registry alone", () => {
       assert.ok(answer.results[0]?.provenance.views.includes("semantic"));
     } finally {
       await memory.close();
+    }
+  });
+});
+
+describe("a kind of store added through the registry alone", () => {
+  const kinds = [...STORE_KINDS, toyStoreKind] as const;
+  const embedder = createHashEmbedder({ dimension: 64 });
+
+  it("is chosen by its name from the environment, checked, and said where it is", () => {
+    const config = storeConfigFromEnv({ RECALLGRAPH_STORE: "toy" }, kinds);
+    assert.deepEqual(config, { kind: "toy", shelf: "main" });
+    assert.equal(storeConfigSchema(kinds).safeParse(config).success, true);
+    assert.equal(storeConfigSchema(kinds).safeParse({ kind: "toy", shelf: "" }).success, false, "its own fields are checked");
+    assert.equal(storeWhere(config, kinds), "the toy shelf main");
+    assert.equal(storeMissing(config, kinds), false, "unset, a store is taken to be there");
+    assert.deepEqual(readingConfig(config, kinds), config, "unset, it is read as configured");
+    assert.deepEqual(storeConfigFromEnv({}, kinds), storeConfigFromEnv({}), "the default is still the first kind");
+  });
+
+  it("is refused by name where it is not registered", async () => {
+    assert.throws(() => storeConfigFromEnv({ RECALLGRAPH_STORE: "toy" }), /RECALLGRAPH_STORE: must be one of sqlite, qdrant, got "toy"/);
+    const config = storeConfigFromEnv({ RECALLGRAPH_STORE: "toy" }, kinds);
+    assert.equal(StoreConfigSchema.safeParse(config).success, false);
+    // As a caller without types would pass it.
+    const untyped = config as unknown as StoreConfig;
+    await assert.rejects(openStore(untyped, embedder.spec), /store\.kind: must be one of sqlite, qdrant, got "toy"/);
+    assert.throws(() => storeWhere(untyped), /store\.kind/);
+  });
+
+  it("is opened from its configuration and serves a retrieval", async () => {
+    const config = storeConfigFromEnv({ RECALLGRAPH_STORE: "toy" }, kinds);
+    const remove = newStoreRemover(config, kinds);
+    const store = await openStore(config, embedder.spec, kinds);
+    const memory = await openRecallGraph({ store, embedder, model: null });
+    try {
+      assert.equal(memory.store.kind, "toy");
+      await memory.remember("team", MEMORIES);
+      const answer = await memory.retrieve({ question: "Who fixed ERR_1024?", namespace: "team", now: "2026-04-01T00:00:00Z" });
+      assert.equal(answer.results[0]?.id, "mid");
+      await remove();
+      assert.equal((await memory.store.stats()).namespaces.team, 3, "it created nothing to remove, so removing left it whole");
+    } finally {
+      await memory.close();
+    }
+  });
+
+  it("gives an evaluation a temporary store of its kind beside a configured one", async () => {
+    const choice = evalStoreFor(storeConfigFromEnv({ RECALLGRAPH_STORE: "toy" }, kinds), kinds);
+    assert.deepEqual(choice, { kind: "toy" });
+    const settings = evalStoreSchema(kinds).parse(choice);
+    const opened = await openEvalStore(settings, embedder.spec, kinds);
+    try {
+      assert.equal(opened.kind, "toy");
+      assert.equal(opened.store.kind, "toy");
+      assert.deepEqual((await opened.store.stats()).namespaces, {});
+    } finally {
+      await opened.discard();
     }
   });
 });

@@ -48,6 +48,11 @@ describe("what a command loads", () => {
     for (const name of ["stemmer", "stopword"]) assert.ok(!packages.has(name), `${name} was loaded`);
   });
 
+  it("recallgraph --help loads no store adapter (listing the store kinds opens nothing)", async () => {
+    const packages = await loadedPackages(["--help"], folder.path);
+    for (const name of ["better-sqlite3", "sqlite-vec", "@qdrant/js-client-rest"]) assert.ok(!packages.has(name), `${name} was loaded`);
+  });
+
   const withoutModel: [label: string, args: string[]][] = [
     ["a question", ["--db", "memory.db", "--embedder", "hash", "query", "-n", "demo", "Who did Alice meet?"]],
     ["an evaluation", ["--embedder", "hash", "eval", BEIR_FIXTURE, "--format", "beir", "--json"]],
