@@ -21,7 +21,7 @@ import {
   type RankingOf,
   type RetrieverRun,
 } from "./harness.js";
-import { EvalStoreSchema, type EvalStoreKind } from "./eval-store.js";
+import { DEFAULT_EVAL_STORE, EvalStoreSchema, type EvalStoreKind } from "./eval-store.js";
 import type { CorpusEntry } from "./peers.js";
 import { firstMentions } from "./metrics.js";
 
@@ -45,7 +45,7 @@ export const BeirEvalOptionsSchema = z.strictObject({
     .optional()
     .describe("ask at most this many queries, in queries.jsonl order; the whole corpus is still written (a smaller corpus is an easier task)"),
   embedder: EmbedderConfigSchema.default({ provider: "use-lite" }).describe("the embedder when none is handed over in the context; default USE-lite (offline)"),
-  store: EvalStoreSchema.default({ kind: "sqlite" }),
+  store: EvalStoreSchema.default(DEFAULT_EVAL_STORE),
   embeddingCache: z.string().min(1).optional().describe("a file keeping the vectors between runs (read first, written after)"),
 });
 export type BeirEvalOptions = z.input<typeof BeirEvalOptionsSchema>;

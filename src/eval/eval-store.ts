@@ -32,6 +32,9 @@ export type EvalStoreChoice = z.input<typeof EvalStoreSchema>;
 export type EvalStoreSettings = z.output<typeof EvalStoreSchema>;
 export type EvalStoreKind = EvalStoreSettings["kind"];
 
+/** A temporary store of the first registered kind, when a run names none. */
+export const DEFAULT_EVAL_STORE = { kind: STORE_KINDS[0].kind } satisfies EvalStoreChoice;
+
 /**
  * The evaluation's store for a configured one (the CLI's --store, RECALLGRAPH_STORE): of the same kind,
  * on the same server, but never the same store; the configured store is never opened.

@@ -12,7 +12,7 @@ import { embedDialogueEntries, resultJudgedIds, writeDialogueCorpus, type Dialog
 import { outcomeFields, runBenchmark, sortedKs, type EvalCase, type EvalContext, type EvalTimings, type RetrieverRun } from "./harness.js";
 import { evaluableQuestions, type EvalQuestion, type SkippedQuestion } from "./locomo-questions.js";
 import { binaryJudgements } from "./metrics.js";
-import { EvalStoreSchema, type EvalStoreKind } from "./eval-store.js";
+import { DEFAULT_EVAL_STORE, EvalStoreSchema, type EvalStoreKind } from "./eval-store.js";
 
 export type { EvalContext, EvalProgress, EvalTimings, RetrieverRun } from "./harness.js";
 
@@ -33,7 +33,7 @@ export const DIALOGUE_EVAL_FIELDS = {
     .default([...DEFAULT_KS])
     .describe("cut-offs for recall@k and hit@k; retrieval returns max(ks) entries so one run serves all"),
   embedder: EmbedderConfigSchema.default({ provider: "use-lite" }).describe("the embedder when none is handed over in the context; default USE-lite (offline)"),
-  store: EvalStoreSchema.default({ kind: "sqlite" }),
+  store: EvalStoreSchema.default(DEFAULT_EVAL_STORE),
   embeddingCache: z.string().min(1).optional().describe("a file keeping the vectors between runs (read first, written after)"),
   builder: DialogueBuilderSettingsSchema.optional().describe("memory builder settings; default the product's defaults (what a user gets)"),
   supersessionBaseline: z
