@@ -1,16 +1,20 @@
 import type { z } from "zod";
 
-/** Stable, machine-readable reasons a call was refused or failed. */
-export type ErrorCode =
-  | "invalid_input"
-  | "embedder_mismatch"
-  | "store_failure"
-  | "not_configured"
-  | "access_denied"
-  | "read_only"
-  | "response_too_large"
-  | "deadline_reached"
-  | "request_timeout";
+/** Stable, machine-readable reasons a call was refused or failed: every RecallGraphError's `code` is one of them. */
+export const ERROR_CODES = [
+  "invalid_input",
+  "embedder_mismatch",
+  "store_failure",
+  "not_configured",
+  "access_denied",
+  "read_only",
+  "response_too_large",
+  "deadline_reached",
+  "request_timeout",
+  "aborted",
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
 
 /**
  * Marks recallgraph's errors in the runtime's shared symbol registry: an application that ends up
@@ -131,6 +135,16 @@ export function requiredMessage(what: string, expected: string, detail = ""): z.
 export class ResponseTooLargeError extends RecallGraphError {
   constructor(url: string, limitBytes: number) {
     super("response_too_large", `the response of ${url} is larger than ${limitBytes} bytes, the most one response may carry: it was cut off`, { url, limitBytes });
+  }
+}
+
+/**
+ * The caller's abort signal fired before the call finished: nothing more is done for it. `cause` is
+ * the signal's reason (an AbortError DOMException unless the caller gave one).
+ */
+export class AbortedError extends RecallGraphError {
+  constructor(operation: string, reason: unknown) {
+    super("aborted", `${operation}: cancelled by the caller's signal${reason instanceof Error && reason.message ? ` (${reason.message})` : ""}`, { operation }, { cause: reason });
   }
 }
 

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { Embeddings } from "@langchain/core/embeddings";
-import type { Embedder } from "../text/embedder.js";
+import type { Embedder, EmbeddingSpec } from "../text/embedder.js";
+import { EmbeddingOutputError } from "../text/embedders/checked.js";
 
 /** Texts per model call when warming: big enough to sort by length usefully, small enough to show progress. */
 const WARM_CHUNK = 256;
@@ -24,7 +25,11 @@ export class CachedEmbeddings extends Embeddings {
   /** Milliseconds spent inside the model. */
   modelMs = 0;
 
-  constructor(private readonly inner: Embeddings) {
+  constructor(
+    private readonly inner: Embeddings,
+    /** The embedder's spec, to name it when it answers without a vector. */
+    private readonly spec: EmbeddingSpec,
+  ) {
     super({ maxRetries: 0 });
   }
 
@@ -76,12 +81,12 @@ export class CachedEmbeddings extends Embeddings {
 
   private known(text: string): number[] {
     const vector = this.vectors.get(textDigest(text));
-    if (!vector) throw new Error(`the embedder returned no vector for a ${text.length}-character text`);
+    if (!vector) throw new EmbeddingOutputError(this.spec, `returned no vector for a ${text.length}-character text`);
     return vector;
   }
 }
 
 /** The same embedder (spec, trust rules) with its vectors served from one in-memory cache. */
 export function cachedEmbedder(embedder: Embedder): Embedder & { embeddings: CachedEmbeddings } {
-  return { embeddings: new CachedEmbeddings(embedder.embeddings), spec: embedder.spec, trustworthyFor: embedder.trustworthyFor };
+  return { embeddings: new CachedEmbeddings(embedder.embeddings, embedder.spec), spec: embedder.spec, trustworthyFor: embedder.trustworthyFor };
 }

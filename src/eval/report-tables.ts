@@ -1,3 +1,4 @@
+import { ValidationError } from "../core/errors.js";
 import type { EvalStoreKind } from "./eval-store.js";
 import type { EvalTimings, RetrieverRun } from "./harness.js";
 import { comparePaired, latencySummary, mean, percentile, roundTo as round, summarize, type Measure, type PairedComparison, type QuestionResult } from "./metrics.js";
@@ -129,7 +130,7 @@ export function timeLine(t: EvalTimings, names: { entries: string; questions: st
 /** The requested mode's run: the headline row. */
 export function primaryRun(run: { retrievers: readonly RetrieverRun[] }): RetrieverRun {
   const primary = run.retrievers.find((retriever) => retriever.primary) ?? run.retrievers[0];
-  if (!primary) throw new Error("an evaluation run without results");
+  if (!primary) throw new ValidationError("retrievers", "an evaluation run without results");
   return primary;
 }
 

@@ -1,6 +1,6 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { z } from "zod";
-import { parseOrThrow } from "../core/errors.js";
+import { parseOrThrow, ValidationError } from "../core/errors.js";
 import { described } from "./channels.js";
 import { PRESET_NAMES } from "./preset-names.js";
 import { RETRIEVAL_PRESETS } from "./presets.js";
@@ -169,10 +169,10 @@ function refuseClashes(views: ViewRegistry): void {
   const taken = new Set(["preset", "views", "viewWeights", "deadlineAt", ...Object.keys(COMMON_FIELDS)]);
   const names = new Set<string>();
   for (const view of views) {
-    if (names.has(view.name)) throw new Error(`two views are named ${view.name}`);
+    if (names.has(view.name)) throw new ValidationError("views", `two views are named ${view.name}`);
     names.add(view.name);
     for (const field of Object.keys(view.fields)) {
-      if (taken.has(field)) throw new Error(`the ${view.name} view's field ${field} is already a configuration field`);
+      if (taken.has(field)) throw new ValidationError(`views.${view.name}`, `its field ${field} is already a configuration field`);
       taken.add(field);
     }
   }

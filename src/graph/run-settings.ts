@@ -1,3 +1,4 @@
+import { ValidationError } from "../core/errors.js";
 import { z } from "zod";
 import type { NamespaceSettings } from "../stores/port.js";
 import type { EmbedderProfile } from "../text/embedders/profiles.js";
@@ -88,6 +89,6 @@ function settle(view: AnyView, config: object, embedder: EmbedderProfile): { wei
   const configured = weights[view.name];
   const own = ownSettings(view, config);
   if (view.settle) return view.settle(configured, own, embedder);
-  if (configured === undefined) throw new Error(`the ${view.name} view's weight is unset and the view does not settle one`);
+  if (configured === undefined) throw new ValidationError(`viewWeights.${view.name}`, "is unset and the view does not settle one");
   return { weight: configured, own };
 }

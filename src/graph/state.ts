@@ -12,7 +12,7 @@ import { MemoryFilterSchema, type MemoryFilter } from "../stores/port.js";
 import { appended, described } from "./channels.js";
 import { RunSettingsSchema } from "./configuration.js";
 import type { RunSettings } from "./run-settings.js";
-import { requiredMessage } from "../core/errors.js";
+import { requiredMessage, ValidationError } from "../core/errors.js";
 import { addNodeMs } from "./timing.js";
 
 /** The work one view does in one round: sent to the view node with `Send`. */
@@ -129,6 +129,6 @@ export type RetrievalInput = z.infer<typeof RetrievalInputSchema>;
  * configuration is resolved once.
  */
 export function plannedRun(state: RetrievalStateValue): { plan: Plan; settings: RunSettings } {
-  if (!state.queryPlan || !state.settings) throw new Error("the plan node has not run: the state has no plan or settings");
+  if (!state.queryPlan || !state.settings) throw new ValidationError("queryPlan", "the plan node has not run: the state has no plan or settings");
   return { plan: state.queryPlan, settings: state.settings };
 }

@@ -9,12 +9,22 @@ export function parseJson(text: string): unknown {
     return JSON.parse(text);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    const offset = syntaxErrorOffset(text);
+    const offset = offsetWithinStack(text);
     if (offset === undefined) throw new ValidationError("", `not valid JSON (${reason})`);
     const before = text.slice(0, offset);
     const line = before.split("\n").length;
     const column = offset - before.lastIndexOf("\n");
     throw new ValidationError(`line ${line}`, `not valid JSON at column ${column} (${reason})`, { line, column });
+  }
+}
+
+/** The scanner's offset, or undefined when the text nests deeper than the stack lets it follow. */
+function offsetWithinStack(text: string): number | undefined {
+  try {
+    return syntaxErrorOffset(text);
+  } catch (error) {
+    if (error instanceof RangeError) return undefined;
+    throw error;
   }
 }
 

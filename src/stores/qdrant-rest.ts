@@ -17,7 +17,7 @@ export const QDRANT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 /** Connections to the server at once, as @qdrant/js-client-rest's pool: the idf counts of a long question go out together. */
 const MAX_CONNECTIONS = 25;
 
-/** A non-2xx answer: its status and the server's own message. */
+/** A non-2xx answer: its status and the server's own message. The adapter hands it on as a StoreError's `cause`. */
 export class QdrantApiError extends Error {
   constructor(
     readonly status: number,

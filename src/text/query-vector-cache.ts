@@ -1,5 +1,6 @@
 import { Embeddings } from "@langchain/core/embeddings";
-import type { Embedder } from "./embedder.js";
+import type { Embedder, EmbeddingSpec } from "./embedder.js";
+import { EmbeddingOutputError } from "./embedders/checked.js";
 
 /** Query texts whose vectors a graph keeps: a few questions' worth of sub-queries and gap queries. */
 const DEFAULT_LIMIT = 256;
@@ -15,6 +16,8 @@ export class QueryVectorCache extends Embeddings {
 
   constructor(
     private readonly inner: Embeddings,
+    /** The embedder's spec, to name it when it answers without a vector. */
+    private readonly spec: EmbeddingSpec,
     private readonly limit = DEFAULT_LIMIT,
   ) {
     super({ maxRetries: 0 });
@@ -25,7 +28,7 @@ export class QueryVectorCache extends Embeddings {
     if (missing.length > 0) {
       const batch = this.inner.embedDocuments(missing);
       missing.forEach((text, i) => {
-        const vector = batch.then((vectors) => vectors[i] ?? Promise.reject(new Error(`the embedder returned no vector for query ${i}`)));
+        const vector = batch.then((vectors) => vectors[i] ?? Promise.reject(new EmbeddingOutputError(this.spec, `returned no vector for query ${i}`, { position: i })));
         vector.catch(() => {
           if (this.vectors.get(text) === vector) this.vectors.delete(text);
         });
@@ -41,12 +44,12 @@ export class QueryVectorCache extends Embeddings {
 
   override async embedQuery(text: string): Promise<number[]> {
     const [vector] = await this.embedDocuments([text]);
-    if (!vector) throw new Error("the embedder returned no vector for the query");
+    if (!vector) throw new EmbeddingOutputError(this.spec, "returned no vector for the query");
     return vector;
   }
 }
 
 /** The same embedder (spec, trust rules) with its query vectors remembered. */
 export function withQueryVectorCache(embedder: Embedder, limit?: number): Embedder {
-  return { embeddings: new QueryVectorCache(embedder.embeddings, limit), spec: embedder.spec, trustworthyFor: embedder.trustworthyFor };
+  return { embeddings: new QueryVectorCache(embedder.embeddings, embedder.spec, limit), spec: embedder.spec, trustworthyFor: embedder.trustworthyFor };
 }

@@ -3,6 +3,7 @@
  * batches of texts of similar length, in the calling thread or, for calls of several batches, on a
  * pool of worker threads (`worker-pool.ts`) each with its own copy of the model.
  */
+import { ValidationError } from "../../core/errors.js";
 import { availableParallelism } from "node:os";
 import { acquireEmbeddingPool, EmbeddingWorkerPool, releaseEmbeddingPool, sharedEmbeddingPool, type SpawnWorker } from "./worker-pool.js";
 
@@ -31,7 +32,7 @@ export function defaultEmbeddingWorkers(parallelism: number = availableParalleli
 }
 
 export function positiveInteger(name: string, value: number): number {
-  if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer, got ${value}`);
+  if (!Number.isInteger(value) || value < 1) throw new ValidationError(name, `must be a positive integer, got ${value}`);
   return value;
 }
 

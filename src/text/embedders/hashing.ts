@@ -9,6 +9,7 @@
  * and summed (terms weigh twice the trigrams), then the whole vector is L2-normalised, so cosine
  * similarity behaves like a blend of term overlap and spelling overlap. Costs microseconds per text.
  */
+import { ValidationError } from "../../core/errors.js";
 import { z } from "zod";
 import { defineEmbedder, MAX_DIMENSION } from "./embedder-definition.js";
 import { Embeddings } from "@langchain/core/embeddings";
@@ -24,7 +25,7 @@ export const HASH_DEFAULT_DIMENSION = 512;
 export class HashingEmbeddings extends Embeddings {
   constructor(readonly dimension: number = HASH_DEFAULT_DIMENSION) {
     super({ maxRetries: 0 });
-    if (!Number.isInteger(dimension) || dimension < 1) throw new RangeError(`dimension must be a positive integer, got ${dimension}`);
+    if (!Number.isInteger(dimension) || dimension < 1) throw new ValidationError("dimension", `must be a positive integer, got ${dimension}`);
   }
 
   override async embedDocuments(documents: string[]): Promise<number[][]> {

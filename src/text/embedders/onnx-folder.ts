@@ -25,7 +25,7 @@ export type OnnxPooling = (typeof ONNX_POOLINGS)[number];
 export const ONNX_FILE_OF_DTYPE: Readonly<Record<OnnxDtype, string>> = { q8: "onnx/model_quantized.onnx", fp32: "onnx/model.onnx" };
 
 /** Why an ONNX model cannot be used. */
-export type OnnxModelFailure = "missing_folder" | "missing_onnx" | "bad_config" | "not_installed" | "load_failed" | "timeout";
+export type OnnxModelFailure = "missing_folder" | "missing_onnx" | "bad_config" | "not_installed" | "load_failed" | "run_failed" | "timeout";
 
 /** The ONNX model cannot be used: its folder or file is missing, a config file is wrong, the runtime is not installed... `reason` says which. */
 export class OnnxModelError extends RecallGraphError {

@@ -17,7 +17,7 @@ import { availableParallelism, homedir } from "node:os";
 import path from "node:path";
 import { Embeddings } from "@langchain/core/embeddings";
 import { boundedFetch } from "../../core/bounded-fetch.js";
-import { ValidationError } from "../../core/errors.js";
+import { errorMessage, isRecallGraphError, ValidationError } from "../../core/errors.js";
 import { abortAfter, untilAborted } from "../../core/time-limit.js";
 import type { Embedder, EmbeddingSpec } from "../embedder.js";
 import { BatchedModel, defaultEmbeddingWorkers, positiveInteger } from "./batched.js";
@@ -68,6 +68,7 @@ export function isHubId(model: string): boolean {
   return HUB_ID.test(model) && !existsSync(model);
 }
 
+/** The system's cache folder (XDG_CACHE_HOME is the desktop standard's variable, not one of recallgraph's settings). */
 export function defaultModelCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(env.XDG_CACHE_HOME || path.join(homedir(), ".cache"), "recallgraph", "models");
 }
@@ -198,7 +199,7 @@ async function fetchSentenceTransformersFiles(remoteHost: string, hubId: string,
   for (const file of SENTENCE_TRANSFORMERS_FILES) {
     const response = await fetchBounded(`${remoteHost.replace(/\/$/, "")}/${hubId}/resolve/main/${file}`, { signal });
     if (response.status === 404) continue;
-    if (!response.ok) throw new Error(`fetching ${file} of ${hubId}: HTTP ${response.status}`);
+    if (!response.ok) throw new OnnxModelError("load_failed", `fetching ${file} of ${hubId}: HTTP ${response.status}`, { hubId, file });
     const target = path.join(folder, file);
     mkdirSync(path.dirname(target), { recursive: true });
     writeFileSync(target, await response.text());
@@ -275,7 +276,10 @@ export class OnnxEmbeddings extends Embeddings {
 
   private async embedHere(texts: string[]): Promise<number[][]> {
     const loaded = await this.bounded(this.load());
-    const flat = await this.bounded(embedBatch(loaded.tokenizer, loaded.model, texts, loaded.settings));
+    const flat = await this.bounded(embedBatch(loaded.tokenizer, loaded.model, texts, loaded.settings).catch((error: unknown) => {
+      // embedBatch also runs as a worker's source, where no class of ours exists: its errors are named here.
+      throw new OnnxModelError("run_failed", `model ${this.located.name}: ${errorMessage(error)}`, {}, { cause: error });
+    }));
     const { dimension } = loaded.settings;
     return texts.map((_, i) => Array.from(flat.subarray(i * dimension, (i + 1) * dimension)));
   }
@@ -335,11 +339,14 @@ async function loadModel(located: Located, options: OnnxEmbedderOptions): Promis
     const limit = abortAfter(options.timeoutMs ?? ONNX_DEFAULT_TIMEOUT_MS, () => new OnnxModelError("timeout", `fetching ${hubId} took too long`));
     try {
       await fetchSentenceTransformersFiles(transformers.env.remoteHost, hubId, located.folder, limit.signal);
+      const remote = { cache_dir: cacheDir, dtype: options.dtype ?? "q8" };
+      await Promise.all([transformers.AutoTokenizer.from_pretrained(hubId, remote), transformers.AutoModel.from_pretrained(hubId, remote)]);
+    } catch (error) {
+      if (isRecallGraphError(error)) throw error;
+      throw new OnnxModelError("load_failed", `could not fetch ${hubId}: ${errorMessage(error)}`, { hubId }, { cause: error });
     } finally {
       limit.disarm();
     }
-    const remote = { cache_dir: cacheDir, dtype: options.dtype ?? "q8" };
-    await Promise.all([transformers.AutoTokenizer.from_pretrained(hubId, remote), transformers.AutoModel.from_pretrained(hubId, remote)]);
     settings = readModelFolder(located.folder, options);
     if (settings.dimension !== located.spec.dimension) {
       throw new OnnxModelError("bad_config", `${hubId} makes ${settings.dimension}-d vectors, but ${located.spec.dimension} was configured`, { hubId });

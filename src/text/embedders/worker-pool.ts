@@ -25,7 +25,7 @@
  *   multiply the model copies.
  */
 import { Worker } from "node:worker_threads";
-import { RecallGraphError } from "../../core/errors.js";
+import { RecallGraphError, ValidationError } from "../../core/errors.js";
 
 /** Why a worker's batch failed. */
 export type EmbeddingWorkerFailure = "crashed" | "exited" | "timeout" | "failed" | "closed";
@@ -105,7 +105,7 @@ export class EmbeddingWorkerPool {
   private spawned = 0;
 
   constructor(options: EmbeddingPoolOptions) {
-    if (!Number.isInteger(options.size) || options.size < 1) throw new RangeError(`size must be a positive integer, got ${options.size}`);
+    if (!Number.isInteger(options.size) || options.size < 1) throw new ValidationError("size", `must be a positive integer, got ${options.size}`);
     this.size = options.size;
     this.source = options.source;
     this.dimension = options.dimension;
