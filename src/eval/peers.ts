@@ -71,7 +71,7 @@ export function recallgraphRetriever(
     name: `recallgraph ${mode}`,
     description: `recallgraph, preset "${mode}"`,
     async ask({ namespace, question, now }, k) {
-      const output = await retrieve(graph, { question, namespace, now }, { ...viewDepthFor(k), ...overrides, preset: mode, finalK: k });
+      const output = await retrieve(graph, { question, namespace, now }, { configurable: { ...viewDepthFor(k), ...overrides, preset: mode, finalK: k } });
       return { ranked: output.results.map(judgedIdsOf), llmCalls: output.account.llmCalls };
     },
   };

@@ -157,7 +157,7 @@ export class RecallGraphStore extends BaseStore {
       }
       const output = await this.memory.retrieve(
         { question: operation.query, namespace: namespaces, ...(this.options.now ? { now: this.options.now() } : {}), ...(filter ? { filter } : {}) },
-        { finalK: limit + offset },
+        { configurable: { finalK: limit + offset } },
       );
       const entries = await this.entriesOf(output.results);
       return output.results.slice(offset).flatMap((result) => {

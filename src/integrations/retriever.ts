@@ -52,8 +52,7 @@ export class RecallGraphRetriever extends BaseRetriever {
     const output = await retrieve(
       this.graph,
       { question: query, namespace: this.namespace, ...this.times() },
-      this.configurable,
-      { callbacks: runManager?.getChild("recallgraph") },
+      { configurable: this.configurable, callbacks: runManager?.getChild("recallgraph") },
     );
     return output.results.map(
       (result) =>

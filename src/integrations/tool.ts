@@ -26,7 +26,7 @@ export function createRecallTool(options: RecallToolOptions) {
   return tool(
     async (args: unknown) => {
       const request = recallRequest(options.namespace, (options.now ?? (() => new Date()))(), parseOrThrow(RecallArgsSchema, args, "arguments"));
-      const output = await retrieve(options.graph, request, options.configurable ?? {});
+      const output = await retrieve(options.graph, request, { configurable: options.configurable ?? {} });
       return output.results.length ? recalledLines(output.results) : "No stored memory matches.";
     },
     { name: options.name ?? recallAction.name, description: options.description ?? recallAction.description, schema: RecallArgsSchema },

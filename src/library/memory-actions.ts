@@ -92,7 +92,7 @@ export function recallRequest(namespace: string | string[], now: Date, args: z.o
 
 export async function recallAction(context: ActionContext, args: unknown): Promise<string> {
   const request = recallRequest(context.namespace, (context.now ?? (() => new Date()))(), parseOrThrow(RecallArgsSchema, args, "arguments"));
-  const output = await context.memory.retrieve(request, context.configurable ?? {});
+  const output = await context.memory.retrieve(request, { configurable: context.configurable ?? {} });
   return output.results.length ? recalledLines(output.results) : "No stored memory matches.";
 }
 

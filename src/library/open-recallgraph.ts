@@ -7,7 +7,7 @@ import type { RetrievalConfigInput } from "../graph/configuration.js";
 import type { GraphDependencies } from "../graph/dependencies.js";
 import { createRetrievalGraph, type RetrievalGraph } from "../graph/graph.js";
 import { forgetMemories, getMemories, listMemories, pruneExpired, type ListRequest } from "../stores/memory-operations.js";
-import { retrieve, type RetrievalOutput, type RetrieveRequest } from "./retrieve.js";
+import { retrieve, runConfigOf, type RetrievalOutput, type RetrieveConfig, type RetrieveRequest, type RetrieveRunOptions } from "./retrieve.js";
 import { openStore, storeConfigFromEnv, type StoreConfig } from "../stores/open-store.js";
 import type { ListPage, MemoryStore } from "../stores/port.js";
 import type { Embedder } from "../text/embedder.js";
@@ -40,8 +40,14 @@ export async function openDependencies(options: OpenOptions = {}): Promise<Graph
 export interface RecallGraph extends GraphDependencies {
   graph: RetrievalGraph;
   remember(namespace: string, inputs: readonly unknown[], options?: WriteOptions): Promise<MemoryEntry[]>;
-  /** As the free `retrieve`: `config` carries the caller's abort signal, callbacks, tags and run name to the graph. */
-  retrieve(request: RetrieveRequest, configurable?: RetrievalConfigInput, config?: Omit<RunnableConfig, "configurable">): Promise<RetrievalOutput>;
+  /**
+   * Answers a question, as the free `retrieve`: one RunnableConfig, as LangGraph runnables take, carries the
+   * retrieval configuration (`configurable`) and the caller's abort signal, callbacks, tags and run name.
+   * A signal that aborts stops the run with an AbortedError.
+   */
+  retrieve(request: RetrieveRequest, config?: RetrieveConfig): Promise<RetrievalOutput>;
+  /** @deprecated Pass one config, the retrieval configuration under `configurable`: `retrieve(request, { configurable, signal })`. */
+  retrieve(request: RetrieveRequest, configurable: RetrievalConfigInput, options?: RetrieveRunOptions): Promise<RetrievalOutput>;
   /** A page of the namespace's memories, newest first (filter, limit, cursor). */
   list(namespace: string, options?: ListRequest): Promise<ListPage>;
   /** Memories by id; ids not held are left out. */
@@ -68,7 +74,7 @@ export async function openRecallGraph(options: OpenOptions = {}): Promise<Recall
     ...dependencies,
     graph,
     remember: (namespace, inputs, writeOptions) => writeMemories(dependencies.store, dependencies.embedder, namespace, inputs, writeOptions),
-    retrieve: (request, configurable, config) => retrieve(graph, request, configurable, config),
+    retrieve: async (request: RetrieveRequest, config?: RetrieveConfig | RetrievalConfigInput, options?: RetrieveRunOptions) => retrieve(graph, request, runConfigOf(config, options)),
     list: (namespace, listOptions) => listMemories(dependencies.store, namespace, listOptions),
     get: (namespace, ids) => getMemories(dependencies.store, namespace, ids),
     forget: (namespace, ids) => forgetMemories(dependencies.store, namespace, ids),

@@ -1,13 +1,13 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { z } from "zod";
-import { parseOrThrow } from "../core/errors.js";
+import { AbortedError, isRecallGraphError, parseOrThrow, ValidationError } from "../core/errors.js";
 import type { Coverage } from "../domain/coverage.js";
 import type { Plan } from "../domain/plan.js";
 import type { RetrievalResult } from "../domain/results.js";
 import { summarizeAccount, type Degradation, type RunAccount } from "../domain/run-account.js";
 import { NamespaceSchema, parseIsoTimestamp } from "../memory/entry.js";
 import { RecallFilterSchema } from "../stores/caller-filter.js";
-import type { RetrievalConfigInput } from "../graph/configuration.js";
+import { RetrievalConfigSchema, type RetrievalConfigInput } from "../graph/configuration.js";
 import type { RetrievalGraph } from "../graph/graph.js";
 import { RetrievalInputSchema, type RetrievalGraphOutputValue } from "../graph/state.js";
 
@@ -49,13 +49,29 @@ export interface RetrievalOutput {
   account: RunAccountSummary;
 }
 
+/**
+ * How a retrieval is called, as any LangGraph runnable is: the retrieval configuration (finalK, preset,
+ * deadlineMs, ...) under `configurable`, beside the caller's abort signal, callbacks, tags and run name.
+ */
+export type RetrieveConfig = RunnableConfig<ConfigurableFields>;
+
+/** The configuration fields, and those a graph over more views adds (configurationFor). */
+type ConfigurableFields = RetrievalConfigInput & Record<string, unknown>;
+
+/** The run options of the positional form, which takes the configuration on its own before them. */
+export type RetrieveRunOptions = Omit<RunnableConfig, "configurable">;
+
 /** Runs the retrieval graph for one question and returns its results with the run's account. */
+export function retrieve(graph: RetrievalGraph, request: RetrieveRequest, config?: RetrieveConfig): Promise<RetrievalOutput>;
+/** @deprecated Pass one config, the retrieval configuration under `configurable`: `retrieve(graph, request, { configurable, signal })`. */
+export function retrieve(graph: RetrievalGraph, request: RetrieveRequest, configurable: ConfigurableFields, options?: RetrieveRunOptions): Promise<RetrievalOutput>;
 export async function retrieve(
   graph: RetrievalGraph,
   request: RetrieveRequest,
-  configurable: RetrievalConfigInput & Record<string, unknown> = {},
-  config: Omit<RunnableConfig, "configurable"> = {},
+  config?: RetrieveConfig | ConfigurableFields,
+  options?: RetrieveRunOptions,
 ): Promise<RetrievalOutput> {
+  const runConfig = runConfigOf(config, options);
   const parsed = parseOrThrow(RetrieveRequestSchema, request, "request");
   const now = parsed.now instanceof Date ? parsed.now.toISOString() : parsed.now;
   const asOf = parsed.asOf instanceof Date ? parsed.asOf.toISOString() : parsed.asOf;
@@ -71,7 +87,48 @@ export async function retrieve(
     },
     "request",
   );
-  return outputOf(await graph.invoke(input, { ...config, configurable }));
+  try {
+    return outputOf(await graph.invoke(input, runConfig));
+  } catch (error) {
+    // LangGraph rejects with the signal's bare reason (an AbortError): the caller gets an error of ours.
+    if (runConfig.signal?.aborted && !isRecallGraphError(error)) throw new AbortedError("retrieve", runConfig.signal.reason);
+    throw error;
+  }
+}
+
+/** What a RunnableConfig holds beside `configurable`: a second argument naming none of them is the positional form's configuration. */
+const RUN_CONFIG_KEYS: ReadonlySet<string> = new Set<keyof RunnableConfig>([
+  "configurable",
+  "signal",
+  "callbacks",
+  "tags",
+  "metadata",
+  "runName",
+  "runId",
+  "recursionLimit",
+  "maxConcurrency",
+  "timeout",
+]);
+const CONFIGURATION_FIELDS: ReadonlySet<string> = new Set(Object.keys(RetrievalConfigSchema.shape));
+
+/**
+ * The one RunnableConfig of a call, from either form. No configuration field is a RunnableConfig key,
+ * so a second argument is told by its keys; one that mixes a configuration field into a RunnableConfig
+ * is refused rather than the field dropped.
+ */
+export function runConfigOf(config: RetrieveConfig | ConfigurableFields | undefined, options: RetrieveRunOptions | undefined): RetrieveConfig {
+  // Run options after it: the second argument is the configuration (the overloads allow nothing else).
+  if (options !== undefined) return { ...options, configurable: { ...(config as ConfigurableFields | undefined) } };
+  if (config === undefined) return {};
+  if (isConfigurationAlone(config)) return { configurable: config };
+  const misplaced = Object.keys(config).find((key) => CONFIGURATION_FIELDS.has(key));
+  if (misplaced !== undefined) throw new ValidationError(`config.${misplaced}`, "is a retrieval configuration field: put it under config.configurable");
+  return config;
+}
+
+function isConfigurationAlone(config: RetrieveConfig | ConfigurableFields): config is ConfigurableFields {
+  const keys = Object.keys(config);
+  return keys.length > 0 && !keys.some((key) => RUN_CONFIG_KEYS.has(key));
 }
 
 /** The caller-facing view of a finished run's output. */

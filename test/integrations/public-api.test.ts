@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, it } from "node:test";
-import { entryInput, isRecallGraphError, openRecallGraph, ReadOnlyStoreError, ValidationError } from "../../src/index.js";
+import { AbortedError, entryInput, isRecallGraphError, openRecallGraph, ReadOnlyStoreError, retrieve, ValidationError } from "../../src/index.js";
 import { assertBuildIsCurrent, ROOT, temporaryFolder } from "../cli/helpers.js";
 
 describe("the public API as the README shows it", () => {
@@ -50,6 +50,37 @@ describe("the public API as the README shows it", () => {
       const aborted = new AbortController();
       aborted.abort();
       await assert.rejects(memory.retrieve(request, {}, { signal: aborted.signal }), /abort/i);
+    } finally {
+      await memory.close();
+    }
+  });
+
+  it("takes one RunnableConfig as LangGraph runnables do: configuration, callbacks and run name, and a signal that stops the run with AbortedError", async () => {
+    const memory = await openRecallGraph({ store: { kind: "sqlite", path: ":memory:" }, embedder: { provider: "hash", dimension: 64 }, model: null });
+    try {
+      await memory.remember("alice", [{ text: "Alice keeps bees in Lyon." }, { text: "Alice keeps a hive of bees on her roof." }, { text: "Bob keeps bees too." }]);
+      const request = { question: "Where does Alice keep bees?", namespace: "alice" };
+      const runs: string[] = [];
+      const callbacks = [{ handleChainStart: (_chain: unknown, _inputs: unknown, _runId: string, _parent?: string, _tags?: string[], _metadata?: unknown, _type?: string, name?: string) => void runs.push(name ?? "") }];
+      const output = await memory.retrieve(request, { configurable: { finalK: 1 }, runName: "bees", callbacks, tags: ["caller"] });
+      assert.equal(output.results.length, 1, "finalK under configurable took effect");
+      assert.ok(runs.includes("bees"), `the caller's run name and callbacks reached the graph (saw ${runs.join(", ")})`);
+      assert.equal((await memory.retrieve(request, { finalK: 1 })).results.length, 1, "the configuration alone, positionally, still works");
+
+      const aborted = new AbortController();
+      aborted.abort();
+      await assert.rejects(memory.retrieve(request, { signal: aborted.signal }), (error: unknown) => {
+        assert.ok(error instanceof AbortedError, String(error));
+        assert.equal(error.code, "aborted");
+        assert.equal(error.cause, aborted.signal.reason, "the signal's reason is the cause");
+        return true;
+      });
+      await assert.rejects(retrieve(memory.graph, request, { signal: aborted.signal, configurable: { finalK: 2 } }), AbortedError);
+      await assert.rejects(memory.retrieve(request, { signal: aborted.signal, finalK: 2 } as never), (error: unknown) => {
+        assert.ok(error instanceof ValidationError);
+        assert.equal(error.field, "config.finalK", "a configuration field beside the run options is refused, not dropped");
+        return true;
+      });
     } finally {
       await memory.close();
     }

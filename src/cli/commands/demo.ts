@@ -133,7 +133,7 @@ function headerLines(ingest: IngestSummary, recallgraph: RecallGraph): string[] 
 
 async function ask(recallgraph: RecallGraph, item: DemoQuestion): Promise<AnsweredQuestion> {
   const askedAt = performance.now();
-  const output = await recallgraph.retrieve({ question: item.question, namespace: DEMO_NAMESPACE, now: REFERENCE_TIME }, { finalK: RESULTS_PER_QUESTION });
+  const output = await recallgraph.retrieve({ question: item.question, namespace: DEMO_NAMESPACE, now: REFERENCE_TIME }, { configurable: { finalK: RESULTS_PER_QUESTION } });
   const seconds = (performance.now() - askedAt) / 1000;
   const found = item.answers.filter((id) => output.results.some((result) => result.id === id));
   return { ...item, found, seconds, output };

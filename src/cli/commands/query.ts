@@ -82,7 +82,7 @@ async function runQuery(argument: string, rawOptions: unknown, globals: GlobalOp
       ...(options.asOf ? { asOf: options.asOf } : {}),
       ...(filter ? { filter } : {}),
     };
-    return retrieve(createRetrievalGraph(dependencies), request, retrievalConfig(options));
+    return retrieve(createRetrievalGraph(dependencies), request, { configurable: retrievalConfig(options) });
   })().finally(() => dependencies.close());
   if (globals.json) printJson(render.outputJson(output));
   else printLines(outputLines(output, options, globals, render));
