@@ -1,5 +1,6 @@
 import { Option, type Command } from "commander";
 import { z } from "zod";
+import { readEnvironment, type Environment } from "../core/env.js";
 import { STORE_KIND_NAMES } from "../stores/store-kinds.js";
 import { EMBEDDER_PROVIDERS } from "../text/embedders/registry.js";
 import { parseOptionValues } from "./option-values.js";
@@ -36,8 +37,8 @@ export function readGlobalOptions(command: Command): GlobalOptions {
  * The environment the library's own `storeConfigFromEnv` / `embedderConfigFromEnv` read, with the
  * command-line choices written over it: flags win over variables, variables over defaults.
  */
-export function environmentWith(globals: GlobalOptions, base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...base };
+export function environmentWith(globals: GlobalOptions, base: Environment = readEnvironment()): Environment {
+  const env: Record<string, string | undefined> = { ...base };
   if (globals.db !== undefined) env.RECALLGRAPH_DB = globals.db;
   if (globals.store !== undefined) env.RECALLGRAPH_STORE = globals.store;
   if (globals.embedder !== undefined) env.RECALLGRAPH_EMBEDDER = globals.embedder;

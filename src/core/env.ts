@@ -1,10 +1,13 @@
 /**
  * Reading configuration from environment variables.
  *
- * One module, so that the store, the embedder and the chat model read variables alike: every reader
- * trims, treats an empty value as unset, returns `undefined` when unset (callers apply their defaults
- * with `??`), and throws a ValidationError whose field is the variable's name and whose message says
- * what was expected and what was found.
+ * The one module that reads `process.env`: `readEnvironment` takes recallgraph's variables out of it
+ * into one settings object, which every `...FromEnv` function reads (or a record a test or the
+ * command line builds instead). The readers below read that object alike for the store, the embedder
+ * and the chat model: each trims, treats an empty value as unset, returns `undefined` when unset
+ * (callers apply their defaults with `??`), and throws a ValidationError whose field is the
+ * variable's name and whose message says what was expected and what was found. A value is checked
+ * when the part that needs it reads it, so a bad variable fails only what it configures.
  */
 import { z } from "zod";
 import { ValidationError } from "./errors.js";
@@ -53,8 +56,31 @@ export const ENV_VARIABLES = [
 
 export type EnvVariable = (typeof ENV_VARIABLES)[number];
 
-/** The variables a configuration is read from: `process.env`, or a plain record in tests. */
+/** The variables a configuration is read from: the settings `readEnvironment` returns, or a plain record in tests. */
 export type Environment = Readonly<Record<string, string | undefined>>;
+
+const VariableSchema = z
+  .string()
+  .optional()
+  .transform((value) => value?.trim() || undefined)
+  .describe("The variable's value, trimmed; unset, empty and whitespace-only all read as unset");
+
+/** recallgraph's settings from the environment: each of its variables, trimmed, or unset. */
+export const EnvironmentSettingsSchema = z
+  .object(Object.fromEntries(ENV_VARIABLES.map((name) => [name, VariableSchema])) as Record<EnvVariable, typeof VariableSchema>)
+  .describe("recallgraph's environment variables (README, Configuration); each part checks the values it reads");
+
+export type EnvironmentSettings = Readonly<z.output<typeof EnvironmentSettingsSchema>>;
+
+/** recallgraph's variables of `source` (the process's environment), as one settings object; nothing else of it is kept. */
+export function readEnvironment(source: Environment = process.env): EnvironmentSettings {
+  return EnvironmentSettingsSchema.parse(source);
+}
+
+/** One variable of the process's environment, read as `readEnvironment` reads it: for the logger, which looks at every line. */
+export function readProcessVariable(name: EnvVariable): string | undefined {
+  return readVariable(process.env, name);
+}
 
 /** The error every reader throws: `NAME: <expected>, got "<found>"`. */
 function invalid(name: string, expected: string, found: string): ValidationError {

@@ -2,7 +2,7 @@
  * Structured, quiet-by-default logging: one JSON object per line on stderr.
  * The level comes from RECALLGRAPH_LOG_LEVEL (silent | error | warn | info | debug); default "warn".
  */
-import { readVariable } from "./env.js";
+import { readProcessVariable } from "./env.js";
 
 const LEVELS = { silent: 0, error: 1, warn: 2, info: 3, debug: 4 } as const;
 export type LogLevel = keyof typeof LEVELS;
@@ -17,7 +17,7 @@ export function setDefaultLogLevel(level: LogLevel): void {
 
 // Read at every line, so a change of the variable takes effect at once; a value that names no level is ignored, never thrown: logging must not fail a call.
 function threshold(): number {
-  const configured = readVariable(process.env, "RECALLGRAPH_LOG_LEVEL")?.toLowerCase();
+  const configured = readProcessVariable("RECALLGRAPH_LOG_LEVEL")?.toLowerCase();
   return configured !== undefined && Object.hasOwn(LEVELS, configured) ? LEVELS[configured as LogLevel] : LEVELS[defaultLevel];
 }
 

@@ -10,7 +10,7 @@
  * With no keys a server is open: one local caller who may touch every namespace.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
-import { readVariable, type Environment } from "../core/env.js";
+import { readEnvironment, readVariable, type Environment } from "../core/env.js";
 import { ValidationError } from "../core/errors.js";
 import type { NamespaceAccess } from "../graph/dependencies.js";
 import { NamespaceSchema } from "../memory/entry.js";
@@ -26,7 +26,7 @@ export interface AccessPolicy {
   shared: readonly string[];
 }
 
-export function accessPolicyFromEnv(env: Environment = process.env): AccessPolicy {
+export function accessPolicyFromEnv(env: Environment = readEnvironment()): AccessPolicy {
   const keys = parseKeys(readVariable(env, "RECALLGRAPH_API_KEYS"));
   const shared = (readVariable(env, "RECALLGRAPH_SHARED_NAMESPACES") ?? "")
     .split(",")

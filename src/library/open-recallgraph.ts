@@ -1,5 +1,5 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
-import type { RunnableConfig } from "@langchain/core/runnables";
+import { readEnvironment, type Environment } from "../core/env.js";
 import { loadChatModelFromEnv } from "../llm/load-chat-model.js";
 import { reembedMemories, writeMemories, type ReembedOptions, type WriteOptions } from "../ingest/write-memories.js";
 import type { MemoryEntry } from "../memory/entry.js";
@@ -24,12 +24,13 @@ export interface OpenOptions {
   embedder?: EmbedderConfig | Embedder;
   /** A chat model, `null` for none (rules only), or undefined to take it from the environment. */
   model?: BaseChatModel | null;
-  env?: NodeJS.ProcessEnv;
+  /** The variables to read instead of the process's environment. */
+  env?: Environment;
 }
 
 /** Opens the store, embedder and model that the options (or the environment) name. */
 export async function openDependencies(options: OpenOptions = {}): Promise<GraphDependencies> {
-  const env = options.env ?? process.env;
+  const env = options.env ?? readEnvironment();
   const embedder = isEmbedder(options.embedder) ? options.embedder : createEmbedder(options.embedder ?? embedderConfigFromEnv(env));
   const store = isStore(options.store) ? options.store : await openStore(options.store ?? storeConfigFromEnv(env), embedder.spec);
   const model = options.model === null ? undefined : (options.model ?? (await loadChatModelFromEnv(env)));

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { readParsed, readPositiveInteger, readRetryCount, readVariable } from "../core/env.js";
+import { readEnvironment, readParsed, readPositiveInteger, readRetryCount, readVariable, type Environment } from "../core/env.js";
 
 /**
  * Chat model configuration from the environment:
@@ -25,7 +25,7 @@ export interface ChatModelSettings {
 }
 
 /** The chat model settings the environment gives, or undefined when it names no model (the rules run instead). */
-export function chatModelSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): ChatModelSettings | undefined {
+export function chatModelSettingsFromEnv(env: Environment = readEnvironment()): ChatModelSettings | undefined {
   // Every variable is read before the model check, so a bad value fails loudly even while no model is set.
   const model = readVariable(env, "RECALLGRAPH_LLM_MODEL");
   const baseURL = readParsed(env, "OPENAI_BASE_URL", BaseUrlSchema);

@@ -5,7 +5,7 @@
  * healthy server. So every variable is checked here, before anything is served, and a bad one ends the
  * process with one line naming it and exit code 1.
  */
-import { readChoice, type Environment } from "../core/env.js";
+import { readChoice, readEnvironment, type Environment } from "../core/env.js";
 import { errorMessage, ValidationError } from "../core/errors.js";
 import { accessPolicyFromEnv, type AccessPolicy } from "../library/access-policy.js";
 import { chatModelSettingsFromEnv } from "../llm/chat-model-settings.js";
@@ -29,7 +29,7 @@ export interface ServerSettings {
 }
 
 /** The server's settings, or a ValidationError naming the first variable it cannot use. */
-export function serverSettingsFromEnv(env: Environment = process.env): ServerSettings {
+export function serverSettingsFromEnv(env: Environment = readEnvironment()): ServerSettings {
   const policy = accessPolicyFromEnv(env);
   const threadHistory = readChoice(env, "RECALLGRAPH_THREAD_HISTORY", THREAD_HISTORY) ?? "none";
   if (policy.secured && threadHistory === "keep") {

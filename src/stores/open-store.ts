@@ -8,7 +8,7 @@
  * - `RECALLGRAPH_READ_ONLY` `1` (or true/yes/on) opens the store read-only, whichever kind (`readOnly`)
  */
 import { z } from "zod";
-import { readBoolean, readChoice, type Environment } from "../core/env.js";
+import { readBoolean, readChoice, readEnvironment, type Environment } from "../core/env.js";
 import { parseOrThrow, ValidationError } from "../core/errors.js";
 import type { MemoryStore } from "./port.js";
 import type { EmbeddingSpec } from "../text/embedder.js";
@@ -45,7 +45,7 @@ export async function openStore<const K extends StoreKindRegistry = typeof STORE
  * The store configuration the environment describes (see the module comment for the variables):
  * RECALLGRAPH_STORE names the kind (default the first of `kinds`), which reads the rest.
  */
-export function storeConfigFromEnv<const K extends StoreKindRegistry = typeof STORE_KINDS>(env: Environment = process.env, kinds?: K): StoreConfigOf<K> {
+export function storeConfigFromEnv<const K extends StoreKindRegistry = typeof STORE_KINDS>(env: Environment = readEnvironment(), kinds?: K): StoreConfigOf<K> {
   const registry: StoreKindRegistry = kinds ?? STORE_KINDS;
   const [defaultKind] = registry;
   if (!defaultKind) throw new ValidationError("RECALLGRAPH_STORE", "no kind of store is registered");

@@ -4,7 +4,7 @@ import { describe, it } from "node:test";
 import { z } from "zod";
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { ENV_VARIABLES, readChoice, readParsed, readPositiveInteger, readRequired, readRetryCount, readVariable, type Environment } from "../../src/core/env.js";
+import { ENV_VARIABLES, readChoice, readEnvironment, readParsed, readPositiveInteger, readRequired, readRetryCount, readVariable, type Environment } from "../../src/core/env.js";
 import { ValidationError } from "../../src/core/errors.js";
 
 /** Asserts that `read` throws a ValidationError for `field` with exactly `message`. */
@@ -109,5 +109,35 @@ describe("the environment variables", () => {
   it("are the only ones the source names", () => {
     const unknown = [...namedInSource()].filter((name) => !(ENV_VARIABLES as readonly string[]).includes(name));
     assert.deepEqual(unknown, []);
+  });
+});
+
+describe("readEnvironment", () => {
+  it("keeps recallgraph's variables alone, each trimmed, an empty one unset", () => {
+    const settings = readEnvironment({ RECALLGRAPH_DB: "  /tmp/memory.db ", QDRANT_URL: "", OPENAI_API_KEY: "   ", PATH: "/usr/bin", HOME: "/root" });
+    assert.deepEqual(Object.fromEntries(Object.entries(settings).filter(([, value]) => value !== undefined)), { RECALLGRAPH_DB: "/tmp/memory.db" });
+    const kept = Object.keys(settings).filter((name) => !(ENV_VARIABLES as readonly string[]).includes(name));
+    assert.deepEqual(kept, [], "no other variable is kept");
+  });
+
+  it("reads the process's environment when given none", () => {
+    const before = process.env.RECALLGRAPH_EMBEDDING_MODEL;
+    process.env.RECALLGRAPH_EMBEDDING_MODEL = " some-model ";
+    try {
+      assert.equal(readEnvironment().RECALLGRAPH_EMBEDDING_MODEL, "some-model");
+    } finally {
+      if (before === undefined) delete process.env.RECALLGRAPH_EMBEDDING_MODEL;
+      else process.env.RECALLGRAPH_EMBEDDING_MODEL = before;
+    }
+  });
+
+  it("is the one module of src/ that reads process.env, and none writes it", () => {
+    const root = join(import.meta.dirname, "../../src");
+    const files = readdirSync(root, { recursive: true, encoding: "utf8" }).filter((file) => file.endsWith(".ts"));
+    const readers = files.filter((file) => readFileSync(join(root, file), "utf8").includes("process.env")).sort();
+    // The ONNX embedder's default cache folder follows XDG_CACHE_HOME, the desktop standard's variable, not a setting of recallgraph.
+    assert.deepEqual(readers, ["core/env.ts", "text/embedders/onnx.ts"]);
+    const writes = files.filter((file) => /process\.env(\.\w+|\[[^\]]+\])\s*=[^=]|delete process\.env/.test(readFileSync(join(root, file), "utf8")));
+    assert.deepEqual(writes, []);
   });
 });

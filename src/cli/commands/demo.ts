@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { fileURLToPath } from "node:url";
+import { readEnvironment } from "../../core/env.js";
 import type { IngestSummary } from "../../ingest/ingest-file.js";
 import type { RecallGraph } from "../../library/open-recallgraph.js";
 import type { RetrievalOutput } from "../../library/retrieve.js";
@@ -103,7 +104,7 @@ async function runDemo(globals: GlobalOptions): Promise<void> {
   ]);
   // No configuration means none: the environment's store, model and embedder are not consulted,
   // except that an explicit --embedder is honoured (with the variables that embedder needs).
-  const embedder = globals.embedder ? embedderConfigFromEnv({ ...process.env, RECALLGRAPH_EMBEDDER: globals.embedder }) : { provider: "use-lite" as const };
+  const embedder = globals.embedder ? embedderConfigFromEnv({ ...readEnvironment(), RECALLGRAPH_EMBEDDER: globals.embedder }) : { provider: "use-lite" as const };
   const recallgraph = await openRecallGraph({ store: { kind: "sqlite", path: ":memory:" }, embedder, model: null });
   try {
     const ingest = await ingestFile(SAMPLE_PATH, { format: "jsonl", namespace: DEMO_NAMESPACE, store: recallgraph.store, embedder: recallgraph.embedder });

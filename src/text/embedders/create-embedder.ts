@@ -29,7 +29,7 @@
  * A store records the embedder's model and dimension and refuses to be opened with another one.
  */
 import { z } from "zod";
-import { readChoice, type Environment } from "../../core/env.js";
+import { readChoice, readEnvironment, type Environment } from "../../core/env.js";
 import { parseOrThrow, ValidationError } from "../../core/errors.js";
 import type { Embedder } from "../embedder.js";
 import { readSharedEmbedderVariables, type AnyEmbedderDefinition } from "./embedder-definition.js";
@@ -95,7 +95,7 @@ const ENV_NAME_OF_FIELD: Readonly<Record<string, string>> = {
  * RECALLGRAPH_EMBEDDER names the kind (default the first of `kinds`), which reads the rest.
  * Invalid values throw a ValidationError whose field is the variable's name.
  */
-export function embedderConfigFromEnv(env: Environment = process.env, kinds: EmbedderRegistry = EMBEDDERS): EmbedderConfig {
+export function embedderConfigFromEnv(env: Environment = readEnvironment(), kinds: EmbedderRegistry = EMBEDDERS): EmbedderConfig {
   const [defaultKind] = kinds;
   if (!defaultKind) throw new ValidationError("RECALLGRAPH_EMBEDDER", "no kind of embedder is registered");
   const provider = readChoice(env, "RECALLGRAPH_EMBEDDER", kinds.map((kind) => kind.name)) ?? defaultKind.name;
