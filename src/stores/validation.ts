@@ -141,17 +141,31 @@ function checkExpiry(entry: MemoryEntry, field: string): void {
   }
 }
 
-export interface ValidatedRecord {
+export interface ValidatedRecord<V = Float64Array> {
   entry: MemoryEntry;
-  vector: Float64Array;
+  vector: V;
 }
 
 /**
  * Checks a whole upsert batch before anything is written: each entry is a valid MemoryEntry of
  * `namespace`, its timestamp and timestampMs agree (and expiresAt and expiresAtMs), ids are unique within the batch, each vector has
  * the store's dimension and only finite values. Throws on the first problem, naming it (`records.3.vector`).
+ * `convert` turns each checked vector into what the store writes, record by record: a large batch then
+ * never holds every float64 copy at once (400 MB for 100k 512-d vectors).
  */
-export function validateRecords(namespace: string, records: unknown, dimension: number): ValidatedRecord[] {
+export function validateRecords(namespace: string, records: unknown, dimension: number): ValidatedRecord[];
+export function validateRecords<V>(
+  namespace: string,
+  records: unknown,
+  dimension: number,
+  convert: (vector: Float64Array, field: string) => V,
+): ValidatedRecord<V>[];
+export function validateRecords<V>(
+  namespace: string,
+  records: unknown,
+  dimension: number,
+  convert?: (vector: Float64Array, field: string) => V,
+): ValidatedRecord<V | Float64Array>[] {
   if (!Array.isArray(records)) throw new ValidationError("records", "records must be an array");
   const seen = new Set<string>();
   return records.map((record: unknown, index) => {
@@ -169,6 +183,7 @@ export function validateRecords(namespace: string, records: unknown, dimension: 
     checkExpiry(entry, `${field}.entry`);
     if (seen.has(entry.id)) throw new ValidationError(`${field}.entry.id`, `duplicate id "${entry.id}" in one batch`);
     seen.add(entry.id);
-    return { entry, vector: validateVector(rawVector, dimension, `${field}.vector`) };
+    const vector = validateVector(rawVector, dimension, `${field}.vector`);
+    return { entry, vector: convert ? convert(vector, `${field}.vector`) : vector };
   });
 }

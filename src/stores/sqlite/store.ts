@@ -182,13 +182,8 @@ export class SqliteMemoryStore implements MemoryStore {
   async upsert(namespace: string, records: readonly MemoryRecord[]): Promise<void> {
     return this.write("upsert", () => {
       const ns = validateNamespace(namespace);
-      const prepared = validateRecords(ns, records, this.embedding.dimension).map(
-        ({ entry, vector }, index): PreparedRecord => ({
-          entry,
-          vectorBlob: unitVectorBlob(vector, `records.${index}.vector`),
-          terms: ftsColumns(entry),
-          names: indexedNames(entry),
-        }),
+      const prepared = validateRecords(ns, records, this.embedding.dimension, unitVectorBlob).map(
+        ({ entry, vector }): PreparedRecord => ({ entry, vectorBlob: vector, terms: ftsColumns(entry), names: indexedNames(entry) }),
       );
       if (!prepared.length) return;
       const s = this.statements;
