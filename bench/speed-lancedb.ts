@@ -21,7 +21,7 @@ import { hashEmbed } from "../src/text/embedders/hash-features.js";
 import { HASH_DEFAULT_DIMENSION } from "../src/text/embedders/hashing.js";
 import { recallAgainstExact, type RankedHit } from "./recall.js";
 import type { LancedbSide } from "./speed-results.js";
-import { syntheticMemories, syntheticQuestions } from "./synthetic.js";
+import { syntheticMemories, syntheticMemoryBatches, syntheticQuestions } from "./synthetic.js";
 
 const BATCH = 5000;
 const TOP_K = 10;
@@ -87,11 +87,10 @@ async function ingest(lancedb: LancedbModule, directory: string, size: number): 
   ]);
   const db = await lancedb.connect(directory);
   const table = await db.createEmptyTable("memories", schema);
-  const memories = syntheticMemories(size);
   let addMs = 0;
-  for (let start = 0; start < size; start += BATCH) {
-    const rows = memories.slice(start, start + BATCH).map((memory, i) => ({
-      id: memory.id ?? `m${start + i}`,
+  for (const batch of syntheticMemoryBatches(size, BATCH)) {
+    const rows = batch.map((memory) => ({
+      id: memory.id ?? "",
       text: memory.text,
       vector: Float32Array.from(hashEmbed(memory.text, HASH_DEFAULT_DIMENSION)),
     }));

@@ -71,10 +71,15 @@ import {
   type SpeedEmbedding,
   type SpeedResults,
 } from "./speed-results.js";
-import { SYNTHETIC_NOW, syntheticMemories, syntheticQuestions } from "./synthetic.js";
+import { SYNTHETIC_NOW, syntheticMemoryBatches, syntheticQuestions } from "./synthetic.js";
 
 const NAMESPACE = "bench";
 const WARMUP_QUERIES = 5;
+/**
+ * Memories per write call: a call holds its inputs, vectors and checked copies until it commits
+ * (write-memories.ts), so one call of 100k would measure that transient, not the store's own memory.
+ */
+const INGEST_BATCH = 10_000;
 const HERE = dirname(fileURLToPath(import.meta.url));
 const RESULTS_DIR = join(HERE, "results");
 
@@ -120,13 +125,16 @@ function storeOptions(index: VectorIndexKind): Partial<SqliteStoreOptions> {
   return index === "hnsw" ? { vectorIndex: "hnsw", hnswMinEntries: 1 } : { vectorIndex: "exact" };
 }
 
-/** Writes the synthetic memories through the product's write path; ms in all and ms outside the embedder. */
+/**
+ * Writes the synthetic memories through the product's write path, INGEST_BATCH per call as they are
+ * generated; ms in all and ms outside the embedder.
+ */
 async function ingest(store: SqliteMemoryStore, size: number): Promise<{ embedder: Embedder; writeMs: number; ingestMs: number }> {
   const hash = createHashEmbedder();
   const timedEmbeddings = new TimedEmbeddings(hash.embeddings);
   const embedder: Embedder = { ...hash, embeddings: timedEmbeddings };
   const started = performance.now();
-  await writeMemories(store, embedder, NAMESPACE, syntheticMemories(size));
+  for (const batch of syntheticMemoryBatches(size, INGEST_BATCH)) await writeMemories(store, embedder, NAMESPACE, batch);
   const writeMs = performance.now() - started;
   return { embedder, writeMs, ingestMs: writeMs - timedEmbeddings.spentMs };
 }
@@ -211,14 +219,9 @@ async function inMemorySide(size: number, queries: number): Promise<z.infer<type
   const before = loadavg();
   const embedder = createHashEmbedder();
   const store = new InMemoryStore({ index: { embeddings: embedder.embeddings, dims: embedder.spec.dimension, fields: ["text"] } });
-  const memories = syntheticMemories(size);
   const started = performance.now();
-  for (let start = 0; start < memories.length; start += 1000) {
-    const operations: PutOperation[] = memories.slice(start, start + 1000).map((memory, i) => ({
-      namespace: [NAMESPACE],
-      key: memory.id ?? String(start + i),
-      value: { text: memory.text },
-    }));
+  for (const batch of syntheticMemoryBatches(size, 1000)) {
+    const operations: PutOperation[] = batch.map((memory) => ({ namespace: [NAMESPACE], key: memory.id ?? "", value: { text: memory.text } }));
     await store.batch(operations);
   }
   const buildMs = performance.now() - started;
@@ -314,7 +317,7 @@ async function main(): Promise<void> {
 }
 
 const NOTES = [
-  "synthetic memories and questions (bench/synthetic.ts, fixed seeds), one namespace per size, sqlite file store; every side builds its own copy of the same data",
+  "synthetic memories and questions (bench/synthetic.ts, fixed seeds), one namespace per size, sqlite file store; every side builds its own copy of the same data, generated and written a batch at a time (recallgraph: 10k memories per writeMemories call), so no side's peak RSS holds the whole data set as JS objects",
   "vectors from the deterministic hashing embedder (512-d) at every size, for every side; the offline model's rates are read from the embedding benchmark's results, not measured here",
   "recallgraph runs plan + 3 views + RRF + reflection + re-check by rules, no LLM; ingestPerSec excludes time inside the embedder; latencies include embedding the question",
   "hnsw: vectorIndex hnsw with hnswMinEntries 1 (every size indexed), built before the questions; semantic recall@10 = denseSearch k 10 of each question's vector against exact search, tie-aware",

@@ -73,27 +73,40 @@ export function pick<T>(random: () => number, list: readonly T[]): T {
 
 /** `count` memories, ids m0..m(count-1), timestamps spread over two years in order. */
 export function syntheticMemories(count: number, seed = 7): MemoryInput[] {
+  return [...syntheticMemoryBatches(count, Math.max(1, count), seed)].flat();
+}
+
+/**
+ * The same memories as syntheticMemories(count, seed), in order, `batchSize` at a time: a caller that
+ * writes them batch by batch never holds them all (72 MB of objects at 100k).
+ */
+export function* syntheticMemoryBatches(count: number, batchSize: number, seed = 7): Generator<MemoryInput[]> {
   const random = seededRandom(seed);
-  const memories: MemoryInput[] = [];
-  for (let i = 0; i < count; i += 1) {
-    const person = pick(random, PEOPLE);
-    const friend = pick(random, PEOPLE);
-    const activity = pick(random, ACTIVITIES);
-    const place = pick(random, PLACES);
-    const text = `${person} said: I ${activity} in ${place} ${pick(random, FEELINGS)}, and ${friend} came along.`;
-    memories.push({
-      id: `m${i}`,
-      text,
-      timestamp: SYNTHETIC_START_MS + Math.floor((i / count) * SPAN_MS),
-      persons: person === friend ? [person] : [person, friend],
-      speaker: person,
-      entities: [],
-      location: place,
-      keywords: activity.split(" ").filter((word) => word.length > 3),
-      source: { turnIds: [`T${i}`] },
-    });
+  for (let start = 0; start < count; start += batchSize) {
+    const batch: MemoryInput[] = [];
+    for (let i = start; i < Math.min(count, start + batchSize); i += 1) batch.push(syntheticMemory(random, i, count));
+    yield batch;
   }
-  return memories;
+}
+
+/** Memory `i` of `count`, its words drawn from `random`. */
+function syntheticMemory(random: () => number, i: number, count: number): MemoryInput {
+  const person = pick(random, PEOPLE);
+  const friend = pick(random, PEOPLE);
+  const activity = pick(random, ACTIVITIES);
+  const place = pick(random, PLACES);
+  const text = `${person} said: I ${activity} in ${place} ${pick(random, FEELINGS)}, and ${friend} came along.`;
+  return {
+    id: `m${i}`,
+    text,
+    timestamp: SYNTHETIC_START_MS + Math.floor((i / count) * SPAN_MS),
+    persons: person === friend ? [person] : [person, friend],
+    speaker: person,
+    entities: [],
+    location: place,
+    keywords: activity.split(" ").filter((word) => word.length > 3),
+    source: { turnIds: [`T${i}`] },
+  };
 }
 
 /** `count` questions in the memories' vocabulary: names, activities, a time expression now and then. */

@@ -13,8 +13,23 @@ import { parseSpeedArgs } from "../../bench/speed-args.js";
 import { loadLancedb, lancedbSide } from "../../bench/speed-lancedb.js";
 import { LancedbSideSchema, ratiosOf, SpeedResultsSchema, type SizeResult, type SpeedResults } from "../../bench/speed-results.js";
 import { speedReadmeTables } from "../../bench/speed-chart.js";
+import { syntheticMemories, syntheticMemoryBatches } from "../../bench/synthetic.js";
 
 const SAVED = fileURLToPath(new URL("../../bench/results/speed.json", import.meta.url));
+
+describe("bench:speed synthetic data", () => {
+  it("gives the same memories a batch at a time as all at once, batches of the asked size", () => {
+    const whole = syntheticMemories(2_501);
+    const batches = [...syntheticMemoryBatches(2_501, 1_000)];
+    assert.deepEqual(
+      batches.map((batch) => batch.length),
+      [1_000, 1_000, 501],
+    );
+    assert.deepEqual(batches.flat(), whole);
+    assert.equal(whole[2_500]?.id, "m2500");
+    assert.notDeepEqual(syntheticMemories(10, 8), syntheticMemories(10));
+  });
+});
 
 describe("bench:speed arguments", () => {
   it("defaults to exact search beside InMemoryStore at 1k, 10k and 100k", () => {
