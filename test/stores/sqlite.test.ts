@@ -13,7 +13,7 @@ import { EmbedderMismatchError, StoreError, ValidationError } from "../../src/co
 import { normalizeEntry, type MemoryInput } from "../../src/memory/entry.js";
 import type { MemoryRecord } from "../../src/stores/port.js";
 import type { EmbeddingSpec } from "../../src/text/embedder.js";
-import { createSchemaV1, SCHEMA_VERSION } from "../../src/stores/sqlite/schema.js";
+import { createSchemaV1, mapForVectorScans, openDatabase, SCHEMA_VERSION } from "../../src/stores/sqlite/schema.js";
 import { openSqliteStore } from "../../src/stores/sqlite/store.js";
 import { CONTRACT_EMBEDDING, runMemoryStoreContract } from "../contract/memory-store.contract.js";
 
@@ -147,6 +147,17 @@ describe("sqlite adapter specifics", () => {
     await store.clearNamespace("ns");
     assert.deepEqual(rowCounts(path), { entries: 0, bodies: 0, names: 0, vocabulary: 0, terms: 0, vectors: 0 });
     await store.close();
+  });
+
+  it("reads a file through a memory map only when asked to (for sqlite-vec's own scans)", () => {
+    const opened = openDatabase(join(tempDir, "mapped.db"), SPEC);
+    try {
+      assert.equal(Number(opened.db.pragma("mmap_size", { simple: true })), 0);
+      mapForVectorScans(opened.db, opened.file);
+      assert.equal(Number(opened.db.pragma("mmap_size", { simple: true })), 2 ** 30);
+    } finally {
+      opened.db.close();
+    }
   });
 
   it("refuses an all-zero vector (cosine is undefined) and a k above the cap", async () => {

@@ -71,7 +71,10 @@ export const VECTOR_CHANGE_WINDOW = 100_000;
 export const BM25_TEXT_WEIGHT = 1.0;
 export const BM25_TAGS_WEIGHT = 1.0;
 
-/** Read through a memory map (vectors are read in full by every dense search); a ceiling, not an allocation. */
+/**
+ * The memory map through which sqlite-vec's full scans read the vectors, when it scans them itself (see
+ * `mapForVectorScans`); a ceiling, not an allocation.
+ */
 const MMAP_BYTES = 1 << 30;
 const CACHE_KIB = 32 * 1024;
 const BUSY_TIMEOUT_MS = 5_000;
@@ -262,6 +265,18 @@ export interface OpenedDatabase {
   file: string;
 }
 
+/**
+ * Reads the file through a memory map: for a store whose dense searches are sqlite-vec's full scans
+ * (no usearch), which then read every vector from the map instead of copying each page into SQLite's
+ * cache. Not otherwise: every page read through the map stays in the process's resident memory (a
+ * whole 100k-entry file, 280 MB, once its vectors and texts have been read into memory), while the few
+ * rows a search loads cost the same either way (measured at 100k entries: the same CPU time per question).
+ * A namespace beyond the vector cache's budget is then scanned by sqlite-vec through SQLite's page cache.
+ */
+export function mapForVectorScans(db: SqliteDatabase, file: string): void {
+  if (file) db.pragma(`mmap_size = ${MMAP_BYTES}`);
+}
+
 export interface OpenDatabaseOptions {
   /** Connect without writing anything: no schema creation or migration, no journal-mode switch (see read-only.ts). */
   readOnly?: boolean;
@@ -287,7 +302,6 @@ export function openDatabase(path: string, embedding: EmbeddingSpec, options: Op
       // A forgotten memory is erased, not only unlinked: freed space is overwritten with zeros (per connection).
       db.pragma("secure_delete = ON");
     }
-    if (!inMemory) db.pragma(`mmap_size = ${MMAP_BYTES}`);
     db.pragma(`cache_size = -${CACHE_KIB}`);
     if (readOnly) checkSchema(db, embedding);
     else ensureSchema(db, embedding);

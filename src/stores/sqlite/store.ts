@@ -54,7 +54,7 @@ import { jsonOrUndefined, ParsedEntries } from "./parsed-entries.js";
 import { ftsColumns, namespaceTerm, queryTerms } from "./fts-terms.js";
 import { LexicalIndex, type LexicalIndexCounters } from "./lexical-index.js";
 import { DEFAULT_LEXICAL_CACHE_ENTRIES, LexicalIndexFields } from "./lexical-index-fields.js";
-import { hasVectorBookkeeping, openDatabase, type SqliteDatabase } from "./schema.js";
+import { hasVectorBookkeeping, mapForVectorScans, openDatabase, type SqliteDatabase } from "./schema.js";
 import { VectorSearch, VectorSearchOptionsSchema, type IndexBuildResult, type VectorSearchCounters } from "./vector-search.js";
 import { SharedLeases, type ReleaseLease } from "../origin-lease.js";
 import { SqliteLeaseBook } from "./origin-leases.js";
@@ -109,6 +109,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
   const { db, file } = openDatabase(config.path, config.embedding, { readOnly: config.readOnly });
   try {
     const vectors = await VectorSearch.open({ db, dimension: config.embedding.dimension, file, readOnly: config.readOnly }, config);
+    if (!vectors.searchesInMemory) mapForVectorScans(db, file);
     return new SqliteMemoryStore(db, file, config.embedding, config.clock ?? Date.now, config.readOnly, vectors, config.lexicalCacheEntries);
   } catch (error) {
     db.close();

@@ -118,6 +118,11 @@ export class VectorSearch {
     return new VectorSearch(context, options, { usearch, rows: new VectorRows(context.db, context.dimension), storeId: id });
   }
 
+  /** False when every dense search is sqlite-vec's own (no usearch here, or neither a vector cache nor an index configured). */
+  get searchesInMemory(): boolean {
+    return this.engine !== undefined;
+  }
+
   /**
    * The k nearest vectors of the namespace to a unit query (as vec0 stores it), best first, with vec0's
    * L2 distances; undefined when sqlite-vec must answer. Exact unless an HNSW index serves the namespace.
