@@ -67,12 +67,12 @@ const entriesField: ItemField = (index, field) => [`entries.${index}`, field].fi
  *
  * Size: the whole call is held in memory until it is written, and sqlite writes it in one transaction.
  * Measured (sqlite file store, hash embedder, 512-d, ~65-character texts, Node 20): 10k entries peak
- * at 0.30 GB RSS and take 2.3 s; 100k entries peak at 1.47 GB RSS (1.28 GB heap and buffers; 0.14 GB
- * before the call) and take ~25 s, about half of it the single transaction. That is ~13 KB per entry
- * at the peak: the vectors as JS arrays (100k x 512 doubles = 410 MB), the store's checked float64
- * copies (410 MB) and its float32 rows (205 MB). It grows linearly with entries and dimension; 100k is
- * the largest call measured, and callers with more should split it into calls of at most 100k, each
- * all or nothing on its own.
+ * at 0.30 GB RSS and take 2.3 s; 100k entries take ~25 s, about half of it the single transaction, and
+ * peak at 1.26 GB RSS (0.21 GB before the call): ~10 KB per entry, mostly the vectors as JS arrays
+ * (100k x 512 doubles = 410 MB) and the store's float32 rows (205 MB), each row made as its vector is
+ * checked. It grows linearly with entries and dimension; 100k is the largest call measured, and callers
+ * with more should split it into calls of at most 100k, each all or nothing on its own (a caller who
+ * minds the peak, smaller: the speed benchmark writes 10k per call).
  */
 export async function writeMemories(
   store: MemoryStore,
