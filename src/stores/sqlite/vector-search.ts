@@ -72,6 +72,11 @@ export type IndexBuildResult = "current" | "loaded" | "built" | "not-indexed";
 
 /** Vectors per build slice: a few hundred milliseconds of usearch insertion at 1M entries, then the event loop runs. */
 const BUILD_SLICE_CHUNKS = 8;
+/**
+ * Chunks of 64 vectors read per page into an exact copy: each vector of a page is copied out of its row
+ * before it goes into the copy, so a page of 64 chunks holds 8 MB of 512-d vectors twice, not 134 MB.
+ */
+const COPY_PAGE_CHUNKS = 64;
 
 interface Versioned {
   /** The namespace generation the structure matches. */
@@ -267,7 +272,7 @@ export class VectorSearch {
     // One read transaction: the generation and the vectors come from the same snapshot.
     const generation = this.context.db.transaction(() => {
       for (let after = 0; ; ) {
-        const page = rows.page(namespace, after, 1024);
+        const page = rows.page(namespace, after, COPY_PAGE_CHUNKS);
         for (const stored of page.vectors) vectors.set(stored.rowid, stored.order, stored.vector);
         if (page.nextAfterChunk === undefined) break;
         after = page.nextAfterChunk;
