@@ -20,8 +20,9 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+import { z } from "zod";
 import { LOADED_MODULES_IMPORT, packageCounts } from "./loaded-packages.js";
 import { machineDescription } from "./machine.js";
 import { PEAK_RSS_IMPORT, peakRssMb } from "./peak-rss.js";
@@ -29,6 +30,25 @@ import { PEAK_RSS_IMPORT, peakRssMb } from "./peak-rss.js";
 const HERE = dirname(fileURLToPath(import.meta.url));
 const COMMAND = join(HERE, "..", "bin", "recallgraph.js");
 const RESULTS_PATH = join(HERE, "results", "cli-start.json");
+
+/** What the benchmark saves (bench/results/cli-start.json). */
+export const CliStartResultsSchema = z.object({
+  machine: z.string(),
+  node: z.string(),
+  rounds: z.number().int().describe("Timed starts per command"),
+  loadAverage: z.object({ before: z.number(), after: z.number() }).describe("1-minute load average"),
+  commands: z.array(
+    z.object({
+      command: z.string(),
+      medianMs: z.number().describe("Spawn to exit, median of the rounds"),
+      minMs: z.number(),
+      peakRssMb: z.number().describe("The child's own peak RSS, median of the rounds"),
+      modulesFromPackages: z.number().int().describe("Modules loaded from node_modules, counted in one extra run"),
+      packages: z.record(z.string(), z.number().int()),
+      samplesMs: z.array(z.number()),
+    }),
+  ),
+});
 
 const COMMANDS: Record<string, string[]> = {
   help: ["--help"],
@@ -90,7 +110,7 @@ function main(): void {
         samplesMs: ms.map(rounded),
       };
     });
-    const result = { machine: machineDescription(), node: process.version, rounds, loadAverage: { before: loadBefore, after: loadavg()[0] ?? 0 }, commands };
+    const result: z.infer<typeof CliStartResultsSchema> = { machine: machineDescription(), node: process.version, rounds, loadAverage: { before: loadBefore, after: loadavg()[0] ?? 0 }, commands };
     if (values.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     else {
       process.stdout.write(`${result.machine}; load average ${result.loadAverage.before.toFixed(2)} -> ${result.loadAverage.after.toFixed(2)}\n`);
@@ -104,4 +124,5 @@ function main(): void {
   }
 }
 
-main();
+// Run only as a script: bench/docs-results.ts imports the schema.
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) main();

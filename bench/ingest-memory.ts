@@ -12,14 +12,31 @@ import { spawnSync } from "node:child_process";
 import { createWriteStream, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+import { z } from "zod";
 import { machineDescription } from "./machine.js";
 import { PEAK_RSS_IMPORT, peakRssMb } from "./peak-rss.js";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const COMMAND = join(HERE, "..", "bin", "recallgraph.js");
 const RESULTS_PATH = join(HERE, "results", "ingest-memory.json");
+/** What the benchmark saves (bench/results/ingest-memory.json). */
+export const IngestMemoryResultsSchema = z.object({
+  machine: z.string(),
+  embedder: z.literal("hash"),
+  rows: z.array(
+    z.object({
+      fileMb: z.number(),
+      lines: z.number().int().describe("Memories in the file, one a line"),
+      seconds: z.number().describe("Spawn to exit"),
+      code: z.number().int().nullable().describe("The command's exit code: 0 written, 1 refused"),
+      peakRssMb: z.number(),
+      line: z.string().describe("What the command said: its summary, or its error line"),
+    }),
+  ),
+});
+
 const WORDS = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa quebec romeo sierra tango".split(" ");
 
 /** A JSON Lines file of about `megabytes` MB, one memory of about 1 KB a line. */
@@ -71,4 +88,5 @@ async function main(): Promise<void> {
   if (!values["no-write"]) writeFileSync(RESULTS_PATH, `${JSON.stringify({ machine: machineDescription(), embedder: "hash", rows }, null, 2)}\n`);
 }
 
-await main();
+// Run only as a script: bench/docs-results.ts imports the schema.
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await main();

@@ -27,7 +27,7 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { z } from "zod";
 import { percentile } from "../src/eval/metrics.js";
 import { normalizeEntry } from "../src/memory/entry.js";
@@ -85,6 +85,17 @@ const HnswResultSchema = ExactResultSchema.extend({
 });
 type ExactResult = z.infer<typeof ExactResultSchema>;
 type HnswResult = z.infer<typeof HnswResultSchema>;
+
+/** What the benchmark saves (bench/results/vector-index.json). */
+export const VectorIndexReportSchema = z.object({
+  environment: z.object({ node: z.string(), platform: z.string(), cores: z.number() }),
+  dimension: z.number(),
+  data: DataSchema,
+  queries: z.number(),
+  hnswParameters: z.object({ connectivity: z.number(), expansionAdd: z.number(), expansionSearch: z.number() }),
+  exact: z.array(ExactResultSchema).describe("Exact search alone, at --exact-sizes"),
+  hnsw: z.array(HnswResultSchema).describe("Exact search and the HNSW index, at --sizes"),
+});
 
 
 /** Writes `size` entries of `data` into a new store file, in batches (vectors are never all in memory as number[]). */
@@ -297,10 +308,12 @@ function inChild(kind: "exact" | "hnsw", size: number, options: BenchOptions): u
   return JSON.parse(child.stdout);
 }
 
-function formatTables(exact: readonly ExactResult[], hnsw: readonly HnswResult[]): string {
+/** The benchmark's tables (markdown): exact search both ways, the HNSW index, its search expansion. */
+export function vectorIndexTables(exact: readonly ExactResult[], hnsw: readonly HnswResult[]): string {
   const ms = (value: number | undefined): string => (value === undefined ? "-" : value.toFixed(value < 10 ? 2 : 1));
   const lines = [
     "Exact dense search, k = 25: sqlite-vec scan vs usearch SIMD (same results), p50 / p95 ms (CPU p50)",
+    "",
     "| entries | sqlite-vec | usearch exact | speed-up (p50) | mismatches | load avg |",
     "|---:|---:|---:|---:|---:|---|",
   ];
@@ -312,7 +325,7 @@ function formatTables(exact: readonly ExactResult[], hnsw: readonly HnswResult[]
         `${((scan?.p50 ?? 0) / Math.max(1e-9, kernel?.p50 ?? 1)).toFixed(1)}x | ${result.exactMismatches} | ${result.loadAverage.map((v) => v.toFixed(1)).join(" ")} |`,
     );
   }
-  lines.push("", "HNSW, k = 10", "| entries | build s | save s | load s | p50 ms | p95 ms | CPU p50 | recall@10 (by id) | same after restart | peak RSS |");
+  lines.push("", "HNSW, k = 10", "", "| entries | build s | save s | load s | p50 ms | p95 ms | CPU p50 | recall@10 (by id) | same after restart | peak RSS |");
   lines.push("|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|");
   for (const result of hnsw) {
     const k10 = result.hnsw["k=10"];
@@ -321,7 +334,7 @@ function formatTables(exact: readonly ExactResult[], hnsw: readonly HnswResult[]
         `${ms(k10?.cpuP50)} | ${result.recallAt10.toFixed(3)} (${result.recallAt10ById.toFixed(3)}) | ${result.sameAfterRestart} | ${(result.peakRssBytes / 2 ** 30).toFixed(1)} GiB |`,
     );
   }
-  lines.push("", "HNSW search expansion (same index), k = 10", "| entries | expansion | p50 ms | p95 ms | recall@10 (by id) |", "|---:|---:|---:|---:|---:|");
+  lines.push("", "HNSW search expansion (same index), k = 10", "", "| entries | expansion | p50 ms | p95 ms | recall@10 (by id) |", "|---:|---:|---:|---:|---:|");
   for (const result of hnsw) {
     for (const point of result.expansionSweep) {
       lines.push(`| ${result.entries} | ${point.expansionSearch} | ${ms(point.latency.p50)} | ${ms(point.latency.p95)} | ${point.recallAt10.toFixed(3)} (${point.recallAt10ById.toFixed(3)}) |`);
@@ -361,10 +374,13 @@ async function main(): Promise<void> {
     hnsw.push(HnswResultSchema.parse(inChild("hnsw", size, options)));
     write();
   }
-  process.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatTables(exact, hnsw)}\nwritten to ${options.out}\n`);
+  process.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : `${vectorIndexTables(exact, hnsw)}\nwritten to ${options.out}\n`);
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  process.exit(1);
-});
+// Run only as a script: bench/docs-results.ts imports the schema and the tables.
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main().catch((error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,30 @@
+/**
+ * docs/results/ is generated from bench/results/*.json by `npm run docs:results`: regenerating it in
+ * memory must give the committed files byte for byte, so a saved run never goes undocumented.
+ */
+import assert from "node:assert/strict";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+import { DOCS_RESULTS_FOLDER, resultsDocuments } from "../../bench/docs-results.js";
+
+describe("docs/results", () => {
+  const documents = resultsDocuments();
+
+  for (const [name, text] of Object.entries(documents)) {
+    it(`${name} is what the saved results give (else run npm run docs:results)`, () => {
+      assert.equal(readFileSync(join(DOCS_RESULTS_FOLDER, name), "utf8"), text);
+    });
+  }
+
+  it("holds no generated-looking file the script does not write", () => {
+    const generated = readdirSync(DOCS_RESULTS_FOLDER).filter((file) => file.endsWith(".md") && file !== "README.md");
+    assert.deepEqual(generated.sort(), Object.keys(documents).sort());
+  });
+
+  it("renders every development set with both embedders' columns", () => {
+    const report = documents["development-sets.md"] ?? "";
+    for (const set of ["## locomo10.json", "## scifact, train", "## cmrc2018_trial.json"]) assert.ok(report.includes(set), set);
+    assert.match(report, /use-lite.*onnx:all-MiniLM-L6-v2/);
+  });
+});
