@@ -86,9 +86,9 @@ describe("readParsed", () => {
 });
 
 describe("the environment variables", () => {
-  /** Names in the first column of README's table of variables (a row may name several). */
+  /** Names in the first column of docs/configuration.md's table of variables (a row may name several). */
   function documented(): Set<string> {
-    const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+    const readme = readFileSync(new URL("../../docs/configuration.md", import.meta.url), "utf8");
     const table = readme.slice(readme.indexOf("| variable | default | meaning |"));
     const rows = table.slice(0, table.indexOf("\n\n")).split("\n").slice(2);
     return new Set(rows.flatMap((row) => [...(row.split("|")[1] ?? "").matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((match) => match[1] ?? "")));
@@ -102,7 +102,7 @@ describe("the environment variables", () => {
     return new Set([...text.matchAll(/(?:["'`]|env\.)((?:RECALLGRAPH|QDRANT|OPENAI)_[A-Z0-9_]+)\b/g)].map((match) => match[1] ?? ""));
   }
 
-  it("are the ones README's table documents, no more and no fewer", () => {
+  it("are the ones docs/configuration.md's table documents, no more and no fewer", () => {
     assert.deepEqual([...documented()].sort(), [...ENV_VARIABLES].sort());
   });
 
