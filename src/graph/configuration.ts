@@ -11,8 +11,8 @@ const PresetField = z.enum(PRESET_NAMES).default("full").describe("Named recipe 
 
 /**
  * What a run can tune beside the views' own fields, read from `config.configurable` (so LangGraph
- * Studio shows and edits it). Defaults are the numbers measured best on conversations offline (see the
- * README's Results); a preset (presets.ts) changes several at once.
+ * Studio shows and edits it). Defaults are the numbers measured best on conversations offline (see
+ * docs/results/README.md); a preset (presets.ts) changes several at once.
  */
 const COMMON_FIELDS = {
   finalK: z.number().int().min(1).max(1000).default(10).describe("Results returned"),
@@ -27,7 +27,7 @@ const COMMON_FIELDS = {
     .max(1)
     .default(0.5)
     .describe("RRF weight of a reflection round's lists relative to the round before (gap queries are weaker evidence than the question)"),
-  // Chosen on LoCoMo's first half, checked on the second (README, "Evidence recall on LoCoMo").
+  // Chosen on LoCoMo's first half, checked on the second (docs/experiments.md, "LoCoMo").
   contextVotes: z
     .object({
       ranking: z.number().min(0).max(1).default(0.05).describe("Share of a neighbour's vote a hit of the answer gains (0: the fused order stands)"),

@@ -1,7 +1,7 @@
 /**
  * The graphs `langgraph.json` serves (LangGraph Studio, `langgraphjs dev`, a LangGraph server): the
  * retrieval graph as `recallgraph` and the write graph as `remember`. Both share one store, embedder and
- * model, opened from the environment on first use (see the README), and both hold every run to its
+ * model, opened from the environment on first use (docs/configuration.md), and both hold every run to its
  * caller's namespaces (access.ts).
  */
 import { END, START, StateGraph } from "@langchain/langgraph";

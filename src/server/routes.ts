@@ -3,7 +3,7 @@
  * serves whatever its installed version registers, and a route it adds later must not be open before
  * someone has read it. Each route below reaches langgraph-api's storage only through an auth event that
  * applies the owner filter of auth.ts; every other route (and any path not listed) is refused with 403
- * before it runs. Why the refused ones cannot be made safe by a filter is said beside them in the README.
+ * before it runs. Why the refused ones cannot be made safe by a filter is said beside them in docs/server.md.
  */
 
 /** An HTTP method of a served route; a GET route also answers HEAD (Hono maps one to the other). */

@@ -66,7 +66,7 @@ export const VECTOR_CHANGE_WINDOW = 100_000;
  * Qdrant's one sparse field, so both stores rank alike. Counting tags double ranked worse on LoCoMo
  * (recall@5 -0.007 with USE-lite, p = 0.04; recall@10 -0.004 with MiniLM, p = 0.03) and SciFact
  * (nDCG@10 -0.003 with USE-lite, p < 0.001), better on BEAM (recall@5 +0.016 with MiniLM, p = 0.03):
- * docs/results.md has every set's figures.
+ * docs/experiments.md has every set's figures.
  */
 export const BM25_TEXT_WEIGHT = 1.0;
 export const BM25_TAGS_WEIGHT = 1.0;

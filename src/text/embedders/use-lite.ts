@@ -211,7 +211,7 @@ export const useLiteEmbedder = defineEmbedder({
       "measured: best semantic weight for full on LoCoMo (recall@10), and alone it is far behind BM25 on documents (SciFact nDCG@10 0.280 against 0.684, long texts embedded by their sentences)",
     representsWords: USE_LITE_TEXT_WORDS,
     // Chosen on the first half of SciFact's training claims, checked on the second; the knowledge-base
-    // preset scores 0.685 nDCG@10 with it and 0.666 without (README, "A knowledge base").
+    // preset scores 0.685 nDCG@10 with it and 0.666 without (docs/experiments.md, "SciFact").
     denseSeparation: { from: 5, to: 7 },
   },
   flagsFor: () => "--embedder use-lite",
