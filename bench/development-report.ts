@@ -71,7 +71,9 @@ function formatOf(report: Report): string {
 }
 
 function setName(report: Report): string {
-  return [report.dataset, report.split, report.store && report.store !== "sqlite" ? `on ${report.store}` : undefined].filter(Boolean).join(", ");
+  // BEAM's folders are named by size alone ("100K").
+  const dataset = formatOf(report) === "beam" ? `BEAM ${report.dataset}` : report.dataset;
+  return [dataset, report.split, report.store && report.store !== "sqlite" ? `on ${report.store}` : undefined].filter(Boolean).join(", ");
 }
 
 /** The short name of an embedder as the reports write it ("use-lite-v1 (512-d)", "onnx:all-MiniLM-L6-v2-int8:q8 (384-d)"). */
