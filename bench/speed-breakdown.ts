@@ -6,7 +6,7 @@ import { Overwrite, type Send } from "@langchain/langgraph";
 import { schemaMetaRegistry } from "@langchain/langgraph/zod";
 import type { z } from "zod";
 import { roundTo as round } from "../src/eval/metrics.js";
-import { dependencyAccessor } from "../src/graph/dependencies.js";
+import { dependencyAccessor } from "../src/runtime/dependencies.js";
 import type { RetrievalGraph } from "../src/graph/graph.js";
 import { routeAfterPlan, routeAfterReflect } from "../src/graph/routing.js";
 import { RetrievalState, type RetrievalStateValue, type ViewTask } from "../src/graph/state.js";

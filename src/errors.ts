@@ -13,7 +13,7 @@ export {
   ValidationError,
   type ErrorCode,
 } from "./core/errors.js";
-export { DeadlineError } from "./graph/deadline.js";
+export { DeadlineError } from "./runtime/deadline.js";
 export { EmbeddingOutputError } from "./text/embedders/checked.js";
 export { OnnxModelError, type OnnxModelFailure } from "./text/embedders/onnx-folder.js";
 export { EmbeddingWorkerError, type EmbeddingWorkerFailure } from "./text/embedders/worker-pool.js";

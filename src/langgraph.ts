@@ -15,5 +15,5 @@ export { RETRIEVAL_PRESETS } from "./graph/presets.js";
 export { PRESET_NAMES, type PresetName } from "./graph/preset-names.js";
 export { RetrievalGraphInput, RetrievalGraphOutput, RetrievalState, type RetrievalGraphOutputValue } from "./graph/state.js";
 export { RememberGraphInput, RememberGraphOutput, RememberState } from "./graph/remember-state.js";
-export type { GraphDependencies, NamespaceAccess, NamespaceGuard } from "./graph/dependencies.js";
+export type { GraphDependencies, NamespaceAccess, NamespaceGuard } from "./runtime/dependencies.js";
 export { RecallGraphStore, namespaceOfTuple } from "./integrations/langgraph-store.js";

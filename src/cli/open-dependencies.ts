@@ -4,7 +4,7 @@
  * only the store, for the commands that never embed or ask).
  */
 import { EmbedderMismatchError, RecallGraphError } from "../core/errors.js";
-import type { GraphDependencies } from "../graph/dependencies.js";
+import type { GraphDependencies } from "../runtime/dependencies.js";
 import { closeEach, openDependencies } from "../library/open-recallgraph.js";
 import { EmbeddingSpecSchema, type EmbeddingSpec } from "../text/embedder.js";
 import { embedderConfigFromEnv } from "../text/embedders/create-embedder.js";

@@ -1,6 +1,6 @@
 import { END, START, StateGraph, type BaseCheckpointSaver } from "@langchain/langgraph";
 import { rememberNode } from "../nodes/remember.js";
-import { dependencyAccessor, type DependencySource, type NamespaceGuard } from "./dependencies.js";
+import { dependencyAccessor, type DependencySource, type NamespaceGuard } from "../runtime/dependencies.js";
 import { refusingNonObjectInput } from "./object-input.js";
 import { RememberGraphInput, RememberGraphOutput, RememberState } from "./remember-state.js";
 

@@ -13,7 +13,7 @@ import { appended, described } from "./channels.js";
 import { RunSettingsSchema } from "./configuration.js";
 import type { RunSettings } from "./run-settings.js";
 import { requiredMessage, ValidationError } from "../core/errors.js";
-import { addNodeMs } from "./timing.js";
+import { addNodeMs } from "../runtime/timing.js";
 
 /** The work one view does in one round: sent to the view node with `Send`. */
 export interface ViewTask {

@@ -12,7 +12,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { readEnvironment, readVariable, type Environment } from "../core/env.js";
 import { ValidationError } from "../core/errors.js";
-import type { NamespaceAccess } from "../graph/dependencies.js";
+import type { NamespaceAccess } from "../runtime/dependencies.js";
 import { NamespaceSchema } from "../memory/entry.js";
 
 /** The identity every caller has on an open server. */

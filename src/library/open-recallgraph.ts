@@ -4,7 +4,7 @@ import { loadChatModelFromEnv } from "../llm/load-chat-model.js";
 import { reembedMemories, writeMemories, type ReembedOptions, type WriteOptions } from "../ingest/write-memories.js";
 import type { MemoryEntry } from "../memory/entry.js";
 import type { RetrievalConfigInput } from "../graph/configuration.js";
-import type { GraphDependencies } from "../graph/dependencies.js";
+import type { GraphDependencies } from "../runtime/dependencies.js";
 import { createRetrievalGraph, type RetrievalGraph } from "../graph/graph.js";
 import { forgetMemories, getMemories, listMemories, pruneExpired, type ListRequest } from "../stores/memory-operations.js";
 import { retrieve, runConfigOf, type RetrievalOutput, type RetrieveConfig, type RetrieveRequest, type RetrieveRunOptions } from "./retrieve.js";

@@ -1,27 +1,23 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
-import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
-import { callStructured, type ModelCallLimits } from "../llm/structured.js";
-import { RerankOutputSchema } from "../llm/output-schemas.js";
-import { MEMORY_PREVIEW_CHARS } from "../llm/prompts/preview.js";
-import { RERANK_SYSTEM, rerankUserPrompt } from "../llm/prompts/rerank.js";
 import type { MemoryEntry } from "../memory/entry.js";
 import { matchesFilter } from "../stores/caller-filter.js";
 import type { MemoryFilter, MemoryStore } from "../stores/port.js";
-import type { GraphDependencies } from "../graph/dependencies.js";
+import type { GraphDependencies } from "../runtime/dependencies.js";
 import { plannedRun, type RetrievalStateValue } from "../graph/state.js";
 import { hitKey, splitHitKey, type FusedHit } from "../domain/hits.js";
 import type { RetrievalResult } from "../domain/results.js";
-import { addNodeMs, timed } from "../graph/timing.js";
+import { addNodeMs, timed } from "../runtime/timing.js";
 import { summarizeAccount, type Degradation, type LlmCallRecord } from "../domain/run-account.js";
 import { takeTurns } from "../retrieval/readings.js";
 import { asksAboutChange, memoriesToBringIn, noLinks, readSupersessions, supersessionOrder, withTimeProvenance } from "../retrieval/supersession.js";
 import { withContextVotes } from "../retrieval/context-votes.js";
 import { withConflicts } from "../retrieval/conflicts.js";
 import type { RunSettings } from "../graph/run-settings.js";
-import { DeadlineError, deadlineOf, pastDeadline, withDeadlineSignal, withinDeadline, type RunDeadline } from "../graph/deadline.js";
+import { DeadlineError, deadlineOf, withinDeadline, type RunDeadline } from "../runtime/deadline.js";
+import { rerankWithin, type Ranked } from "../reranking/model-rerank.js";
 
 /**
- * Last node: an optional LLM rerank reorders the candidates, then every answer is re-read from the
+ * Last node: the optional LLM rerank (reranking/) reorders the candidates, then every answer is re-read from the
  * store, the record of truth, as the last step before it is returned: deleted or expired entries,
  * entries outside the asked namespaces or the caller's filter and superseded document chunks are
  * dropped, and the text is cut to the content cap. The rerank is bounded by the run's deadline (missed,
@@ -44,7 +40,7 @@ export function finalizeNode(dependencies: () => Promise<GraphDependencies>) {
       const rerankScores = new Map<string, number>();
       if (settings.rerank && model && fused.length > 1) {
         const candidates = await rerankCandidates(store, state, fused, deadline, degraded);
-        const reranked = await rerankWithin(model, state.question, candidates, settings, deadline, degraded, llmCalls, config);
+        const reranked = await rerankWithin(model, state.question, candidates, { timeoutMs: settings.llmTimeoutMs, retries: settings.llmRetries }, deadline, degraded, llmCalls, config);
         order = reranked.map(({ hit }) => hit);
         for (const { hit, rerankScore } of reranked) if (rerankScore !== undefined) rerankScores.set(hit.key, rerankScore);
       }
@@ -151,33 +147,6 @@ async function rerankCandidates(store: MemoryStore, state: RetrievalStateValue, 
   return candidates.map(({ hit, entry }) => ({ hit, entry, rerankScore: undefined }));
 }
 
-/** The rerank's order, or the fused order (recorded as degraded) when the deadline has passed or the model fails. */
-async function rerankWithin(
-  model: BaseChatModel,
-  question: string,
-  ranked: Ranked[],
-  settings: RunSettings,
-  deadline: RunDeadline,
-  degraded: Degradation[],
-  llmCalls: LlmCallRecord[],
-  config: RunnableConfig | undefined,
-): Promise<Ranked[]> {
-  if (ranked.length < 2) return ranked;
-  if (pastDeadline(deadline)) {
-    degraded.push({ step: "rerank", error: `deadline of ${deadline.ms} ms reached: fused order kept` });
-    return ranked;
-  }
-  const reranked = await withDeadlineSignal(
-    deadline,
-    (signal) => rerank(model, question, ranked, { timeoutMs: settings.llmTimeoutMs, retries: settings.llmRetries, signal }),
-    config?.signal,
-  );
-  llmCalls.push(reranked.record);
-  if (reranked.order) return reranked.order;
-  degraded.push({ step: "rerank", error: reranked.reason });
-  return ranked;
-}
-
 /**
  * The fused hits with the entries the views read this run, held to what the store would have checked
  * without asking it: an asked namespace and the caller's filter (document versions need the store).
@@ -239,37 +208,6 @@ async function recheckFirst(
   const first = await recheck(store, namespaces, fused.slice(0, wanted), filter);
   if (first.length >= wanted || fused.length <= wanted) return first;
   return [...first, ...(await recheck(store, namespaces, fused.slice(wanted), filter))];
-}
-
-type Ranked = { hit: FusedHit; entry: MemoryEntry; rerankScore: number | undefined };
-
-/**
- * LLM rerank, guarded against a weak model: the model sees the first 400 characters
- * of each hit; when fewer than half the scores parse the rerank is abandoned; ranks are renumbered.
- */
-async function rerank(
-  model: BaseChatModel,
-  question: string,
-  ranked: Ranked[],
-  limits: ModelCallLimits,
-): Promise<{ order?: Ranked[]; reason: string; record: LlmCallRecord }> {
-  const reply = await callStructured(
-    model,
-    RerankOutputSchema,
-    { system: RERANK_SYSTEM, user: rerankUserPrompt(question, ranked.map(({ entry }) => entry.text.slice(0, MEMORY_PREVIEW_CHARS))) },
-    { step: "rerank", retries: limits.retries ?? 0, timeoutMs: limits.timeoutMs, signal: limits.signal },
-  );
-  if (!reply.ok) return { reason: `model failed: ${reply.record.error ?? "unknown"}`, record: reply.record };
-  const scores = new Map<number, number>();
-  for (const { index, score } of reply.value.scores) if (index < ranked.length && !scores.has(index)) scores.set(index, score);
-  if (scores.size < ranked.length / 2) {
-    return { reason: `only ${scores.size} of ${ranked.length} scores parsed; fused order kept`, record: reply.record };
-  }
-  const order = ranked
-    .map((item, index) => ({ ...item, rerankScore: scores.get(index) ?? -1, index }))
-    .sort((a, b) => b.rerankScore - a.rerankScore || a.index - b.index)
-    .map(({ index: _index, ...item }) => item);
-  return { order, reason: "", record: reply.record };
 }
 
 function toResult(hit: FusedHit, entry: MemoryEntry, contentCap: number, rerankScore: number | undefined): RetrievalResult {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { GraphDependencies } from "../graph/dependencies.js";
+import type { GraphDependencies } from "../runtime/dependencies.js";
 import type { ViewTask } from "../graph/state.js";
 import { withoutNames } from "../planning/known-names.js";
 import { withoutRelativeTime } from "../retrieval/query-words.js";

@@ -3,7 +3,7 @@ import type { RunSettings } from "../graph/run-settings.js";
 import { VIEWS, type ViewRegistry } from "../graph/views.js";
 import type { Plan } from "../domain/plan.js";
 import type { ViewName } from "../domain/views.js";
-import { timed } from "../graph/timing.js";
+import { timed } from "../runtime/timing.js";
 import type { ViewHitList } from "../domain/hits.js";
 import { fuseRankedLists } from "../retrieval/fusion.js";
 import { overLongTexts } from "../retrieval/list-evidence.js";

@@ -5,13 +5,13 @@ import { planQuestion } from "../planning/planner.js";
 import { bothFilters, toMemoryFilter } from "../stores/caller-filter.js";
 import type { MemoryFilter, MemoryStore, Vocabulary } from "../stores/port.js";
 import { RETRIEVAL_CONFIGURATION, type RetrievalConfiguration } from "../graph/configuration.js";
-import type { GraphDependencies, NamespaceGuard } from "../graph/dependencies.js";
+import type { GraphDependencies, NamespaceGuard } from "../runtime/dependencies.js";
 import { widestSettings, type RunSettings } from "../graph/run-settings.js";
 import { embedderProfileFor } from "../text/embedders/profiles.js";
-import { DeadlineError, deadlineFrom, halfwayTo, withDeadlineSignal, withinDeadline, type RunDeadline } from "../graph/deadline.js";
+import { DeadlineError, deadlineFrom, halfwayTo, withDeadlineSignal, withinDeadline, type RunDeadline } from "../runtime/deadline.js";
 import type { Degradation } from "../domain/run-account.js";
 import { RetrievalInputSchema, type RetrievalInput, type RetrievalStateValue } from "../graph/state.js";
-import { timed } from "../graph/timing.js";
+import { timed } from "../runtime/timing.js";
 
 /**
  * First node: validates the input, starts the run's accumulators afresh (a reused thread keeps

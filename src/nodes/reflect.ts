@@ -2,10 +2,10 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import type { MemoryEntry } from "../memory/entry.js";
 import { asksOwnWords, searchesAgain, withoutGapQueries } from "../reflection/coverage.js";
 import { judgeCoverage } from "../reflection/judge.js";
-import type { GraphDependencies } from "../graph/dependencies.js";
+import type { GraphDependencies } from "../runtime/dependencies.js";
 import { plannedRun, type RetrievalStateValue } from "../graph/state.js";
-import { timed } from "../graph/timing.js";
-import { deadlineOf, pastDeadline, withDeadlineSignal, type RunDeadline } from "../graph/deadline.js";
+import { timed } from "../runtime/timing.js";
+import { deadlineOf, pastDeadline, withDeadlineSignal, type RunDeadline } from "../runtime/deadline.js";
 import type { Coverage } from "../domain/coverage.js";
 import type { Degradation } from "../domain/run-account.js";
 

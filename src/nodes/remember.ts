@@ -4,7 +4,7 @@ import { ingestDialogue } from "../ingest/dialogue-ingest.js";
 import { parseDialogue } from "../ingest/dialogue.js";
 import { writeMemories } from "../ingest/write-memories.js";
 import { heldIds } from "../stores/memory-operations.js";
-import type { GraphDependencies, NamespaceGuard } from "../graph/dependencies.js";
+import type { GraphDependencies, NamespaceGuard } from "../runtime/dependencies.js";
 import { RememberInputSchema, type RememberStateValue } from "../graph/remember-state.js";
 
 /**

@@ -10,8 +10,8 @@ import type { ViewTask } from "../graph/state.js";
 import { hitKey, type ViewHitList } from "../domain/hits.js";
 import type { Degradation } from "../domain/run-account.js";
 import type { GapCondition } from "../domain/coverage.js";
-import { timed, type NodeMs } from "../graph/timing.js";
-import { DeadlineError, deadlineOf, withinDeadline } from "../graph/deadline.js";
+import { timed, type NodeMs } from "../runtime/timing.js";
+import { DeadlineError, deadlineOf, withinDeadline } from "../runtime/deadline.js";
 
 /** One search a view ran: its query, namespace and ranked hits. */
 export interface ViewSearch {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { GraphDependencies } from "../graph/dependencies.js";
+import type { GraphDependencies } from "../runtime/dependencies.js";
 import type { ViewTask } from "../graph/state.js";
 import { separationEvidence } from "../retrieval/list-evidence.js";
 import { SeparationRampSchema, type SeparationRamp } from "../text/embedders/profiles.js";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { GraphDependencies } from "../graph/dependencies.js";
+import type { GraphDependencies } from "../runtime/dependencies.js";
 import { describeError, log } from "../core/log.js";
 import type { Embedder } from "../text/embedder.js";
 import type { MemoryFilter, MemoryStore, ScoredEntry } from "../stores/port.js";
@@ -12,7 +12,7 @@ import { bothFilters, matchesFilter } from "../stores/caller-filter.js";
 import { acrossNamespaces, runView, type ViewUpdate } from "./run-view.js";
 import { withoutNames } from "../planning/known-names.js";
 import { withoutRelativeTime } from "../retrieval/query-words.js";
-import { deadlineOf, halfwayTo, withinDeadline, type RunDeadline } from "../graph/deadline.js";
+import { deadlineOf, halfwayTo, withinDeadline, type RunDeadline } from "../runtime/deadline.js";
 import { defineView, type ViewSettings } from "./view-definition.js";
 
 const FIELDS = {

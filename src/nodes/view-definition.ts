@@ -3,7 +3,7 @@ import type { ViewHitList } from "../domain/hits.js";
 import type { Plan } from "../domain/plan.js";
 import type { ViewName } from "../domain/views.js";
 import type { EmbedderProfile } from "../text/embedders/profiles.js";
-import type { GraphDependencies } from "../graph/dependencies.js";
+import type { GraphDependencies } from "../runtime/dependencies.js";
 import type { ViewTask } from "../graph/state.js";
 import type { ViewUpdate } from "./run-view.js";
 

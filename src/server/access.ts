@@ -7,7 +7,7 @@
  */
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { AccessDeniedError } from "../core/errors.js";
-import type { NamespaceGuard } from "../graph/dependencies.js";
+import type { NamespaceGuard } from "../runtime/dependencies.js";
 import { refusedNamespace, type AccessPolicy } from "../library/access-policy.js";
 
 /** The authenticated caller's identity as the server stamps it on a run's configuration. */

@@ -16,7 +16,7 @@
  */
 import { Auth, HTTPException } from "@langchain/langgraph-sdk/auth";
 import { log } from "../core/log.js";
-import type { NamespaceAccess } from "../graph/dependencies.js";
+import type { NamespaceAccess } from "../runtime/dependencies.js";
 import { bearerToken, identityForToken, LOCAL_IDENTITY, refusedNamespace } from "../library/access-policy.js";
 import { isHealthCheck, isServedRoute } from "./routes.js";
 import { serverSettings } from "./settings.js";

@@ -8,7 +8,7 @@ import { END, START, StateGraph } from "@langchain/langgraph";
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { z } from "zod";
 import { RetrievalContextSchema } from "../graph/configuration.js";
-import { openedOnce } from "../graph/dependencies.js";
+import { openedOnce } from "../runtime/dependencies.js";
 import { createRetrievalGraph, type RetrievalGraph } from "../graph/graph.js";
 import { createRememberGraph } from "../graph/remember-graph.js";
 import { RetrievalGraphInput, RetrievalGraphOutput, RetrievalState } from "../graph/state.js";

@@ -3,7 +3,7 @@ import { describe, it } from "node:test";
 import { Embeddings } from "@langchain/core/embeddings";
 import { fakeModel } from "@langchain/core/testing";
 import { z } from "zod";
-import { DeadlineError, deadlineFrom, withDeadlineSignal, withinDeadline } from "../../src/graph/deadline.js";
+import { DeadlineError, deadlineFrom, withDeadlineSignal, withinDeadline } from "../../src/runtime/deadline.js";
 import { callStructured } from "../../src/llm/structured.js";
 import type { MemoryStore } from "../../src/stores/port.js";
 import type { Embedder } from "../../src/text/embedder.js";

@@ -5,7 +5,7 @@ import { openSqliteStore } from "../../src/stores/sqlite/store.js";
 import { createEmbedder } from "../../src/text/embedders/create-embedder.js";
 import { widestSettings } from "../../src/graph/run-settings.js";
 import { resolveConfiguration } from "../../src/graph/configuration.js";
-import { dependencyAccessor } from "../../src/graph/dependencies.js";
+import { dependencyAccessor } from "../../src/runtime/dependencies.js";
 import type { RetrievalStateValue } from "../../src/graph/state.js";
 import { planNode } from "../../src/nodes/plan.js";
 import type { EmbeddingSpec } from "../../src/text/embedder.js";

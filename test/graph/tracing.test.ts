@@ -5,13 +5,13 @@ import { CallbackManager } from "@langchain/core/callbacks/manager";
 import { awaitAllCallbacks } from "@langchain/core/callbacks/promises";
 import type { Serialized } from "@langchain/core/load/serializable";
 import { LangChainTracer } from "@langchain/core/tracers/tracer_langchain";
-import { listened } from "../../src/graph/quiet.js";
+import { listened } from "../../src/runtime/quiet.js";
 import { retrieve } from "../../src/library/retrieve.js";
 import { teamMemory } from "../support/graph-fixture.js";
 import { json, scriptedModel } from "../support/scripted-model.js";
 import { NOW } from "../support/team-memory.js";
 
-// The graph calls its nodes and routes directly when nothing listens to a run (src/graph/quiet.ts);
+// The graph calls its nodes and routes directly when nothing listens to a run (src/runtime/quiet.ts);
 // these tests hold that a run that is listened to still reports every node, route and model call,
 // each model call under the node that made it, to a callback handler and to a LangSmith tracer.
 

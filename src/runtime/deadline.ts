@@ -1,6 +1,5 @@
 import { RecallGraphError } from "../core/errors.js";
 import { abortAfter, untilAborted } from "../core/time-limit.js";
-import type { RunSettings } from "./run-settings.js";
 
 /**
  * A run's deadline: the wall-clock moment (epoch ms) after which the graph answers with what it has,
@@ -20,7 +19,7 @@ export class DeadlineError extends RecallGraphError {
 }
 
 /** The deadline of a run whose settings the plan node resolved; without `deadlineAt` (settings built by hand) there is none. */
-export function deadlineOf(settings: Pick<RunSettings, "deadlineAt" | "deadlineMs">): RunDeadline {
+export function deadlineOf(settings: { deadlineAt?: number | undefined; deadlineMs: number }): RunDeadline {
   return { at: settings.deadlineAt ?? Number.POSITIVE_INFINITY, ms: settings.deadlineMs };
 }
 
