@@ -121,8 +121,10 @@ async function provideSqliteAddon(consumer: string): Promise<void> {
 /** A fresh ESM project with the tarball installed, offline. */
 async function installConsumer(consumer: string, tarball: string, peers: Peers = "highest"): Promise<void> {
   await mkdir(consumer);
-  const dependencies = peers === "lowest" ? { "@langchain/core": LOWEST_CORE, "@langchain/langgraph": LOWEST_LANGGRAPH } : {};
-  await writeJson(path.join(consumer, "package.json"), { name: "consumer", version: "1.0.0", private: true, type: "module", dependencies });
+  // The peers' versions come from the consumer's lock (consumerLockfile), not from ranges in its
+  // package.json: a range there makes npm fetch the package's version list, which `npm ci` does not
+  // cache, so the offline install fails (ERESOLVE) on a machine that never ran an online install.
+  await writeJson(path.join(consumer, "package.json"), { name: "consumer", version: "1.0.0", private: true, type: "module" });
   await writeJson(path.join(consumer, "package-lock.json"), await consumerLockfile("consumer", peers));
   const run = await runCommand("npm", ["install", "--offline", "--no-audit", "--no-fund", "--ignore-scripts", tarball], consumer);
   if (run.code !== 0) {
@@ -337,6 +339,8 @@ describe("the npm package", { timeout: 240_000 }, () => {
     await installConsumer(lowest, path.join(workspace, report.filename), "lowest");
     const installed = JSON.parse(await readFile(path.join(lowest, "node_modules/@langchain/core/package.json"), "utf8")) as LockEntry;
     assert.equal(installed.version, LOWEST_CORE);
+    const langgraph = JSON.parse(await readFile(path.join(lowest, "node_modules/@langchain/langgraph/package.json"), "utf8")) as LockEntry;
+    assert.equal(langgraph.version, LOWEST_LANGGRAPH);
     assert.equal(existsSync(path.join(lowest, "node_modules/recallgraph/node_modules/@langchain/core")), false, "no second copy");
     await writeFile(path.join(lowest, "consumer.ts"), CONSUMER_SOURCE);
     await writeJson(path.join(lowest, "tsconfig.json"), CONSUMER_TSCONFIG);
