@@ -21,7 +21,7 @@ function viewSends(state: RetrievalStateValue, queries: string[], views: ViewReg
         settings,
         gapConditions,
         filter: state.callerFilter,
-        referenceMs: state.referenceTime === undefined ? undefined : Date.parse(state.referenceTime),
+        referenceMs: state.referenceMs,
       };
       return new Send(view, task);
     });

@@ -54,9 +54,14 @@ export const RetrievalState = z.object({
     z.string().nullable().optional(),
     "Input: answer as things stood at this time (ISO 8601): memories said after it are left out, and what was superseded or no longer valid by then counts as history. Consumed by the run it was given to.",
   ),
-  referenceTime: described(z.string().optional(), "The reference time this run resolved (the input's `now`, else its `asOf`, else the clock)"),
-  asOfTime: described(z.string().optional(), "The `asOf` this run answers for, when it was given one"),
+  referenceMs: described(
+    z.number().optional(),
+    "The reference time this run resolved (the input's `now`, else its `asOf`, else the clock), epoch ms: the one form every node after the plan reads",
+  ),
+  asOfMs: described(z.number().optional(), "The `asOf` this run answers for, epoch ms, when it was given one"),
+  referenceTime: described(z.string().optional(), "The answer's reference time (referenceMs as ISO 8601), written by the last node"),
   callerFilter: described(MemoryFilterSchema.optional(), "The caller's filter this run applies, in the store's form"),
+  // Not `plan`: LangGraph refuses a state key named like a node, and the first node is `plan`.
   queryPlan: described(PlanSchema.optional(), "What the planner decided the question needs"),
   settings: described(
     RunSettingsSchema.optional(),
@@ -105,9 +110,25 @@ export type RetrievalGraphOutputValue = z.output<typeof RetrievalGraphOutput>;
 /** The longest question a run takes. */
 export const MAX_QUESTION_CHARS = 4000;
 /** The most namespaces one run searches. */
-const MAX_NAMESPACES_ASKED = 16;
+export const MAX_NAMESPACES_ASKED = 16;
 
-/** The graph's input, validated before the run plans. */
+/**
+ * A date-time of the input as epoch ms, the one form the run carries it in from here on. Any offset
+ * zod's format allows is taken, as before; one that names no instant is refused here rather than
+ * failing later.
+ */
+function inputTime(field: string) {
+  return z.iso
+    .datetime({ offset: true })
+    .transform((text) => Date.parse(text))
+    .refine((ms) => Number.isFinite(ms), `${field} must be a date-time that exists`);
+}
+
+/**
+ * The graph's input, validated once, by the plan node. Its channels are `described` (z.any), so
+ * LangGraph parses none of it on the way in; the library's `retrieve` checks its own request and
+ * passes it on in this form.
+ */
 export const RetrievalInputSchema = z.object({
   question: z
     .string({ error: requiredMessage("question", "a string", ": the text to answer") })
@@ -118,11 +139,11 @@ export const RetrievalInputSchema = z.object({
     .array(NamespaceSchema, { error: requiredMessage("namespaces", "a list of namespaces", ": a list of one or more namespaces") })
     .min(1, "at least one namespace is required")
     .max(MAX_NAMESPACES_ASKED, `at most ${MAX_NAMESPACES_ASKED} namespaces may be asked at once`),
-  now: z.iso.datetime({ offset: true }).optional(),
-  asOf: z.iso.datetime({ offset: true }).optional(),
+  now: inputTime("now").optional(),
+  asOf: inputTime("asOf").optional(),
   filter: RecallFilterSchema.optional(),
 });
-export type RetrievalInput = z.infer<typeof RetrievalInputSchema>;
+export type RetrievalInput = z.output<typeof RetrievalInputSchema>;
 
 /**
  * The plan and settings the plan node settled. Every node after it reads them from here, so a run's

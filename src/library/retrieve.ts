@@ -9,22 +9,30 @@ import { NamespaceSchema, parseIsoTimestamp } from "../memory/entry.js";
 import { RecallFilterSchema } from "../stores/caller-filter.js";
 import { RetrievalConfigSchema, type RetrievalConfigInput } from "../graph/configuration.js";
 import type { RetrievalGraph } from "../graph/graph.js";
-import { RetrievalInputSchema, type RetrievalGraphOutputValue } from "../graph/state.js";
+import { MAX_NAMESPACES_ASKED, RetrievalInputSchema, type RetrievalGraphOutputValue } from "../graph/state.js";
 
-/** A date-time as a request takes it: a Date, or ISO 8601 with an offset within the bounds every timestamp keeps. */
+/**
+ * A date-time as a request takes it, a Date or ISO 8601 with an offset within the bounds every
+ * timestamp keeps, passed on as the graph's input takes it: ISO 8601.
+ */
 function requestTime(field: string) {
-  return z.union([
-    z.date(),
-    // zod's format allows any ±HH:MM offset; the same bounds as every other timestamp apply (at most ±14:00).
-    z.iso.datetime({ offset: true }).refine((text) => parseIsoTimestamp(text) !== undefined, `${field} must be a date-time that exists, with an offset of at most ±14:00`),
-  ]);
+  return z
+    .union([
+      z.date(),
+      // zod's format allows any ±HH:MM offset; the same bounds as every other timestamp apply (at most ±14:00).
+      z.iso.datetime({ offset: true }).refine((text) => parseIsoTimestamp(text) !== undefined, `${field} must be a date-time that exists, with an offset of at most ±14:00`),
+    ])
+    .transform((time) => (time instanceof Date ? time.toISOString() : time));
 }
 
 /** A question as callers ask it. */
 export const RetrieveRequestSchema = z.object({
   question: RetrievalInputSchema.shape.question,
   /** Whose memories: one namespace or several (the widest per-namespace settings win). */
-  namespace: z.union([NamespaceSchema, z.array(NamespaceSchema).min(1)]),
+  namespace: z.union([
+    NamespaceSchema,
+    z.array(NamespaceSchema).min(1).max(MAX_NAMESPACES_ASKED, `at most ${MAX_NAMESPACES_ASKED} namespaces may be asked at once`),
+  ]),
   /** Reference time for relative expressions ("last week"); default the clock. */
   now: requestTime("now").optional(),
   asOf: requestTime("asOf")
@@ -72,21 +80,9 @@ export async function retrieve(
   options?: RetrieveRunOptions,
 ): Promise<RetrievalOutput> {
   const runConfig = runConfigOf(config, options);
-  const parsed = parseOrThrow(RetrieveRequestSchema, request, "request");
-  const now = parsed.now instanceof Date ? parsed.now.toISOString() : parsed.now;
-  const asOf = parsed.asOf instanceof Date ? parsed.asOf.toISOString() : parsed.asOf;
-  // Validated here too (the graph checks its input as well) so that the field is named as the caller wrote it.
-  const input = parseOrThrow(
-    RetrievalInputSchema,
-    {
-      question: parsed.question,
-      namespaces: Array.isArray(parsed.namespace) ? parsed.namespace : [parsed.namespace],
-      now,
-      ...(asOf ? { asOf } : {}),
-      ...(parsed.filter ? { filter: parsed.filter } : {}),
-    },
-    "request",
-  );
+  // Checked here, so that a field is named as the caller wrote it; the graph checks its own input once more (it is a boundary of its own).
+  const { namespace, now, asOf, ...parsed } = parseOrThrow(RetrieveRequestSchema, request, "request");
+  const input = { ...parsed, namespaces: Array.isArray(namespace) ? namespace : [namespace], ...(now ? { now } : {}), ...(asOf ? { asOf } : {}) };
   try {
     return outputOf(await graph.invoke(input, runConfig));
   } catch (error) {

@@ -24,7 +24,7 @@ import { rerankWithin, type Ranked } from "../reranking/model-rerank.js";
  * the fused order stands). The final check is never skipped: past the deadline it still gets
  * FINAL_CHECK_GRACE_MS, and a store that does not answer by then gets no answer returned at all, since
  * an entry it could not confirm may have been forgotten or have expired meanwhile. Each is recorded
- * as degraded.
+ * as degraded. The answer states the run's reference time as its input gives times: ISO 8601.
  */
 export function finalizeNode(dependencies: () => Promise<GraphDependencies>) {
   return async (state: RetrievalStateValue, config?: RunnableConfig) => {
@@ -49,7 +49,7 @@ export function finalizeNode(dependencies: () => Promise<GraphDependencies>) {
         inTimeOrder(store, state, await recheckFirst(store, state.namespaces, order, state.callerFilter, finalK)),
       );
       const results = confirmed.slice(0, finalK).map(({ hit, entry }) => toResult(hit, entry, settings.contentCap, rerankScores.get(hit.key)));
-      return { results, degraded, llmCalls };
+      return { results, degraded, llmCalls, referenceTime: new Date(referenceMsOf(state)).toISOString() };
     });
     // The last node closes the run's account, its own time and calls included.
     const account = summarizeAccount([...state.llmCalls, ...update.llmCalls], addNodeMs(state.nodeMs, update.nodeMs), state.round);
@@ -87,8 +87,7 @@ type Candidate = { hit: FusedHit; entry: MemoryEntry };
  * hit's provenance saying how it stands at the time asked about.
  */
 async function inTimeOrder(store: MemoryStore, state: RetrievalStateValue, confirmed: readonly Candidate[]): Promise<Candidate[]> {
-  const asOfMs = state.asOfTime === undefined ? undefined : Date.parse(state.asOfTime);
-  const time = { atMs: asOfMs ?? Date.parse(state.referenceTime ?? new Date().toISOString()), saidByMs: asOfMs };
+  const time = { atMs: state.asOfMs ?? referenceMsOf(state), saidByMs: state.asOfMs };
   const links = noLinks();
   await readSupersessions(store, confirmed.map(({ entry }) => entry), time, links);
   const aboutChange = asksAboutChange(state.question);
@@ -104,6 +103,11 @@ async function inTimeOrder(store: MemoryStore, state: RetrievalStateValue, confi
     ordered.map((answer) => withTimeProvenance(answer, links, time.atMs)),
     links,
   );
+}
+
+/** The run's reference time; the clock's when the state holds none (the plan node always writes one). */
+function referenceMsOf(state: RetrievalStateValue): number {
+  return state.referenceMs ?? Date.now();
 }
 
 /** A memory as a hit no view ranked, for the re-check. */

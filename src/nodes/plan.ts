@@ -34,7 +34,7 @@ export function planNode(dependencies: () => Promise<GraphDependencies>, guard?:
       const deadline = deadlineFrom(configuration.deadlineMs);
       const { store, model, embedder } = await dependencies();
       // As of a time, relative expressions ("last week") are read from then, unless the caller says otherwise.
-      const now = new Date(input.now ?? input.asOf ?? Date.now());
+      const referenceMs = input.now ?? input.asOf ?? Date.now();
       const late: Degradation[] = [];
       const stored = await orWhenLate(deadline, late, "namespace settings", [], () => Promise.all(namespaces.map((ns) => store.getSettings(ns))));
       // Only a planner reads the known names; unplanned presets skip the lookup (on Qdrant, three facet requests).
@@ -47,7 +47,7 @@ export function planNode(dependencies: () => Promise<GraphDependencies>, guard?:
         (signal) =>
           planQuestion(
             input.question,
-            { vocabulary, now, timeZone: configuration.timeZone, maxSubQueries: configuration.maxSubQueries },
+            { vocabulary, now: referenceMs, timeZone: configuration.timeZone, maxSubQueries: configuration.maxSubQueries },
             { planning: configuration.planning, model, timeoutMs: configuration.llmTimeoutMs, retries: configuration.llmRetries, signal },
           ),
         config?.signal,
@@ -59,8 +59,8 @@ export function planNode(dependencies: () => Promise<GraphDependencies>, guard?:
         now: null,
         asOf: null,
         filter: null,
-        referenceTime: now.toISOString(),
-        asOfTime: input.asOf === undefined ? undefined : new Date(input.asOf).toISOString(),
+        referenceMs,
+        asOfMs: input.asOf,
         callerFilter: callerFilterOf(input),
         queryPlan: plan,
         settings: { ...(widestSettings(configuration, stored, embedderProfileFor(embedder.spec), retrieval.views) as RunSettings), deadlineAt: deadline.at },
@@ -86,7 +86,7 @@ function callerFilterOf(input: RetrievalInput): MemoryFilter | undefined {
   const asked = input.filter ? toMemoryFilter(input.filter) : undefined;
   if (input.asOf === undefined) return asked;
   // The end of a time range is exclusive: the asOf instant itself is in.
-  return bothFilters(asked, { timeRange: { endMs: Date.parse(input.asOf) + 1 } });
+  return bothFilters(asked, { timeRange: { endMs: input.asOf + 1 } });
 }
 
 /**

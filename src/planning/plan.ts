@@ -1,13 +1,13 @@
 import type { Plan } from "../domain/plan.js";
 import type { Vocabulary } from "../stores/port.js";
-import type { TimeWindow } from "../time/types.js";
+import type { TimeContext, TimeWindow } from "../time/types.js";
 
 /** What every planner is given: the question's context in the asked namespaces. */
 export interface PlanContext {
   /** Names the namespaces already know, for recognising them in the question. */
   vocabulary: Vocabulary;
   /** The run's reference time: relative expressions ("last week") resolve against it. */
-  now: Date;
+  now: TimeContext["now"];
   timeZone: string;
   maxSubQueries: number;
 }
