@@ -152,19 +152,25 @@ async function rerankCandidates(store: MemoryStore, state: RetrievalStateValue, 
 }
 
 /**
- * The fused hits with the entries the views read this run, held to what the store would have checked
- * without asking it: an asked namespace and the caller's filter (document versions need the store).
+ * The fused hits with the entries the views read this run, held to an asked namespace, as the store
+ * would have held them without asking it (document versions need the store). The caller's filter
+ * is not checked again: the views found these entries with it.
  */
 function asFound(state: RetrievalStateValue, fused: readonly FusedHit[]): Candidate[] {
   const asked = new Set(state.namespaces);
   return fused.flatMap((hit) => {
     const entry = state.entries[hit.key];
     const [namespace] = splitHitKey(hit.key);
-    return entry && asked.has(namespace) && matchesFilter(entry, state.callerFilter) ? [{ hit, entry }] : [];
+    return entry && asked.has(namespace) ? [{ hit, entry }] : [];
   });
 }
 
-/** Fused hits whose entry still exists, in an asked namespace, at its document's latest version, meeting the caller's filter. */
+/**
+ * Fused hits whose entry still exists, in an asked namespace, at its document's latest version, meeting
+ * the caller's filter. The filter is checked again because this reads the store again: an id written
+ * again since the views searched is a new entry (its names and time may differ), and the memories
+ * supersession brings in were never searched with the filter.
+ */
 async function recheck(
   store: MemoryStore,
   namespaces: readonly string[],

@@ -1,7 +1,7 @@
 import { describeError, log } from "../core/log.js";
 import { nextTurn } from "../core/next-turn.js";
 import type { MemoryEntry } from "../memory/entry.js";
-import { bothFilters, matchesFilter } from "../stores/caller-filter.js";
+import { bothFilters } from "../stores/caller-filter.js";
 import { gapSearchFilter, meetsGapCondition } from "../retrieval/gap-conditions.js";
 import { entryTerms } from "../retrieval/mentions.js";
 import type { ScoredEntry, SearchOptions } from "../stores/port.js";
@@ -32,9 +32,10 @@ export interface ViewUpdate {
  * Runs a view's searches and turns them into a state update. A view that throws (embedder down,
  * store unreachable) or misses the run's deadline (a callee that never answers: the search, the
  * embedding of its queries) contributes no hits and a degradation record; the other views still answer.
- * Hits that miss the caller's filter are dropped (a store filter may hold only part of it, see
- * bothFilters), and in a round of the rule judge's gap queries, so are hits that do not meet their
- * query's condition. Each view first gives the event loop a turn (nextTurn says why).
+ * The caller's filter is not checked here: it goes whole to the store with every query (searchOptionsFor;
+ * bothFilters gives the caller's conditions the store's side), and the stores apply it as matchesFilter
+ * judges (the contract suite holds them to that). In a round of the rule judge's gap queries, hits that
+ * do not meet their query's condition are dropped. Each view first gives the event loop a turn (nextTurn says why).
  */
 export async function runView(view: ViewName, task: ViewTask, search: () => Promise<ViewSearch[]>): Promise<ViewUpdate> {
   await nextTurn();
@@ -42,7 +43,6 @@ export async function runView(view: ViewName, task: ViewTask, search: () => Prom
     try {
       const searches = await withinDeadline(deadlineOf(task.settings), search);
       for (const found of searches) {
-        if (task.filter) found.hits = found.hits.filter(({ entry }) => matchesFilter(entry, task.filter));
         const condition = gapConditionOf(task, found.query);
         if (condition === undefined) continue;
         found.hits = found.hits.filter(({ entry }) => meetsGapCondition(entry, () => entryTerms(entry), condition));
