@@ -84,7 +84,7 @@ export function resultLines(results: readonly RetrievalResult[], options: Result
 
 /** The plan in one line: who planned, the time window, the names it will filter on, extra sub-queries. */
 export function planLine(plan: Plan | undefined): string {
-  if (!plan || plan.planner === "none") return "plan: off (the question is searched as asked)";
+  if (!plan || plan.planner === "off") return "plan: off (the question is searched as asked)";
   const parts: string[] = [];
   if (plan.timeExpression) parts.push(`time "${plan.timeExpression}"${plan.timeWindow ? ` = ${windowText(plan.timeWindow)}` : ""}`);
   if (plan.persons.length) parts.push(`persons ${plan.persons.join(", ")}`);

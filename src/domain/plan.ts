@@ -14,7 +14,7 @@ export const PlanSchema = z.object({
   timeExpression: z.string().optional(),
   /** The calendar window of the time expression, resolved against the run's reference time. */
   timeWindow: TimeRangeSchema.optional(),
-  /** Who planned: the model, the rules (no model, or the model failed), or nobody (planning off). */
-  planner: z.enum(["llm", "rules", "none"]),
+  /** Who planned: the model, the rules (no model, or the model failed), or nobody ("off", as the judge says when reflection is off). */
+  planner: z.enum(["llm", "rules", "off"]),
 });
 export type Plan = z.infer<typeof PlanSchema>;
