@@ -20,7 +20,7 @@ function viewSends(state: RetrievalStateValue, queries: string[], views: ViewReg
         plan,
         settings,
         gapConditions,
-        filter: state.callerFilter,
+        callerFilter: state.callerFilter,
         referenceMs: state.referenceMs,
       };
       return new Send(view, task);

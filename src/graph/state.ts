@@ -29,8 +29,8 @@ export interface ViewTask {
    * rarely about adopting); a query without an entry keeps every hit.
    */
   gapConditions: Record<string, GapCondition>;
-  /** The caller's conditions: every hit of every view must meet them. */
-  filter?: MemoryFilter | undefined;
+  /** The caller's filter in the store's form (the state's callerFilter): every hit of every view must meet it. */
+  callerFilter?: MemoryFilter | undefined;
   /** The reference time the plan's window was read from (epoch ms), when the run resolved one. */
   referenceMs?: number | undefined;
 }
@@ -60,7 +60,8 @@ export const RetrievalState = z.object({
   ),
   asOfMs: described(z.number().optional(), "The `asOf` this run answers for, epoch ms, when it was given one"),
   referenceTime: described(z.string().optional(), "The answer's reference time (referenceMs as ISO 8601), written by the last node"),
-  callerFilter: described(MemoryFilterSchema.optional(), "The caller's filter this run applies, in the store's form"),
+  // Not `filter`: that is the input channel, the caller's filter as written (a RecallFilter, consumed by the plan node).
+  callerFilter: described(MemoryFilterSchema.optional(), "The caller's filter this run applies, in the store's form (with asOf's bound)"),
   // Not `plan`: LangGraph refuses a state key named like a node, and the first node is `plan`.
   queryPlan: described(PlanSchema.optional(), "What the planner decided the question needs"),
   settings: described(

@@ -175,7 +175,7 @@ async function recheck(
   store: MemoryStore,
   namespaces: readonly string[],
   fused: readonly FusedHit[],
-  filter: MemoryFilter | undefined,
+  callerFilter: MemoryFilter | undefined,
 ): Promise<Candidate[]> {
   const asked = new Set(namespaces);
   const byNamespace = new Map<string, string[]>();
@@ -190,7 +190,7 @@ async function recheck(
     const documentIds = [...new Set(entries.flatMap((e) => (e.source?.documentId ? [e.source.documentId] : [])))];
     const latest = documentIds.length ? await store.documentVersions(namespace, documentIds) : {};
     for (const entry of entries) {
-      if (entry.namespace !== namespace || !matchesFilter(entry, filter)) continue;
+      if (entry.namespace !== namespace || !matchesFilter(entry, callerFilter)) continue;
       const documentId = entry.source?.documentId;
       const version = entry.source?.version;
       if (documentId && version !== undefined && (latest[documentId] ?? version) > version) continue;
@@ -212,12 +212,12 @@ async function recheckFirst(
   store: MemoryStore,
   namespaces: readonly string[],
   fused: readonly FusedHit[],
-  filter: MemoryFilter | undefined,
+  callerFilter: MemoryFilter | undefined,
   wanted: number,
 ): Promise<Candidate[]> {
-  const first = await recheck(store, namespaces, fused.slice(0, wanted), filter);
+  const first = await recheck(store, namespaces, fused.slice(0, wanted), callerFilter);
   if (first.length >= wanted || fused.length <= wanted) return first;
-  return [...first, ...(await recheck(store, namespaces, fused.slice(wanted), filter))];
+  return [...first, ...(await recheck(store, namespaces, fused.slice(wanted), callerFilter))];
 }
 
 function toResult(hit: FusedHit, entry: MemoryEntry, contentCap: number, rerankScore: number | undefined): RetrievalResult {

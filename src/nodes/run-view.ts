@@ -79,7 +79,7 @@ export function gapConditionOf(task: ViewTask, query: string): GapCondition | un
  * asked among a speaker's own words, to that speaker's entries.
  */
 export function searchOptionsFor(task: ViewTask, query: string, k: number): SearchOptions {
-  const filter = bothFilters(task.filter, gapSearchFilter(gapConditionOf(task, query)));
+  const filter = bothFilters(task.callerFilter, gapSearchFilter(gapConditionOf(task, query)));
   return filter ? { k, filter } : { k };
 }
 

@@ -43,7 +43,7 @@ function symbolicSearch(dependencies: () => Promise<GraphDependencies>, task: Vi
   return runView("symbolic", task, async () => {
     const conditions = filterOf(task.plan, task.referenceMs);
     if (isEmptyFilter(conditions)) return [];
-    const filter = bothFilters(task.filter, conditions) ?? conditions;
+    const filter = bothFilters(task.callerFilter, conditions) ?? conditions;
     // Where the caller's filter names the same field as the plan, the store held the caller's: check the plan's here.
     const meetsPlan = (hit: ScoredEntry) => filter === conditions || matchesFilter(hit.entry, conditions);
     const search: NamespaceSearch = {
@@ -53,7 +53,7 @@ function symbolicSearch(dependencies: () => Promise<GraphDependencies>, task: Vi
       filter,
       meetsPlan,
       names: nameConditionsOf(conditions),
-      unnamedFilter: bothFilters(task.filter, withoutNameConditions(conditions)),
+      unnamedFilter: bothFilters(task.callerFilter, withoutNameConditions(conditions)),
     };
     // Embedded once, and only when some namespace has fewer word matches than k.
     let vector: Promise<number[] | undefined> | undefined;
