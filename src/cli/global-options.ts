@@ -2,14 +2,14 @@ import { Option, type Command } from "commander";
 import { z } from "zod";
 import { readEnvironment, type Environment } from "../core/env.js";
 import { STORE_KIND_NAMES } from "../stores/store-kinds.js";
-import { EMBEDDER_PROVIDERS } from "../text/embedders/registry.js";
+import { EMBEDDER_KIND_NAMES } from "../text/embedders/registry.js";
 import { parseOptionValues } from "./option-values.js";
 
 /** Options every command accepts. Unset store and embedder choices fall back to the environment. */
 export const GlobalOptionsSchema = z.object({
   db: z.string().trim().min(1, "must not be empty").optional(),
   store: z.enum(STORE_KIND_NAMES).optional().describe("The kind of store (stores/store-kinds.ts)"),
-  embedder: z.enum(EMBEDDER_PROVIDERS).optional().describe("The kind of dense embedder (text/embedders/registry.ts)"),
+  embedder: z.enum(EMBEDDER_KIND_NAMES).optional().describe("The kind of dense embedder (text/embedders/registry.ts)"),
   readOnly: z.boolean().default(false).describe("Open the store without writing to it; writes are refused"),
   json: z.boolean().default(false),
   verbose: z.boolean().default(false),
@@ -21,7 +21,7 @@ export function addGlobalOptions(program: Command): Command {
     .option("--db <path>", "sqlite file or :memory: (default $RECALLGRAPH_DB, else ./.recallgraph/memory.db)")
     .addOption(new Option("--store <kind>", `store backend (default $RECALLGRAPH_STORE, else ${STORE_KIND_NAMES[0]})`).choices(STORE_KIND_NAMES))
     .addOption(
-      new Option("--embedder <name>", "dense embedder (default $RECALLGRAPH_EMBEDDER, else use-lite)").choices(EMBEDDER_PROVIDERS),
+      new Option("--embedder <name>", "dense embedder (default $RECALLGRAPH_EMBEDDER, else use-lite)").choices(EMBEDDER_KIND_NAMES),
     )
     .option("--read-only", "open the store without writing to it; writes are refused (default $RECALLGRAPH_READ_ONLY)")
     .option("--json", "print machine-readable JSON on stdout")

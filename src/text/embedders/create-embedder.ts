@@ -43,7 +43,7 @@ export { createOpenAIEmbedder } from "./openai.js";
 export { defaultEmbeddingWorkers } from "./batched.js";
 export { createUseLiteEmbedder, useLiteTrustworthyFor, USE_LITE_SPEC } from "./use-lite.js";
 export { EmbeddingWorkerError, type EmbeddingWorkerFailure } from "./worker-pool.js";
-export { EMBEDDER_PROVIDERS, type EmbedderProvider } from "./registry.js";
+export { EMBEDDER_KIND_NAMES, type EmbedderKindName } from "./registry.js";
 
 /** The configurations of a registry's kinds, one per kind, told apart by `provider`. */
 type ConfigsOf<K extends EmbedderRegistry> = { -readonly [Index in keyof K]: K[Index]["config"] } extends infer Configs extends [
@@ -61,10 +61,10 @@ export function embedderConfigSchema<const K extends EmbedderRegistry>(kinds: K)
 export const EmbedderConfigSchema = embedderConfigSchema(EMBEDDERS);
 export type EmbedderConfig = z.input<typeof EmbedderConfigSchema>;
 
-/** The kind a configuration names, from `kinds` (default the registered ones). */
-function kindNamed(kinds: EmbedderRegistry, provider: string) {
-  const kind = kinds.find((candidate) => candidate.name === provider);
-  if (!kind) throw new ValidationError("embedder.provider", `must be one of ${kinds.map((candidate) => candidate.name).join(", ")}, got "${provider}"`);
+/** The kind a configuration names (its field `provider`), from `kinds` (default the registered ones). */
+function kindNamed(kinds: EmbedderRegistry, name: string) {
+  const kind = kinds.find((candidate) => candidate.name === name);
+  if (!kind) throw new ValidationError("embedder.provider", `must be one of ${kinds.map((candidate) => candidate.name).join(", ")}, got "${name}"`);
   return kind;
 }
 
@@ -98,9 +98,9 @@ const ENV_NAME_OF_FIELD: Readonly<Record<string, string>> = {
 export function embedderConfigFromEnv(env: Environment = readEnvironment(), kinds: EmbedderRegistry = EMBEDDERS): EmbedderConfig {
   const [defaultKind] = kinds;
   if (!defaultKind) throw new ValidationError("RECALLGRAPH_EMBEDDER", "no kind of embedder is registered");
-  const provider = readChoice(env, "RECALLGRAPH_EMBEDDER", kinds.map((kind) => kind.name)) ?? defaultKind.name;
+  const name = readChoice(env, "RECALLGRAPH_EMBEDDER", kinds.map((kind) => kind.name)) ?? defaultKind.name;
   const shared = readSharedEmbedderVariables(env);
-  const config = kindNamed(kinds, provider).fromEnv(env, shared);
+  const config = kindNamed(kinds, name).fromEnv(env, shared);
   const result = embedderConfigSchema(kinds).safeParse(config);
   if (!result.success) {
     const issue = result.error.issues[0];

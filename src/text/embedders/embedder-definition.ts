@@ -42,7 +42,7 @@ export function setFields<T extends object>(values: T): { [Key in keyof T]?: Exc
   return Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined)) as { [Key in keyof T]?: Exclude<T[Key], undefined> };
 }
 
-/** A kind's configuration: its fields, with `provider` its name. */
+/** A kind's configuration: its fields, with `provider` its name (the public field's name for a kind, kept so every configuration still reads). */
 type KindConfig<Name extends string> = z.ZodObject<{ provider: z.ZodLiteral<Name> } & z.ZodRawShape>;
 
 /**

@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import type { EmbeddingSpec } from "../embedder.js";
-import { EMBEDDERS, type EmbedderRegistry } from "./registry.js";
+import { EMBEDDERS, type EmbedderKindName, type EmbedderRegistry } from "./registry.js";
 
 /** How a dense list's vote grows with its first score's separation (retrieval/list-evidence.ts). */
 export const SeparationRampSchema = z
@@ -40,7 +40,7 @@ export const EmbedderProfileSchema = z.strictObject({
 export type EmbedderProfile = z.infer<typeof EmbedderProfileSchema>;
 
 /** The kinds of the registry (registry.ts), and `unknown` for an embedder recallgraph did not build. */
-export type EmbedderKind = (typeof EMBEDDERS)[number]["name"] | "unknown";
+export type EmbedderKind = EmbedderKindName | "unknown";
 export const EMBEDDER_KINDS: readonly EmbedderKind[] = [...EMBEDDERS.map((kind) => kind.name), "unknown"];
 
 const UNKNOWN_PROFILE: EmbedderProfile = {

@@ -13,6 +13,9 @@ export const EMBEDDERS = [useLiteEmbedder, onnxEmbedder, openAIEmbedder, hashEmb
 /** The kinds a registry can hold (see embedder-definition.ts). */
 export type EmbedderRegistry = readonly AnyEmbedderDefinition[];
 
-/** The name of a registered kind: a configuration's `provider`. */
-export type EmbedderProvider = (typeof EMBEDDERS)[number]["name"];
-export const EMBEDDER_PROVIDERS: readonly EmbedderProvider[] = EMBEDDERS.map((kind) => kind.name);
+/**
+ * The name of a registered kind. A configuration states it in its field `provider` (public, so it keeps
+ * that name); in the code it is a kind, as a store's is.
+ */
+export type EmbedderKindName = (typeof EMBEDDERS)[number]["name"];
+export const EMBEDDER_KIND_NAMES: readonly EmbedderKindName[] = EMBEDDERS.map((kind) => kind.name);
