@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { MemoryEntry } from "../memory/entry.js";
 import { ViewNameSchema } from "./views.js";
 
 /** A hit's address: entries are unique per namespace, not across namespaces. */
@@ -60,3 +61,20 @@ export type Provenance = z.infer<typeof ProvenanceSchema>;
 /** One entry of the fused ranking, with its fused score and provenance. */
 export const FusedHitSchema = z.object({ key: z.string(), score: z.number(), provenance: ProvenanceSchema });
 export type FusedHit = z.infer<typeof FusedHitSchema>;
+
+/**
+ * A fused hit with its entry as the store holds it, and the model's score once a rerank gave one: the
+ * one shape of a hit in finalize, from the rerank through the re-check and the supersession order to
+ * the result.
+ *
+ * Fusion works on keys, not on this: view lists and the fused ranking live in the state, which is
+ * serialisable and holds each entry once, by key (an entry in every list of every round would be
+ * copied into every checkpoint), and the entry that counts for the answer is the store's re-read, which
+ * may differ from what the views saw. The public RetrievalResult is a shape of its own (the entry's
+ * fields flattened, its text cut to the content cap).
+ */
+export interface AnswerHit {
+  hit: FusedHit;
+  entry: MemoryEntry;
+  rerankScore?: number | undefined;
+}

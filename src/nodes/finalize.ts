@@ -4,7 +4,7 @@ import { matchesFilter } from "../stores/caller-filter.js";
 import type { MemoryFilter, MemoryStore } from "../stores/port.js";
 import type { GraphDependencies } from "../runtime/dependencies.js";
 import { plannedRun, type RetrievalStateValue } from "../graph/state.js";
-import { hitKey, splitHitKey, type FusedHit } from "../domain/hits.js";
+import { hitKey, splitHitKey, type AnswerHit, type FusedHit } from "../domain/hits.js";
 import type { RetrievalResult } from "../domain/results.js";
 import { addNodeMs, timed } from "../runtime/timing.js";
 import { summarizeAccount, type Degradation, type LlmCallRecord } from "../domain/run-account.js";
@@ -14,7 +14,7 @@ import { withContextVotes } from "../retrieval/context-votes.js";
 import { withConflicts } from "../retrieval/conflicts.js";
 import type { RunSettings } from "../graph/run-settings.js";
 import { DeadlineError, deadlineOf, withinDeadline, type RunDeadline } from "../runtime/deadline.js";
-import { rerankWithin, type Ranked } from "../reranking/model-rerank.js";
+import { rerankWithin } from "../reranking/model-rerank.js";
 
 /**
  * Last node: the optional LLM rerank (reranking/) reorders the candidates, then every answer is re-read from the
@@ -79,14 +79,12 @@ function answerOrder(state: RetrievalStateValue, settings: RunSettings): FusedHi
   return state.beforeOwnWords ? takeTurns(final, inContext(state.beforeOwnWords, wordsReading), settings.readingTurns) : final;
 }
 
-type Candidate = { hit: FusedHit; entry: MemoryEntry };
-
 /**
  * The confirmed answer with the present first (retrieval/supersession.ts): superseded memories after
  * what replaced them, replacements no view found brought in (re-checked like every answer), and each
  * hit's provenance saying how it stands at the time asked about.
  */
-async function inTimeOrder(store: MemoryStore, state: RetrievalStateValue, confirmed: readonly Candidate[]): Promise<Candidate[]> {
+async function inTimeOrder(store: MemoryStore, state: RetrievalStateValue, confirmed: readonly AnswerHit[]): Promise<AnswerHit[]> {
   const time = { atMs: state.asOfMs ?? referenceMsOf(state), saidByMs: state.asOfMs };
   const links = noLinks();
   await readSupersessions(store, confirmed.map(({ entry }) => entry), time, links);
@@ -123,7 +121,7 @@ export const FINAL_CHECK_GRACE_MS = 1_000;
  * later; a store that has not answered by then gets an empty answer and a degradation record. Other
  * failures still fail the run.
  */
-async function finalCheck(deadline: RunDeadline, degraded: Degradation[], check: () => Promise<Candidate[]>): Promise<Candidate[]> {
+async function finalCheck(deadline: RunDeadline, degraded: Degradation[], check: () => Promise<AnswerHit[]>): Promise<AnswerHit[]> {
   const bound = { at: Math.max(deadline.at, Date.now() + FINAL_CHECK_GRACE_MS), ms: deadline.ms };
   try {
     return await withinDeadline(bound, check);
@@ -139,16 +137,14 @@ async function finalCheck(deadline: RunDeadline, degraded: Degradation[], check:
  * what is gone), or, when the store misses the deadline, the entries as the views found them (the final
  * check still confirms whatever is returned).
  */
-async function rerankCandidates(store: MemoryStore, state: RetrievalStateValue, fused: readonly FusedHit[], deadline: RunDeadline, degraded: Degradation[]): Promise<Ranked[]> {
-  let candidates: Candidate[];
+async function rerankCandidates(store: MemoryStore, state: RetrievalStateValue, fused: readonly FusedHit[], deadline: RunDeadline, degraded: Degradation[]): Promise<AnswerHit[]> {
   try {
-    candidates = await withinDeadline(deadline, () => recheck(store, state.namespaces, fused, state.callerFilter));
+    return await withinDeadline(deadline, () => recheck(store, state.namespaces, fused, state.callerFilter));
   } catch (error) {
     if (!(error instanceof DeadlineError)) throw error;
     degraded.push({ step: "rerank", error: `${error.message}: candidates as the views found them` });
-    candidates = asFound(state, fused);
+    return asFound(state, fused);
   }
-  return candidates.map(({ hit, entry }) => ({ hit, entry, rerankScore: undefined }));
 }
 
 /**
@@ -156,7 +152,7 @@ async function rerankCandidates(store: MemoryStore, state: RetrievalStateValue, 
  * would have held them without asking it (document versions need the store). The caller's filter
  * is not checked again: the views found these entries with it.
  */
-function asFound(state: RetrievalStateValue, fused: readonly FusedHit[]): Candidate[] {
+function asFound(state: RetrievalStateValue, fused: readonly FusedHit[]): AnswerHit[] {
   const asked = new Set(state.namespaces);
   return fused.flatMap((hit) => {
     const entry = state.entries[hit.key];
@@ -176,7 +172,7 @@ async function recheck(
   namespaces: readonly string[],
   fused: readonly FusedHit[],
   callerFilter: MemoryFilter | undefined,
-): Promise<Candidate[]> {
+): Promise<AnswerHit[]> {
   const asked = new Set(namespaces);
   const byNamespace = new Map<string, string[]>();
   for (const hit of fused) {
@@ -214,7 +210,7 @@ async function recheckFirst(
   fused: readonly FusedHit[],
   callerFilter: MemoryFilter | undefined,
   wanted: number,
-): Promise<Candidate[]> {
+): Promise<AnswerHit[]> {
   const first = await recheck(store, namespaces, fused.slice(0, wanted), callerFilter);
   if (first.length >= wanted || fused.length <= wanted) return first;
   return [...first, ...(await recheck(store, namespaces, fused.slice(wanted), callerFilter))];

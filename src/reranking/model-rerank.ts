@@ -1,12 +1,11 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
-import type { FusedHit } from "../domain/hits.js";
+import type { AnswerHit } from "../domain/hits.js";
 import type { Degradation, LlmCallRecord } from "../domain/run-account.js";
 import { callStructured, type ModelCallLimits } from "../llm/structured.js";
 import { RerankOutputSchema } from "../llm/output-schemas.js";
 import { MEMORY_PREVIEW_CHARS } from "../llm/prompts/preview.js";
 import { RERANK_SYSTEM, rerankUserPrompt } from "../llm/prompts/rerank.js";
-import type { MemoryEntry } from "../memory/entry.js";
 import { pastDeadline, withDeadlineSignal, type RunDeadline } from "../runtime/deadline.js";
 
 /**
@@ -19,13 +18,13 @@ import { pastDeadline, withDeadlineSignal, type RunDeadline } from "../runtime/d
 export async function rerankWithin(
   model: BaseChatModel,
   question: string,
-  ranked: Ranked[],
+  ranked: AnswerHit[],
   limits: Pick<ModelCallLimits, "timeoutMs" | "retries">,
   deadline: RunDeadline,
   degraded: Degradation[],
   llmCalls: LlmCallRecord[],
   config: RunnableConfig | undefined,
-): Promise<Ranked[]> {
+): Promise<AnswerHit[]> {
   if (ranked.length < 2) return ranked;
   if (pastDeadline(deadline)) {
     degraded.push({ step: "rerank", error: `deadline of ${deadline.ms} ms reached: fused order kept` });
@@ -42,9 +41,6 @@ export async function rerankWithin(
   return ranked;
 }
 
-/** A candidate as the rerank orders it: the fused hit, its entry, and the model's score once it has one. */
-export type Ranked = { hit: FusedHit; entry: MemoryEntry; rerankScore: number | undefined };
-
 /**
  * LLM rerank, guarded against a weak model: the model sees the first 400 characters
  * of each hit; when fewer than half the scores parse the rerank is abandoned; ranks are renumbered.
@@ -52,9 +48,9 @@ export type Ranked = { hit: FusedHit; entry: MemoryEntry; rerankScore: number | 
 async function rerank(
   model: BaseChatModel,
   question: string,
-  ranked: Ranked[],
+  ranked: AnswerHit[],
   limits: ModelCallLimits,
-): Promise<{ order?: Ranked[]; reason: string; record: LlmCallRecord }> {
+): Promise<{ order?: AnswerHit[]; reason: string; record: LlmCallRecord }> {
   const reply = await callStructured(
     model,
     RerankOutputSchema,

@@ -13,7 +13,8 @@
 import { hitKey } from "../domain/hits.js";
 import { tokenize } from "../text/tokenizer.js";
 import { contradicts, denials, isNegative, restatements, sentencesOf, type Denial, type Restatement } from "./statements.js";
-import type { AnswerHit, SupersessionLinks } from "./supersession.js";
+import type { AnswerHit } from "../domain/hits.js";
+import type { SupersessionLinks } from "./supersession.js";
 
 /** What one memory of the answer states, read once. */
 interface Stated {

@@ -15,15 +15,9 @@
  * A question about change ("before", "used to", "moved from"...) keeps the fused order and brings the
  * other side of each supersession in, right after the hit that links to it, so both are in the answer.
  */
-import { hitKey, type FusedHit, type HistoryReason } from "../domain/hits.js";
+import { hitKey, type AnswerHit, type HistoryReason } from "../domain/hits.js";
 import { validityMs, type MemoryEntry } from "../memory/entry.js";
 import type { MemoryStore } from "../stores/port.js";
-
-/** A hit of the answer and its entry as the store holds it. */
-export interface AnswerHit {
-  hit: FusedHit;
-  entry: MemoryEntry;
-}
 
 /** How far supersessions are followed from a hit: a memory replaced more often than this in a row is unusual. */
 const MAX_CHAIN = 8;

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { hitKey } from "../../src/domain/hits.js";
+import { hitKey, type AnswerHit } from "../../src/domain/hits.js";
 import { normalizeEntry, type MemoryInput } from "../../src/memory/entry.js";
 import { withConflicts } from "../../src/retrieval/conflicts.js";
-import { noLinks, type AnswerHit } from "../../src/retrieval/supersession.js";
+import { noLinks } from "../../src/retrieval/supersession.js";
 
 function answer(input: MemoryInput): AnswerHit {
   const entry = normalizeEntry("ns", input, { now: Date.UTC(2026, 0, 1) });

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { hitKey } from "../../src/domain/hits.js";
+import { hitKey, type AnswerHit } from "../../src/domain/hits.js";
 import { normalizeEntry, type MemoryEntry } from "../../src/memory/entry.js";
-import { asksAboutChange, noLinks, replacementOf, supersessionOrder, type AnswerHit, type SupersessionLinks } from "../../src/retrieval/supersession.js";
+import { asksAboutChange, noLinks, replacementOf, supersessionOrder, type SupersessionLinks } from "../../src/retrieval/supersession.js";
 
 const NOW = Date.parse("2026-01-01T00:00:00Z");
 const entry = (id: string, at: number, supersedes?: string[]): MemoryEntry =>
