@@ -1,13 +1,12 @@
 import { plannedRun, type RetrievalStateValue } from "../graph/state.js";
 import type { RunSettings } from "../graph/run-settings.js";
 import { VIEWS, type ViewRegistry } from "../graph/views.js";
-import type { Plan } from "../domain/plan.js";
 import type { ViewName } from "../domain/views.js";
 import { timed } from "../runtime/timing.js";
 import type { ViewHitList } from "../domain/hits.js";
 import { fuseRankedLists } from "../retrieval/fusion.js";
-import { overLongTexts } from "../retrieval/list-evidence.js";
-import { ownSettings, type AnyView } from "./view-definition.js";
+import { overLongTexts, spokenHits } from "../retrieval/list-evidence.js";
+import { ownSettings, type AnyView, type QuestionWeighing } from "./view-definition.js";
 
 /**
  * Fuses every view's ranked lists of every round so far into one de-duplicated ranking, each view
@@ -24,7 +23,7 @@ export function mergeNode(views: ViewRegistry = VIEWS) {
         fused: fuseRankedLists(state.viewHits, {
           method: settings.fusion,
           rrfK: settings.rrfK,
-          weights: viewWeightsFor(plan, settings, views),
+          weights: viewWeightsFor({ plan, views: settings.views, spoken: spokenHits(state.viewHits, (key) => state.entries[key]?.speaker) }, settings, views),
           roundWeight: settings.reflectionRoundWeight,
           evidence: (list) => {
             const view = byName.get(list.view);
@@ -37,11 +36,11 @@ export function mergeNode(views: ViewRegistry = VIEWS) {
 }
 
 /** Every view's weight for this question, in the registry's order: the run's, or what the view's own rule makes of it. */
-function viewWeightsFor(plan: Plan, settings: RunSettings, views: ViewRegistry): Record<ViewName, number> {
+function viewWeightsFor(question: QuestionWeighing, settings: RunSettings, views: ViewRegistry): Record<ViewName, number> {
   const weights: Readonly<Record<ViewName, number>> = settings.viewWeights;
   const weightOf = (view: AnyView) => {
     const weight = weights[view.name] ?? 0;
-    return view.weightFor ? view.weightFor(plan, weight, ownSettings(view, settings), settings.views) : weight;
+    return view.weightFor ? view.weightFor(question, weight, ownSettings(view, settings)) : weight;
   };
   return Object.fromEntries(views.map((view) => [view.name, weightOf(view)]));
 }

@@ -22,6 +22,10 @@ const FIELDS = {
 };
 const SETTLED = {
   denseSeparation: SeparationRampSchema.describe("The dense lists' separation ramp for this run, the embedder's profile's when configured as \"embedder\""),
+  semanticWeightWithoutNames: z
+    .number()
+    .min(0)
+    .describe("The semantic weight for a question over a conversation that names no person: the configured weight where one is set, else the embedder's profile's (denseWeightWithoutNames)"),
 };
 type Own = ViewSettings<typeof FIELDS, typeof SETTLED>;
 
@@ -53,7 +57,8 @@ function semanticSearch(dependencies: () => Promise<GraphDependencies>, task: Vi
  * Dense similarity, weighed by the embedder that built the vectors: its weight and separation ramp
  * come from the embedder's profile unless configured. A list earns its weight by its own evidence:
  * the first of a weak embedder's neighbours, when it scores like the rest, is no better a guess than
- * the tenth.
+ * the tenth. Over a conversation, a question that names no person weighs it by the profile's
+ * denseWeightWithoutNames: no name narrows the words the other views match (profiles.ts says why).
  */
 export const semanticView = defineView({
   name: "semantic",
@@ -70,8 +75,13 @@ export const semanticView = defineView({
   search: semanticSearch,
   settle: (weight, own, embedder) => ({
     weight: weight ?? embedder.denseWeight,
-    own: { ...own, denseSeparation: own.denseSeparation === "embedder" ? (embedder.denseSeparation ?? FULL_VOTE) : own.denseSeparation },
+    own: {
+      ...own,
+      denseSeparation: own.denseSeparation === "embedder" ? (embedder.denseSeparation ?? FULL_VOTE) : own.denseSeparation,
+      semanticWeightWithoutNames: weight ?? embedder.denseWeightWithoutNames ?? embedder.denseWeight,
+    },
   }),
+  weightFor: ({ plan, spoken }, weight, own) => (spoken && plan.persons.length === 0 ? own.semanticWeightWithoutNames : weight),
   evidence: (list, own) =>
     separationEvidence(
       list.hits.map((hit) => hit.score),

@@ -7,13 +7,12 @@ import { entryTerms, namesEveryCondition, type NameConditions } from "../retriev
 import { isEmptyFilter } from "../stores/port.js";
 import type { ViewTask } from "../graph/state.js";
 import type { Plan } from "../domain/plan.js";
-import type { ViewName } from "../domain/views.js";
 import { bothFilters, matchesFilter } from "../stores/caller-filter.js";
 import { acrossNamespaces, runView, type ViewUpdate } from "./run-view.js";
 import { withoutNames } from "../planning/known-names.js";
 import { withoutRelativeTime } from "../retrieval/query-words.js";
 import { deadlineOf, halfwayTo, withinDeadline, type RunDeadline } from "../runtime/deadline.js";
-import { defineView, type ViewSettings } from "./view-definition.js";
+import { defineView, type QuestionWeighing, type ViewSettings } from "./view-definition.js";
 
 const FIELDS = {
   symbolicTopK: z.number().int().min(1).max(1000).default(5).describe("Metadata/time-filter hits"),
@@ -90,7 +89,7 @@ export const symbolicView = defineView({
  * gets no vote (SciFact: 0.665 -> 0.685 nDCG@10; LoCoMo's questions, which name speakers, unchanged).
  * A person (a speaker is not among the words said) or a place keeps the configured weight.
  */
-function symbolicWeight(plan: Plan, weight: number, own: Own, views: readonly ViewName[]): number {
+function symbolicWeight({ plan, views }: QuestionWeighing, weight: number, own: Own): number {
   if (plan.timeWindow !== undefined) return own.timeWindowWeight;
   const wordsOnly = plan.persons.length === 0 && plan.locations.length === 0 && views.includes("lexical");
   return wordsOnly ? 0 : weight;

@@ -14,6 +14,14 @@ type NoFields = Record<never, never>;
 /** A view's own fields as a run holds them: as configured, except those the embedder settles. */
 export type ViewSettings<Fields extends Shape, Settled extends Shape = NoFields> = z.output<z.ZodObject<Omit<Fields, keyof Settled> & Settled>>;
 
+/** What a view's weight rule reads of a question: its plan, the views that search it, and what the first round found. */
+export interface QuestionWeighing {
+  plan: Plan;
+  views: readonly ViewName[];
+  /** Whether most of the first round's hits were said by someone (messages of a conversation, not documents): see retrieval/list-evidence.ts, spokenHits. */
+  spoken: boolean;
+}
+
 /** A view's weight and own fields for one run. */
 export interface SettledView<Own> {
   weight: number;
@@ -48,7 +56,7 @@ export interface ViewDefinition<
   /** Its weight and fields for a run read with this embedder; unset, the configured ones. */
   settle?(weight: z.output<NoInfer<Weight>>, own: z.output<z.ZodObject<NoInfer<Fields>>>, embedder: EmbedderProfile): SettledView<ViewSettings<NoInfer<Fields>, NoInfer<Settled>>>;
   /** Its weight for this question; unset, the run's. */
-  weightFor?(plan: Plan, weight: number, own: ViewSettings<NoInfer<Fields>, NoInfer<Settled>>, views: readonly ViewName[]): number;
+  weightFor?(question: QuestionWeighing, weight: number, own: ViewSettings<NoInfer<Fields>, NoInfer<Settled>>): number;
   /** The share of its weight one of its lists earns by its own scores (retrieval/list-evidence.ts); unset, all of it. */
   evidence?(list: ViewHitList, own: ViewSettings<NoInfer<Fields>, NoInfer<Settled>>): number;
 }

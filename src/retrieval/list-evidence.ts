@@ -1,4 +1,5 @@
 import type { SeparationRamp } from "../text/embedders/profiles.js";
+import type { ViewHitList } from "../domain/hits.js";
 import { wordCount } from "../text/sentences.js";
 
 /**
@@ -50,4 +51,15 @@ export function overLongTexts(texts: ReadonlyArray<string | undefined>, maxWords
   const first = texts.slice(0, LENGTH_DEPTH);
   const long = first.filter((text) => text !== undefined && wordCount(text) > maxWords).length;
   return long * 2 > first.length;
+}
+
+/**
+ * Whether most of the first LENGTH_DEPTH hits of the question's own lists (round 0) were said by
+ * someone: messages of a conversation rather than documents. Hits whose entry is not known count as
+ * not spoken. No hits: not spoken.
+ */
+export function spokenHits(lists: readonly ViewHitList[], speakerOf: (key: string) => string | undefined): boolean {
+  const first = lists.filter((list) => list.round === 0).flatMap((list) => list.hits.slice(0, LENGTH_DEPTH));
+  const spoken = first.filter((hit) => speakerOf(hit.key) !== undefined).length;
+  return spoken * 2 > first.length;
 }

@@ -24,6 +24,14 @@ export const EmbedderProfileSchema = z.strictObject({
     .min(0)
     .max(10)
     .describe("RRF weight of the semantic view's vote, BM25's being 1: how far this embedder's nearest neighbours are evidence of relevance"),
+  denseWeightWithoutNames: z
+    .number()
+    .min(0)
+    .max(10)
+    .optional()
+    .describe(
+      "The same for a question over a conversation that names no person. A name the question asks by is a word of the lexical index (a message's speaker and persons are indexed with its text) and a condition of the symbolic view, never part of a message's vector; without one, what is left to match is what was meant, in other words. Documents keep denseWeight: they share their rare terms with the questions about them. Unset: denseWeight",
+    ),
   basis: z.string().min(1).describe("Where the numbers come from: a measurement, or the published design it follows"),
   denseSeparation: SeparationRampSchema.optional().describe(
     "The ramp a run configured with denseSeparation \"embedder\" (the knowledge-base preset) gives this embedder's dense lists: a weak embedder's first neighbour is evidence only where it stands clear of the rest. Unset: every list keeps its full vote",
