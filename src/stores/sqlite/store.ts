@@ -601,8 +601,8 @@ export class SqliteMemoryStore implements MemoryStore {
   /**
    * Exact k nearest among the namespace's entries that satisfy `filter`. Few matches: their distances
    * one by one (a point lookup each). Many: a KNN over the namespace, the hits checked against the
-   * filter in SQL, widened until k pass; that is exact, since every match outside the nearest `width`
-   * is farther than every one inside. Matches are counted first, never all loaded into memory. With the
+   * filter (its kept matches, else SQL), widened until k pass; that is exact, since every match outside
+   * the nearest `width` is farther than every one inside. Matches are counted first, never all loaded into memory. With the
    * namespace's vectors in memory (vector-search.ts), the matches, unless most of the namespace, are
    * scanned on their own instead: the same hits, ties ordered as the path above would order them.
    */
@@ -611,7 +611,7 @@ export class SqliteMemoryStore implements MemoryStore {
     const kept = this.keptMatches(namespace, filter, now);
     const matches = kept?.size ?? this.filterStatement<{ count: number }>(`SELECT count(*) AS count FROM entries AS e WHERE ${where}`).get(...params)?.count ?? 0;
     if (!matches) return [];
-    const namespaceSize = matches > DIRECT_DISTANCE_MIN ? (this.statements.namespaceSize.get(namespace) ?? 0) : 0;
+    const namespaceSize = matches > DIRECT_DISTANCE_MIN ? this.entryCount(namespace) : 0;
     const oneByOne = matches <= Math.max(DIRECT_DISTANCE_MIN, namespaceSize * DIRECT_DISTANCE_SHARE);
     // In memory, the matches themselves are scanned unless they are most of the namespace (then the
     // widened KNN below needs few extra rows), with the tie order of the path the store would take.
@@ -621,16 +621,12 @@ export class SqliteMemoryStore implements MemoryStore {
       if (inMemory) return inMemory;
     }
     if (!oneByOne) {
-      // CROSS JOIN: the `width` KNN hits drive, each checked against the filter (not the whole namespace scanned).
-      const passingAmong = this.filterStatement<RowidRow>(
-        `SELECT e.rowid AS rowid FROM json_each(?) AS hit CROSS JOIN entries AS e ON e.rowid = hit.value WHERE ${where}`,
-      );
+      const matchingAmong = this.matchingAmong(kept, { where, params });
       // Expect k matches among the nearest k * size / matches; ask for twice that so one pass nearly always suffices.
       const expectedWidth = Math.ceil((2 * k * namespaceSize) / matches);
       for (let width = Math.min(VEC0_MAX_K, Math.max(k * 4, expectedWidth)); ; width = Math.min(VEC0_MAX_K, width * 4)) {
         const nearest = this.nearestInNamespace(namespace, query, width);
-        const passing = new Set(passingAmong.all(JSON.stringify(nearest.map((hit) => hit.rowid)), ...params).map((row) => row.rowid));
-        const hits = nearest.filter((hit) => passing.has(hit.rowid));
+        const hits = matchingAmong(nearest);
         if (hits.length >= k || nearest.length < width) return hits.slice(0, k);
         if (width === VEC0_MAX_K) break;
       }
@@ -642,6 +638,26 @@ export class SqliteMemoryStore implements MemoryStore {
       if (distance !== undefined) distances.push({ rowid, distance });
     }
     return distances.sort((a, b) => a.distance - b.distance || a.rowid - b.rowid).slice(0, k);
+  }
+
+  /**
+   * The hits, in order, that meet the filter: checked against its kept matches, or else in SQL (the
+   * hits drive a CROSS JOIN, each checked against the filter, not the whole namespace scanned).
+   */
+  private matchingAmong(kept: ReadonlySet<number> | undefined, { where, params }: FilterSql): (hits: readonly DistanceRow[]) => DistanceRow[] {
+    if (kept) return (hits) => hits.filter((hit) => kept.has(hit.rowid));
+    const passingAmong = this.filterStatement<RowidRow>(
+      `SELECT e.rowid AS rowid FROM json_each(?) AS hit CROSS JOIN entries AS e ON e.rowid = hit.value WHERE ${where}`,
+    );
+    return (hits) => {
+      const passing = new Set(passingAmong.all(JSON.stringify(hits.map((hit) => hit.rowid)), ...params).map((row) => row.rowid));
+      return hits.filter((hit) => passing.has(hit.rowid));
+    };
+  }
+
+  /** The namespace's entries, counted once per generation when the change log says when to count again. */
+  private entryCount(namespace: string): number {
+    return this.changes?.entryCount(namespace) ?? this.statements.namespaceSize.get(namespace) ?? 0;
   }
 
   /** Loads the entries of ranked rowids, keeping order and scores. */

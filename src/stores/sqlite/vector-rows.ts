@@ -79,11 +79,6 @@ export class VectorRows {
     return { vectors, nextAfterChunk: rows.length === chunks && last ? last.chunk_id : undefined };
   }
 
-  /** How many entries the namespace holds. */
-  count(namespace: string): number {
-    return this.statements.count.get(namespace) ?? 0;
-  }
-
   private readChunk(row: ChunkRow, into: StoredVector[]): void {
     const slots = row.rowids.byteLength / 8;
     const rowids = new BigInt64Array(row.rowids.buffer.slice(row.rowids.byteOffset, row.rowids.byteOffset + row.rowids.byteLength));
@@ -121,6 +116,5 @@ function prepare(db: SqliteDatabase) {
          FROM entry_vectors_chunks AS c JOIN entry_vectors_vector_chunks00 AS v ON v.rowid = c.chunk_id
         WHERE c.partition00 = ? AND c.chunk_id > ? ORDER BY c.chunk_id LIMIT ?`,
     ),
-    count: db.prepare<[string], number>("SELECT count(*) FROM entries WHERE namespace = ?").pluck(),
   };
 }

@@ -104,7 +104,6 @@ export class VectorSearch {
   private readonly exact = new Map<string, ExactState>();
   private readonly indexes = new Map<string, IndexState>();
   private readonly builds = new Map<string, Promise<IndexBuildResult>>();
-  private readonly sizes = new Map<string, Versioned & { size: number }>();
   private closed = false;
 
   private constructor(
@@ -221,7 +220,7 @@ export class VectorSearch {
   /** Drops the in-memory structures of a namespace (all, when omitted) after a failure, and says so. */
   private forget(namespace: string | undefined, event: string, error: unknown): void {
     log.warn(event, { namespace, reason: describeError(error), fallback: "sqlite-vec" });
-    for (const map of [this.exact, this.indexes, this.sizes]) {
+    for (const map of [this.exact, this.indexes]) {
       if (namespace === undefined) map.clear();
       else map.delete(namespace);
     }
@@ -233,20 +232,14 @@ export class VectorSearch {
 
   /**
    * Entries of the namespace: those of its loaded structure, brought up to date (one vector per entry),
-   * or else counted, again only when its generation moved (a count walks an index: ~20 ms at 1M).
+   * or else counted (entry-changes.ts keeps the count while the generation stays).
    */
   private sizeOf(namespace: string): number {
     const index = this.indexes.get(namespace);
     if (index && this.refreshIndex(namespace, index)) return index.index.size;
     const exact = this.exact.get(namespace);
     if (exact && this.refreshExact(namespace, exact)) return exact.vectors.size;
-    const rows = this.requireEngine().rows;
-    const generation = rows.changes.generation(namespace);
-    const known = this.sizes.get(namespace);
-    if (known?.generation === generation) return known.size;
-    const size = rows.count(namespace);
-    this.sizes.set(namespace, { generation, size });
-    return size;
+    return this.requireEngine().rows.changes.entryCount(namespace);
   }
 
   /** The namespace's exact copy, up to date; read from the store when absent and the budget allows. */
