@@ -136,6 +136,11 @@ describe("sqlite BM25 per namespace", () => {
           const hits = await searcher.lexicalSearch("ns", query, { k: 500 });
           assert.deepEqual(hits.map((hit) => hit.entry.id).sort(), [...expected.keys()].sort(), `${path}: "${query}" finds every live entry holding a term`);
           for (const hit of hits) assert.ok(Math.abs(hit.score - (expected.get(hit.entry.id) ?? Number.NaN)) < 1e-9, `${path}: "${query}" ${hit.entry.id}`);
+          // A smaller k keeps the best k of the whole ranking (chosen, not sorted whole), ties in the same order.
+          for (const k of [1, 2, 7, 25]) {
+            const first = await searcher.lexicalSearch("ns", query, { k });
+            assert.deepEqual(first.map((hit) => [hit.entry.id, hit.score]), hits.slice(0, k).map((hit) => [hit.entry.id, hit.score]), `${path}: "${query}" k ${k}`);
+          }
         }
       }
     } finally {

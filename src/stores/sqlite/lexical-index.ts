@@ -143,11 +143,11 @@ class NamespaceTerms {
   }
 
   /**
-   * Every accepted row holding any of the terms, scored with the namespace's statistics (n is a term's
-   * postings: every row of the namespace holding it is here), best first, ties by rowid. Term by term,
-   * in the query's order, so each row's score adds its terms in bm25()'s order.
+   * The k best accepted rows holding any of the terms, scored with the namespace's statistics (n is a
+   * term's postings: every row of the namespace holding it is here), best first, ties by rowid. Term by
+   * term, in the query's order, so each row's score adds its terms in bm25()'s order.
    */
-  ranked(terms: readonly string[], statistics: Bm25Statistics, accept: (rowid: number) => boolean): LexicalHit[] {
+  ranked(terms: readonly string[], statistics: Bm25Statistics, accept: (rowid: number) => boolean, k: number): LexicalHit[] {
     if (statistics.rows === 0) return [];
     const averageLength = statistics.tokens / statistics.rows;
     const scores = new Float64Array(this.rowids.length);
@@ -170,8 +170,48 @@ class NamespaceTerms {
         scores[slot] = (scores[slot] ?? 0) + idf * saturatedFrequency(frequencies[j] ?? 0, this.lengths[slot] ?? 0, averageLength);
       }
     }
-    const hits = accepted.map((slot) => ({ rowid: this.rowids[slot] ?? 0, score: scores[slot] ?? 0 }));
-    return hits.sort((a, b) => b.score - a.score || a.rowid - b.rowid);
+    const best = bestSlots(accepted, k, (a, b) => (scores[b] ?? 0) - (scores[a] ?? 0) || (this.rowids[a] ?? 0) - (this.rowids[b] ?? 0));
+    return best.map((slot) => ({ rowid: this.rowids[slot] ?? 0, score: scores[slot] ?? 0 }));
+  }
+}
+
+/**
+ * The k first of `slots` in the order `compare` gives (negative: a before b), in that order. A question's
+ * words are held by thousands of rows of a large namespace and a search keeps a few dozen: a heap of the
+ * k best so far (the worst of them on top) costs n log k, a sort of all of them n log n.
+ */
+function bestSlots(slots: readonly number[], k: number, compare: (a: number, b: number) => number): number[] {
+  if (slots.length <= k) return [...slots].sort(compare);
+  const heap: number[] = [];
+  // A parent comes after its children in `compare`'s order: the root is the worst slot kept.
+  const worse = (i: number, j: number) => compare(heap[i] ?? 0, heap[j] ?? 0) > 0;
+  const swap = (i: number, j: number) => {
+    const held = heap[i] ?? 0;
+    heap[i] = heap[j] ?? 0;
+    heap[j] = held;
+  };
+  for (const slot of slots) {
+    if (heap.length < k) {
+      heap.push(slot);
+      for (let at = heap.length - 1; at > 0 && worse(at, (at - 1) >> 1); at = (at - 1) >> 1) swap(at, (at - 1) >> 1);
+    } else if (k > 0 && compare(slot, heap[0] ?? 0) < 0) {
+      heap[0] = slot;
+      siftDown(k, worse, swap);
+    }
+  }
+  return heap.sort(compare);
+}
+
+/** Moves the root of a heap of `size` down below every child that is worse than it. */
+function siftDown(size: number, worse: (i: number, j: number) => boolean, swap: (i: number, j: number) => void): void {
+  for (let at = 0; ; ) {
+    const left = 2 * at + 1;
+    let worst = at;
+    if (left < size && worse(left, worst)) worst = left;
+    if (left + 1 < size && worse(left + 1, worst)) worst = left + 1;
+    if (worst === at) return;
+    swap(at, worst);
+    at = worst;
   }
 }
 
@@ -204,13 +244,13 @@ export class LexicalIndex {
   }
 
   /**
-   * The namespace's rows holding any of the query's terms (distinct, in query order) that `accept`
-   * passes, best first, from its terms in memory or else from the rows FTS5 finds. Call inside a read
+   * The k best of the namespace's rows holding any of the query's terms (distinct, in query order) that
+   * `accept` passes, best first, from its terms in memory or else from the rows FTS5 finds. Call inside a read
    * transaction, so rows and statistics come from one snapshot. The first search of a namespace starts
    * reading its terms (see `build`).
    */
-  ranked(namespace: string, terms: readonly string[], accept: (rowid: number) => boolean): LexicalHit[] {
-    return this.rankedInMemory(namespace, terms, accept) ?? this.rankedFromFts5(namespace, terms, accept);
+  ranked(namespace: string, terms: readonly string[], accept: (rowid: number) => boolean, k: number): LexicalHit[] {
+    return this.rankedInMemory(namespace, terms, accept, k) ?? this.rankedFromFts5(namespace, terms, accept, k);
   }
 
   /**
@@ -318,10 +358,10 @@ export class LexicalIndex {
   }
 
   /** The ranking from the namespace's terms in memory; undefined when they are not held or it fails (FTS5's matches are ranked then). */
-  private rankedInMemory(namespace: string, terms: readonly string[], accept: (rowid: number) => boolean): LexicalHit[] | undefined {
+  private rankedInMemory(namespace: string, terms: readonly string[], accept: (rowid: number) => boolean, k: number): LexicalHit[] | undefined {
     try {
       const copy = this.current(namespace);
-      return copy?.ranked(terms, copy.statistics(), accept);
+      return copy?.ranked(terms, copy.statistics(), accept, k);
     } catch (error) {
       // A failing in-memory path degrades to FTS5, never to an error; the namespace is re-read next time.
       log.warn("lexical_search_failed", { namespace, reason: describeError(error), fallback: "fts5" });
@@ -337,7 +377,7 @@ export class LexicalIndex {
    * known, so the term's count in the column follows exactly (see countInColumn); the rows are then
    * ranked with the namespace's own statistics, by the same code and to the same bits as in memory.
    */
-  private rankedFromFts5(namespace: string, terms: readonly string[], accept: (rowid: number) => boolean): LexicalHit[] {
+  private rankedFromFts5(namespace: string, terms: readonly string[], accept: (rowid: number) => boolean, k: number): LexicalHit[] {
     const table = this.tableStatistics();
     if (table.rows === 0) return [];
     const averageLength = table.tokens / table.rows;
@@ -355,7 +395,7 @@ export class LexicalIndex {
     }
     const found = new NamespaceTerms(0);
     for (const [rowid, row] of rows) found.setCounts(rowid, row.length, row.counts);
-    return found.ranked(terms, this.namespaceStatistics(namespace), accept);
+    return found.ranked(terms, this.namespaceStatistics(namespace), accept, k);
   }
 
   /** The whole table's rows and tokens (all columns), from FTS5's averages record: what bm25() reads as N and N x avgdl. */

@@ -305,7 +305,7 @@ export class SqliteMemoryStore implements MemoryStore {
       if (!terms.length) return [];
       const now = this.clock();
       // One read transaction: the rows, the namespace's statistics and the filter's matches come from one snapshot.
-      const hits = this.db.transaction(() => this.lexical.ranked(ns, terms, this.liveAndMatching(ns, filter, now)).slice(0, k))();
+      const hits = this.db.transaction(() => this.lexical.ranked(ns, terms, this.liveAndMatching(ns, filter, now), k))();
       return this.scored("lexicalSearch", ns, hits);
     });
   }
