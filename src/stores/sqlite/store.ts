@@ -633,7 +633,7 @@ export class SqliteMemoryStore implements MemoryStore {
       // vec0 looks no further than 4096 rows: the matches are far from the query, measure them all.
     }
     const distances: DistanceRow[] = [];
-    for (const rowid of this.matchingRowids({ where, params })) {
+    for (const rowid of kept ?? this.matchingRowids({ where, params })) {
       const distance = this.statements.distanceTo.get(query, BigInt(rowid));
       if (distance !== undefined) distances.push({ rowid, distance });
     }
