@@ -10,7 +10,8 @@ import { ownSettings, type AnyView, type QuestionWeighing } from "./view-definit
 
 /**
  * Fuses every view's ranked lists of every round so far into one de-duplicated ranking, each view
- * weighted for this question by its own rule, each list scaled by the evidence its view reads in its
+ * weighted for this question by its own rule (from the plan, and whether the first round found a
+ * conversation's messages or documents), each list scaled by the evidence its view reads in its
  * scores. Ranked lists over texts longer than the embedder represents as one (longTextWords, from its
  * profile) vote by their scores where their view says so (votesByScore).
  */
@@ -19,11 +20,12 @@ export function mergeNode(views: ViewRegistry = VIEWS) {
   return async (state: RetrievalStateValue) =>
     timed("merge", async () => {
       const { plan, settings } = plannedRun(state);
+      const question: QuestionWeighing = { plan, views: settings.views, spoken: spokenHits(state.viewHits, (key) => state.entries[key]?.speaker) };
       return {
         fused: fuseRankedLists(state.viewHits, {
           method: settings.fusion,
           rrfK: settings.rrfK,
-          weights: viewWeightsFor({ plan, views: settings.views, spoken: spokenHits(state.viewHits, (key) => state.entries[key]?.speaker) }, settings, views),
+          weights: viewWeightsFor(question, settings, views),
           roundWeight: settings.reflectionRoundWeight,
           evidence: (list) => {
             const view = byName.get(list.view);
