@@ -81,7 +81,8 @@ export const semanticView = defineView({
       semanticWeightWithoutNames: weight ?? embedder.denseWeightWithoutNames ?? embedder.denseWeight,
     },
   }),
-  weightFor: ({ plan, spoken }, weight, own) => (spoken && plan.persons.length === 0 ? own.semanticWeightWithoutNames : weight),
+  // A question nobody planned names no one only because no one looked: it keeps the usual weight.
+  weightFor: ({ plan, spoken }, weight, own) => (spoken && plan.planner !== "off" && plan.persons.length === 0 ? own.semanticWeightWithoutNames : weight),
   evidence: (list, own) =>
     separationEvidence(
       list.hits.map((hit) => hit.score),

@@ -18,14 +18,20 @@ const list = (view: ViewHitList["view"], ids: string[]): ViewHitList => ({
   round: 0,
   hits: ids.map((id, i) => ({ key: hitKey("ns", id), score: 1 / (i + 1) })),
 });
-const planNaming = (persons: string[]) =>
-  makePlan({ requiredInfo: [], subQueries: ["q"], keywords: [], persons, entities: [], locations: [], planner: "rules" }, undefined);
+const planNaming = (persons: string[], planner: "rules" | "off" = "rules") =>
+  makePlan({ requiredInfo: [], subQueries: ["q"], keywords: [], persons, entities: [], locations: [], planner }, undefined);
 
 /**
  * The semantic view ranks "meant" first and the lexical view "worded" first, each the other second:
  * which comes first says which view weighs more for the question.
  */
-async function firstOf(options: { persons: string[]; speaker?: string; profile: EmbedderProfile; configurable?: Record<string, unknown> }): Promise<string | undefined> {
+async function firstOf(options: {
+  persons: string[];
+  planner?: "rules" | "off";
+  speaker?: string;
+  profile: EmbedderProfile;
+  configurable?: Record<string, unknown>;
+}): Promise<string | undefined> {
   const settings = widestSettings(resolveConfiguration({ configurable: options.configurable ?? {} }), [], options.profile);
   const entries: Record<string, MemoryEntry> = {};
   for (const id of ["meant", "worded"]) {
@@ -33,7 +39,7 @@ async function firstOf(options: { persons: string[]; speaker?: string; profile: 
   }
   const state = {
     question: "q",
-    queryPlan: planNaming(options.persons),
+    queryPlan: planNaming(options.persons, options.planner),
     settings,
     viewHits: [list("semantic", ["meant", "worded"]), list("lexical", ["worded", "meant"])],
     entries,
@@ -50,9 +56,10 @@ describe("a question over a conversation that names no person", () => {
     assert.equal(await firstOf({ persons: [], speaker: "user", profile: onnx }), hitKey("ns", "meant"));
   });
 
-  it("keeps the profile's usual weight where the question names a person, or the memories are documents", async () => {
+  it("keeps the profile's usual weight where the question names a person, the memories are documents, or nobody planned the question", async () => {
     assert.equal(await firstOf({ persons: ["Dana"], speaker: "user", profile: onnx }), hitKey("ns", "worded"), "a named person: BM25 matches the name");
     assert.equal(await firstOf({ persons: [], profile: onnx }), hitKey("ns", "worded"), "documents share their terms with the question");
+    assert.equal(await firstOf({ persons: [], planner: "off", speaker: "user", profile: onnx }), hitKey("ns", "worded"), "unplanned: nobody looked for a name");
   });
 
   it("leaves an embedder without such a weight, and a configured weight, as they are", async () => {
