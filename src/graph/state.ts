@@ -6,7 +6,7 @@ import { PlanSchema, type Plan } from "../domain/plan.js";
 import { RetrievalResultSchema, type RetrievalResult } from "../domain/results.js";
 import { DegradationSchema, LlmCallRecordSchema, RunAccountSchema } from "../domain/run-account.js";
 import type { ViewName } from "../domain/views.js";
-import { MemoryEntrySchema, NamespaceSchema } from "../memory/entry.js";
+import { MemoryEntrySchema, NamespaceSchema, parseIsoTimestamp } from "../memory/entry.js";
 import { RecallFilterSchema } from "../stores/caller-filter.js";
 import { MemoryFilterSchema, type MemoryFilter } from "../stores/port.js";
 import { appended, described } from "./channels.js";
@@ -114,21 +114,22 @@ export const MAX_QUESTION_CHARS = 4000;
 export const MAX_NAMESPACES_ASKED = 16;
 
 /**
- * A date-time of the input as epoch ms, the one form the run carries it in from here on. Any offset
- * zod's format allows is taken, as before; one that names no instant is refused here rather than
- * failing later.
+ * A date-time of the input as epoch ms, the one form the run carries it in from here on: ISO 8601 with an
+ * offset (or Z) that names an instant, the offset within the bounds every stored timestamp keeps (±14:00).
  */
 function inputTime(field: string) {
-  return z.iso
-    .datetime({ offset: true })
-    .transform((text) => Date.parse(text))
-    .refine((ms) => Number.isFinite(ms), `${field} must be a date-time that exists`);
+  return z.iso.datetime({ offset: true, error: `${field} must be an ISO 8601 date-time with an offset or Z, such as 2026-01-02T03:04:05Z` }).transform((text, context) => {
+    const ms = parseIsoTimestamp(text);
+    if (ms !== undefined) return ms;
+    context.issues.push({ code: "custom", input: text, message: `${field} must be a date-time that exists, with an offset of at most ±14:00` });
+    return z.NEVER;
+  });
 }
 
 /**
- * The graph's input, validated once, by the plan node. Its channels are `described` (z.any), so
- * LangGraph parses none of it on the way in; the library's `retrieve` checks its own request and
- * passes it on in this form.
+ * The graph's input, validated once, by the plan node, whoever calls: the library's `retrieve` passes its
+ * request on in this shape unchecked. Its channels are `described` (z.any), so LangGraph parses none of
+ * it on the way in.
  */
 export const RetrievalInputSchema = z.object({
   question: z

@@ -1,49 +1,31 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
-import { z } from "zod";
-import { AbortedError, isRecallGraphError, parseOrThrow, ValidationError } from "../core/errors.js";
+import type { z } from "zod";
+import { AbortedError, isRecallGraphError, kindOf, ValidationError } from "../core/errors.js";
 import type { Coverage } from "../domain/coverage.js";
 import type { Plan } from "../domain/plan.js";
 import type { RetrievalResult } from "../domain/results.js";
 import { summarizeAccount, type Degradation, type RunAccount } from "../domain/run-account.js";
-import { NamespaceSchema, parseIsoTimestamp } from "../memory/entry.js";
-import { RecallFilterSchema } from "../stores/caller-filter.js";
 import { RetrievalConfigSchema, type RetrievalConfigInput } from "../graph/configuration.js";
 import type { RetrievalGraph } from "../graph/graph.js";
-import { MAX_NAMESPACES_ASKED, RetrievalInputSchema, type RetrievalGraphOutputValue } from "../graph/state.js";
+import type { RetrievalInputSchema, RetrievalGraphOutputValue } from "../graph/state.js";
+
+type GraphInput = z.input<typeof RetrievalInputSchema>;
 
 /**
- * A date-time as a request takes it, a Date or ISO 8601 with an offset within the bounds every
- * timestamp keeps, passed on as the graph's input takes it: ISO 8601.
+ * A question as callers ask it: the graph's input (RetrievalInputSchema, which checks it), with one
+ * namespace or several, and times as Dates or ISO 8601.
  */
-function requestTime(field: string) {
-  return z
-    .union([
-      z.date(),
-      // zod's format allows any ±HH:MM offset; the same bounds as every other timestamp apply (at most ±14:00).
-      z.iso.datetime({ offset: true }).refine((text) => parseIsoTimestamp(text) !== undefined, `${field} must be a date-time that exists, with an offset of at most ±14:00`),
-    ])
-    .transform((time) => (time instanceof Date ? time.toISOString() : time));
-}
-
-/** A question as callers ask it. */
-export const RetrieveRequestSchema = z.object({
-  question: RetrievalInputSchema.shape.question,
+export type RetrieveRequest = Pick<GraphInput, "question" | "filter"> & {
   /** Whose memories: one namespace or several (the widest per-namespace settings win). */
-  namespace: z.union([
-    NamespaceSchema,
-    z.array(NamespaceSchema).min(1).max(MAX_NAMESPACES_ASKED, `at most ${MAX_NAMESPACES_ASKED} namespaces may be asked at once`),
-  ]),
+  namespace: string | string[];
   /** Reference time for relative expressions ("last week"); default the clock. */
-  now: requestTime("now").optional(),
-  asOf: requestTime("asOf")
-    .optional()
-    .describe(
-      "Answer as things stood at this time: memories said after it are left out; what was superseded or no longer valid by then is history. Also the reference time when `now` is not given",
-    ),
-  /** Exact conditions every result must meet, ANDed with what the planner derives. */
-  filter: RecallFilterSchema.optional(),
-});
-export type RetrieveRequest = z.input<typeof RetrieveRequestSchema>;
+  now?: Date | string | undefined;
+  /**
+   * Answer as things stood at this time: memories said after it are left out; what was superseded or no
+   * longer valid by then is history. Also the reference time when `now` is not given.
+   */
+  asOf?: Date | string | undefined;
+};
 
 /** What a run cost: LLM calls and tokens per step, wall time per node, rounds used. */
 export type RunAccountSummary = RunAccount;
@@ -80,16 +62,47 @@ export async function retrieve(
   options?: RetrieveRunOptions,
 ): Promise<RetrievalOutput> {
   const runConfig = runConfigOf(config, options);
-  // Checked here, so that a field is named as the caller wrote it; the graph checks its own input once more (it is a boundary of its own).
-  const { namespace, now, asOf, ...parsed } = parseOrThrow(RetrieveRequestSchema, request, "request");
-  const input = { ...parsed, namespaces: Array.isArray(namespace) ? namespace : [namespace], ...(now ? { now } : {}), ...(asOf ? { asOf } : {}) };
   try {
-    return outputOf(await graph.invoke(input, runConfig));
+    return outputOf(await graph.invoke(graphInputOf(request), runConfig));
   } catch (error) {
     // LangGraph rejects with the signal's bare reason (an AbortError): the caller gets an error of ours.
     if (runConfig.signal?.aborted && !isRecallGraphError(error)) throw new AbortedError("retrieve", runConfig.signal.reason);
-    throw error;
+    throw asRequestError(error, request);
   }
+}
+
+/**
+ * The request in the graph's input shape, unchecked: the plan node checks it, once, and `asRequestError`
+ * names a refused field as the caller wrote it. Only a request that is no object at all is refused here.
+ */
+function graphInputOf(request: RetrieveRequest): Partial<GraphInput> {
+  if (typeof request !== "object" || request === null || Array.isArray(request)) {
+    throw new ValidationError("request", `request must be an object with a question and a namespace, got ${kindOf(request)}`);
+  }
+  const { question, namespace, now, asOf, filter } = request;
+  return {
+    question,
+    namespaces: namespace === undefined || Array.isArray(namespace) ? namespace : [namespace],
+    now: isoTime(now),
+    asOf: isoTime(asOf),
+    filter,
+  };
+}
+
+/** A Date as the graph's serialisable input takes it; an invalid Date goes on as its text, which the graph refuses. */
+function isoTime(time: Date | string | undefined): string | undefined {
+  if (!(time instanceof Date)) return time;
+  return Number.isNaN(time.getTime()) ? String(time) : time.toISOString();
+}
+
+/** A refusal of the graph's input (`input.namespaces.1`), renamed to the request's field (`request.namespace.1`). */
+function asRequestError(error: unknown, request: RetrieveRequest): unknown {
+  if (!(error instanceof ValidationError) || !/^input(\.|$)/.test(error.field)) return error;
+  const detail = error.message.slice(error.field.length + 2);
+  const [, ...path] = error.field.split(".");
+  if (path[0] === "namespaces") path.splice(0, Array.isArray(request.namespace) ? 1 : 2, "namespace");
+  const { field: _graphField, ...context } = error.context;
+  return new ValidationError(["request", ...path].join("."), detail, context);
 }
 
 /** What a RunnableConfig holds beside `configurable`: a second argument naming none of them is the positional form's configuration. */

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { ValidationError } from "../../src/core/errors.js";
 import { openRecallGraph } from "../../src/library/open-recallgraph.js";
+import { retrieve, type RetrieveRequest } from "../../src/library/retrieve.js";
 
 for (const name of Object.keys(process.env)) if (/^(RECALLGRAPH_|OPENAI_|QDRANT_)/.test(name)) delete process.env[name];
 Object.assign(process.env, { RECALLGRAPH_EMBEDDER: "hash", RECALLGRAPH_DB: ":memory:" });
@@ -59,6 +60,28 @@ describe("values the library refuses by name", () => {
         });
       }
     }
+    await memory.close();
+  });
+
+  it("checks a library request once, in the graph, and names a refused field as the caller wrote it", async () => {
+    const memory = await openRecallGraph({ store: { kind: "sqlite", path: ":memory:" }, embedder: { provider: "hash", dimension: 64 }, model: null });
+    const passed: unknown[] = [];
+    const recording = {
+      invoke: async (input: unknown, config: unknown) => {
+        passed.push(input);
+        return memory.graph.invoke(input as never, config as never);
+      },
+    } as unknown as typeof memory.graph;
+    const when = new Date("2026-01-02T03:04:05Z");
+    await retrieve(recording, { question: "  the party  ", namespace: "a", now: when, filter: { persons: ["Ann"] } });
+    assert.deepEqual(passed, [{ question: "  the party  ", namespaces: ["a"], now: when.toISOString(), asOf: undefined, filter: { persons: ["Ann"] } }], "passed on as given, in the graph's shape");
+
+    await refused(() => memory.retrieve({ question: "x", namespace: " a" }), "request.namespace: namespace must not begin or end with whitespace");
+    await refused(() => memory.retrieve({ question: "x", namespace: ["a", "a "] }), "request.namespace.1: namespace must not begin or end with whitespace");
+    await refused(() => memory.retrieve({ question: "x", namespace: "a", asOf: new Date(Number.NaN) }), "request.asOf: asOf must be an ISO 8601 date-time with an offset or Z, such as 2026-01-02T03:04:05Z");
+    await refused(() => memory.retrieve(null as unknown as RetrieveRequest), "request: request must be an object with a question and a namespace, got null");
+    // The graph's own callers (the server, a direct invoke) meet the same bounds on a time's offset.
+    await refused(() => memory.graph.invoke({ question: "x", namespaces: ["a"], now: "2026-01-01T10:00:00+15:00" }), "input.now: now must be a date-time that exists, with an offset of at most ±14:00");
     await memory.close();
   });
 });
