@@ -1,5 +1,4 @@
 import { describeError, log } from "../core/log.js";
-import { nextTurn } from "../core/next-turn.js";
 import type { MemoryEntry } from "../memory/entry.js";
 import { bothFilters } from "../stores/caller-filter.js";
 import { gapSearchFilter, meetsGapCondition } from "../retrieval/gap-conditions.js";
@@ -35,10 +34,8 @@ export interface ViewUpdate {
  * The caller's filter is not checked here: it goes whole to the store with every query (searchOptionsFor;
  * bothFilters gives the caller's conditions the store's side), and the stores apply it as matchesFilter
  * judges (the contract suite holds them to that). In a round of the rule judge's gap queries, hits that
- * do not meet their query's condition are dropped. Each view first gives the event loop a turn (nextTurn says why).
- */
+ * do not meet their query's condition are dropped. */
 export async function runView(view: ViewName, task: ViewTask, search: () => Promise<ViewSearch[]>): Promise<ViewUpdate> {
-  await nextTurn();
   return timed(view, async () => {
     try {
       const searches = await withinDeadline(deadlineOf(task.settings), search);

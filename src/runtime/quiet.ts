@@ -1,6 +1,7 @@
 import type { CallbackManager } from "@langchain/core/callbacks/manager";
 import { Runnable, RunnableLambda, type RunnableConfig } from "@langchain/core/runnables";
 import { AsyncLocalStorageProviderSingleton } from "@langchain/core/singletons";
+import { nextTurn } from "../core/next-turn.js";
 
 /**
  * Nodes and routes that cost nothing extra when nothing listens to the run, and behave exactly as
@@ -49,11 +50,14 @@ class Quiet<Input, Output> extends Runnable<Input, Output> {
   }
 
   override async invoke(input: Input, config?: RunnableConfig): Promise<Output> {
+    // Each node starts on a turn of its own (nextTurn says why): overlapping runs then share the event
+    // loop with the host's timers and sockets node by node, not a whole run at a time.
+    await nextTurn();
     return config && listened(config) ? this.whenListened(input, config) : this.body(input, config);
   }
 }
 
-/** A node for `addNode`: see above. */
+/** A node for `addNode`: see above; it also starts on a turn of the event loop of its own. */
 export function quietNode<Input, Output>(name: string, body: Body<Input, Output>): Runnable<Input, Output> {
   return new Quiet(name, body, (input, config) => AsyncLocalStorageProviderSingleton.runWithConfig(config, async () => body(input, config)));
 }
