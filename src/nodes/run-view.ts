@@ -34,7 +34,8 @@ export interface ViewUpdate {
  * The caller's filter is not checked here: it goes whole to the store with every query (searchOptionsFor;
  * bothFilters gives the caller's conditions the store's side), and the stores apply it as matchesFilter
  * judges (the contract suite holds them to that). In a round of the rule judge's gap queries, hits that
- * do not meet their query's condition are dropped. */
+ * do not meet their query's condition are dropped.
+ */
 export async function runView(view: ViewName, task: ViewTask, search: () => Promise<ViewSearch[]>): Promise<ViewUpdate> {
   return timed(view, async () => {
     try {
