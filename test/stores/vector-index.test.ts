@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { closeSync, cpSync, existsSync, mkdtempSync, openSync, readdirSync, rmSync, statSync, truncateSync, writeSync } from "node:fs";
+import { closeSync, cpSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
@@ -342,6 +342,119 @@ describe("HNSW index", () => {
   });
 });
 
+describe("HNSW index of a quantised scalar kind", () => {
+  const I8: Partial<SqliteStoreOptions> = { ...HNSW, hnswScalarKind: "i8" };
+  const manifestOf = (path: string): { scalarKind?: string } => {
+    const name = readdirSync(indexFolder(path)).find((file) => file.endsWith(".json")) ?? "";
+    return JSON.parse(readFileSync(join(indexFolder(path), name), "utf8")) as { scalarKind?: string };
+  };
+
+  it("finds at least 90% of exact search's top 10, each hit scored exactly as exact search scores it", async () => {
+    const records = randomRecords("ns", 3000, 40);
+    const approximate = await open(":memory:", I8);
+    const exact = await open(":memory:");
+    try {
+      await approximate.upsert("ns", records);
+      await exact.upsert("ns", records);
+      assert.equal(await approximate.buildVectorIndex("ns"), "built");
+      const random = seededRandom(41);
+      const found: string[][] = [];
+      const truth: string[][] = [];
+      for (let q = 0; q < 50; q += 1) {
+        const query = randomVector(random);
+        const hits = await approximate.denseSearch("ns", query, { k: 10 });
+        const exactHits = await exact.denseSearch("ns", query, { k: 10 });
+        found.push(ids(hits));
+        truth.push(ids(exactHits));
+        // The re-rank measures each candidate's stored vector: a hit both lists hold has one score.
+        const exactScore = new Map(exactHits.map((hit) => [hit.entry.id, hit.score]));
+        for (const hit of hits) if (exactScore.has(hit.entry.id)) assert.equal(hit.score, exactScore.get(hit.entry.id));
+        assert.deepEqual(
+          hits.map((hit) => hit.score),
+          [...hits.map((hit) => hit.score)].sort((a, b) => b - a),
+          "best first",
+        );
+      }
+      const measured = recall(found, truth);
+      assert.ok(measured >= 0.9, `recall@10 ${measured}`);
+    } finally {
+      await approximate.close();
+      await exact.close();
+    }
+  });
+
+  it("records its kind in the manifest and is loaded, not rebuilt, when the store reopens with the same kind", async () => {
+    const path = freshFile("i8-restart");
+    const records = randomRecords("ns", 1500, 42);
+    const query = randomVector(seededRandom(43));
+    let before: string[];
+    {
+      const store = await open(path, I8);
+      await store.upsert("ns", records);
+      assert.equal(await store.buildVectorIndex("ns"), "built");
+      before = ids(await store.denseSearch("ns", query, { k: 10 }));
+      await store.close();
+    }
+    assert.equal(manifestOf(path).scalarKind, "i8");
+    const indexFile = join(indexFolder(path), readdirSync(indexFolder(path)).find((name) => name.endsWith(".usearch")) ?? "");
+    const savedAt = statSync(indexFile).mtimeMs;
+    const store = await open(path, I8);
+    try {
+      assert.equal(await store.buildVectorIndex("ns"), "loaded");
+      assert.deepEqual(ids(await store.denseSearch("ns", query, { k: 10 })), before);
+      assert.equal(store.vectorSearchCounters().built, 0);
+    } finally {
+      await store.close();
+    }
+    assert.equal(statSync(indexFile).mtimeMs, savedAt);
+  });
+
+  it("never loads an index saved with another kind: the store rebuilds it in its own kind", async () => {
+    const path = freshFile("kind-change");
+    const records = randomRecords("ns", 1200, 44);
+    {
+      const store = await open(path, HNSW);
+      await store.upsert("ns", records);
+      assert.equal(await store.buildVectorIndex("ns"), "built");
+      await store.close();
+    }
+    assert.equal(manifestOf(path).scalarKind, "f32");
+    for (const [options, kind] of [
+      [I8, "i8"],
+      [HNSW, "f32"],
+    ] as const) {
+      const store = await open(path, options);
+      try {
+        assert.equal(await store.buildVectorIndex("ns"), "built", `${kind} over the other kind's file`);
+        assert.deepEqual(store.vectorSearchCounters().loaded, 0);
+        assert.equal(ids(await store.denseSearch("ns", records[7]?.vector ?? [], { k: 1 }))[0], "e7");
+      } finally {
+        await store.close();
+      }
+      assert.equal(manifestOf(path).scalarKind, kind);
+    }
+  });
+
+  it("takes a manifest that names no kind for an f32 index's", async () => {
+    const path = freshFile("kind-unnamed");
+    {
+      const store = await open(path, HNSW);
+      await store.upsert("ns", randomRecords("ns", 1200, 45));
+      assert.equal(await store.buildVectorIndex("ns"), "built");
+      await store.close();
+    }
+    const name = readdirSync(indexFolder(path)).find((file) => file.endsWith(".json")) ?? "";
+    const { scalarKind: _kind, ...older } = manifestOf(path);
+    writeFileSync(join(indexFolder(path), name), JSON.stringify(older));
+    const store = await open(path, HNSW);
+    try {
+      assert.equal(await store.buildVectorIndex("ns"), "loaded");
+    } finally {
+      await store.close();
+    }
+  });
+});
+
 describe("HNSW index of a read-only store", () => {
   it("loads the saved index and keeps it current in memory, never building or saving one", async () => {
     const path = freshFile("read-only");
@@ -535,10 +648,15 @@ describe("vector index configuration", () => {
       openSqliteStore({ path: ":memory:", embedding: SPEC, hnsw: { connectivity: 1, expansionAdd: 64, expansionSearch: 64 } }),
       (error: unknown) => error instanceof ValidationError && error.field === "sqlite.hnsw.connectivity",
     );
+    await assert.rejects(
+      openSqliteStore({ path: ":memory:", embedding: SPEC, hnswScalarKind: "b1" as "i8" }),
+      (error: unknown) => error instanceof ValidationError && error.field === "sqlite.hnswScalarKind",
+    );
   });
 
   it("passes the store configuration's index settings to the sqlite store", async () => {
-    const store = await openStore({ kind: "sqlite", path: ":memory:", vectorIndex: "hnsw", hnswMinEntries: 300 }, SPEC);
+    const path = freshFile("configured");
+    const store = await openStore({ kind: "sqlite", path, vectorIndex: "hnsw", hnswMinEntries: 300, hnswScalarKind: "f16" }, SPEC);
     try {
       await store.upsert("ns", randomRecords("ns", 299, 27));
       assert.ok(store instanceof SqliteMemoryStore);
@@ -548,6 +666,8 @@ describe("vector index configuration", () => {
     } finally {
       await store.close();
     }
+    const manifest = readdirSync(indexFolder(path)).find((file) => file.endsWith(".json")) ?? "";
+    assert.equal((JSON.parse(readFileSync(join(indexFolder(path), manifest), "utf8")) as { scalarKind?: string }).scalarKind, "f16");
   });
 
   it("reads the index kind and threshold from the environment", () => {
@@ -557,7 +677,12 @@ describe("vector index configuration", () => {
       vectorIndex: "hnsw",
       hnswMinEntries: 1000,
     });
+    assert.deepEqual(storeConfigFromEnv({ RECALLGRAPH_DB: ":memory:", RECALLGRAPH_HNSW_SCALAR_KIND: "I8" }), { kind: "sqlite", path: ":memory:", hnswScalarKind: "i8" });
     assert.deepEqual(storeConfigFromEnv({ RECALLGRAPH_DB: ":memory:" }), { kind: "sqlite", path: ":memory:" });
+    assert.throws(
+      () => storeConfigFromEnv({ RECALLGRAPH_HNSW_SCALAR_KIND: "b1" }),
+      (error: unknown) => error instanceof ValidationError && error.field === "RECALLGRAPH_HNSW_SCALAR_KIND",
+    );
     assert.throws(
       () => storeConfigFromEnv({ RECALLGRAPH_VECTOR_INDEX: "flat" }),
       (error: unknown) => error instanceof ValidationError && error.field === "RECALLGRAPH_VECTOR_INDEX",

@@ -42,6 +42,20 @@ export const HnswParametersSchema = z.strictObject({
 });
 export type HnswParameters = z.infer<typeof HnswParametersSchema>;
 
+/**
+ * How the index holds each vector (usearch's ScalarKind): f32 as stored (4 bytes a dimension), f16 (2)
+ * or i8 (1, each value times 127). A quantised index only proposes candidates: the store re-ranks them
+ * by their full-precision vectors (vector-search.ts).
+ */
+export const HNSW_SCALAR_KINDS = ["f32", "f16", "i8"] as const;
+export type HnswScalarKind = (typeof HNSW_SCALAR_KINDS)[number];
+
+/** What fixes an index's saved shape: a file built with other values is rebuilt, never loaded. */
+export interface IndexShape {
+  parameters: HnswParameters;
+  scalarKind: HnswScalarKind;
+}
+
 const ManifestSchema = z.strictObject({
   format: z.literal(2).describe("Version of this manifest's layout"),
   storeId: z.string().min(1).describe("The store file's id (meta.store_id): index files of a replaced store never match"),
@@ -55,8 +69,12 @@ const ManifestSchema = z.strictObject({
     .describe("The index file's SHA-256, checked before loading: usearch trusts the file, and a truncated or damaged one can corrupt its heap"),
   dimension: z.number().int().min(1).describe("Vector dimension"),
   connectivity: z.number().int().min(2).describe("The connectivity it was built with (a different one means a rebuild)"),
+  scalarKind: z
+    .enum(HNSW_SCALAR_KINDS)
+    .default("f32")
+    .describe("How the index holds vectors (a different kind means a rebuild); manifests that do not say are of f32 indexes, the only kind before it was recorded"),
 });
-type Manifest = z.infer<typeof ManifestSchema>;
+type Manifest = z.output<typeof ManifestSchema>;
 
 /** What a saved index must match to be loaded. */
 export interface IndexIdentity {
@@ -74,23 +92,29 @@ export interface LoadedIndex {
 export class HnswIndex {
   private constructor(
     private readonly native: InstanceType<Usearch["Index"]>,
-    readonly parameters: HnswParameters,
+    readonly shape: IndexShape,
   ) {}
 
   /** An empty index of unit vectors compared by dot product (their cosine). */
-  static create(usearch: Usearch, dimension: number, parameters: HnswParameters): HnswIndex {
+  static create(usearch: Usearch, dimension: number, shape: IndexShape): HnswIndex {
+    const { parameters, scalarKind } = shape;
     return new HnswIndex(
       new usearch.Index({
         dimensions: dimension,
         metric: usearch.MetricKind.IP,
-        quantization: usearch.ScalarKind.F32,
+        quantization: SCALAR_KIND_OF[scalarKind](usearch),
         connectivity: parameters.connectivity,
         expansion_add: parameters.expansionAdd,
         expansion_search: parameters.expansionSearch,
         multi: false,
       }),
-      parameters,
+      shape,
     );
+  }
+
+  /** True when the index holds its vectors at less than full precision, so its distances are estimates. */
+  get quantised(): boolean {
+    return this.shape.scalarKind !== "f32";
   }
 
   get size(): number {
@@ -144,7 +168,8 @@ export class HnswIndex {
       size: this.size,
       sha256,
       dimension: identity.dimension,
-      connectivity: this.parameters.connectivity,
+      connectivity: this.shape.parameters.connectivity,
+      scalarKind: this.shape.scalarKind,
     };
     const manifestTemporary = join(folder, `${key}.json.partial`);
     writeFileSync(manifestTemporary, JSON.stringify(manifest));
@@ -155,21 +180,23 @@ export class HnswIndex {
   }
 
   /**
-   * The namespace's saved index when its manifest matches `identity` and `parameters` (connectivity:
-   * the graph's shape; the search expansion is the caller's to choose) and the file loads whole;
-   * undefined otherwise (none, another store's, another shape, unreadable), which calls for a rebuild.
+   * The namespace's saved index when its manifest matches `identity` and `shape` (connectivity and
+   * scalar kind: usearch's load would silently take the file's kind; the search expansion is the
+   * caller's to choose) and the file loads whole; undefined otherwise (none, another store's, another
+   * shape, unreadable), which calls for a rebuild.
    */
-  static load(usearch: Usearch, folder: string, identity: IndexIdentity, parameters: HnswParameters): LoadedIndex | undefined {
+  static load(usearch: Usearch, folder: string, identity: IndexIdentity, shape: IndexShape): LoadedIndex | undefined {
     const manifest = readManifest(folder, identity.namespace);
     if (!manifest) return undefined;
     const matches =
       manifest.storeId === identity.storeId &&
       manifest.namespace === identity.namespace &&
       manifest.dimension === identity.dimension &&
-      manifest.connectivity === parameters.connectivity;
+      manifest.connectivity === shape.parameters.connectivity &&
+      manifest.scalarKind === shape.scalarKind;
     if (!matches) return undefined;
     const path = join(folder, manifest.file);
-    const index = HnswIndex.create(usearch, identity.dimension, parameters);
+    const index = HnswIndex.create(usearch, identity.dimension, shape);
     try {
       if (fileSha256(path) !== manifest.sha256) return undefined;
       index.native.load(path);
@@ -187,6 +214,12 @@ export class HnswIndex {
     removeOtherFiles(folder, key, undefined);
   }
 }
+
+const SCALAR_KIND_OF: Readonly<Record<HnswScalarKind, (usearch: Usearch) => Usearch["ScalarKind"][keyof Usearch["ScalarKind"]]>> = {
+  f32: (usearch) => usearch.ScalarKind.F32,
+  f16: (usearch) => usearch.ScalarKind.F16,
+  i8: (usearch) => usearch.ScalarKind.I8,
+};
 
 /** Bytes hashed per read: the file is never held whole (an index of a million 512-d vectors is 2 GB). */
 const HASH_CHUNK_BYTES = 1 << 20;

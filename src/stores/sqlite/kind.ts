@@ -6,6 +6,7 @@
  * - `RECALLGRAPH_VECTOR_INDEX` `exact` (default) or `hnsw`, dense search of large namespaces (`vectorIndex`)
  * - `RECALLGRAPH_HNSW_MIN_ENTRIES` with `hnsw`: the smallest namespace given an index (`hnswMinEntries`,
  *                        default 50000; smaller ones are searched exactly)
+ * - `RECALLGRAPH_HNSW_SCALAR_KIND` with `hnsw`: `f32` (default), `f16` or `i8`, how the index holds vectors (`hnswScalarKind`)
  */
 import { z } from "zod";
 import { readChoice, readPositiveInteger, readVariable, type Environment } from "../../core/env.js";
@@ -13,6 +14,7 @@ import { parseOrThrow } from "../../core/errors.js";
 import { defineStoreKind, ReadOnlyField } from "../store-kind.js";
 import { LexicalIndexFields } from "./lexical-index-fields.js";
 import { canWriteStoreFile, storeFileMissing, storeFileRemover } from "./store-file.js";
+import { HNSW_SCALAR_KINDS, type HnswScalarKind } from "./hnsw-index.js";
 import { VECTOR_INDEX_KINDS, VectorSearchFields, type VectorIndexKind } from "./vector-search-fields.js";
 
 export const DEFAULT_SQLITE_PATH = "./.recallgraph/memory.db";
@@ -26,15 +28,21 @@ export const SqliteStoreConfigSchema = z.strictObject({
   vectorIndex: VectorSearchFields.vectorIndex.optional(),
   hnswMinEntries: VectorSearchFields.hnswMinEntries.optional(),
   hnsw: VectorSearchFields.hnsw.optional(),
+  hnswScalarKind: VectorSearchFields.hnswScalarKind.optional(),
   vectorCacheMiB: VectorSearchFields.vectorCacheMiB.optional(),
   lexicalCacheEntries: LexicalIndexFields.lexicalCacheEntries.optional(),
 });
 
 /** The sqlite store's vector index settings the environment sets (absent ones left to the adapter's defaults). */
-function vectorIndexFromEnv(env: Environment): { vectorIndex?: VectorIndexKind; hnswMinEntries?: number } {
+function vectorIndexFromEnv(env: Environment): { vectorIndex?: VectorIndexKind; hnswMinEntries?: number; hnswScalarKind?: HnswScalarKind } {
   const vectorIndex = readChoice(env, "RECALLGRAPH_VECTOR_INDEX", VECTOR_INDEX_KINDS);
   const hnswMinEntries = readPositiveInteger(env, "RECALLGRAPH_HNSW_MIN_ENTRIES");
-  return { ...(vectorIndex !== undefined ? { vectorIndex } : {}), ...(hnswMinEntries !== undefined ? { hnswMinEntries } : {}) };
+  const hnswScalarKind = readChoice(env, "RECALLGRAPH_HNSW_SCALAR_KIND", HNSW_SCALAR_KINDS);
+  return {
+    ...(vectorIndex !== undefined ? { vectorIndex } : {}),
+    ...(hnswMinEntries !== undefined ? { hnswMinEntries } : {}),
+    ...(hnswScalarKind !== undefined ? { hnswScalarKind } : {}),
+  };
 }
 
 export const sqliteStoreKind = defineStoreKind({

@@ -3,7 +3,7 @@
  * reading a configuration never loads the database's modules.
  */
 import { z } from "zod";
-import { HnswParametersSchema } from "./hnsw-index.js";
+import { HNSW_SCALAR_KINDS, HnswParametersSchema } from "./hnsw-index.js";
 
 export const VECTOR_INDEX_KINDS = ["exact", "hnsw"] as const;
 export type VectorIndexKind = (typeof VECTOR_INDEX_KINDS)[number];
@@ -32,6 +32,12 @@ export const VectorSearchFields = {
     .min(1)
     .describe(`With vectorIndex "hnsw": namespaces smaller than this are searched exactly (default ${DEFAULT_HNSW_MIN_ENTRIES})`),
   hnsw: HnswParametersSchema.describe("HNSW construction and search parameters (default DEFAULT_HNSW_PARAMETERS)"),
+  hnswScalarKind: z
+    .enum(HNSW_SCALAR_KINDS)
+    .describe(
+      `With vectorIndex "hnsw": how the index holds vectors, "f32" (default, 4 bytes a dimension), "f16" (2) or "i8" (1); ` +
+        `a quantised index's candidates are re-ranked by the stored full-precision vectors, and an index saved with another kind is rebuilt`,
+    ),
   vectorCacheMiB: z
     .number()
     .int()
