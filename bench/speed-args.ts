@@ -2,6 +2,7 @@
 import { parseArgs } from "node:util";
 import { z } from "zod";
 import { parseOrThrow, ValidationError } from "../src/core/errors.js";
+import { HNSW_SCALAR_KINDS } from "../src/stores/sqlite/hnsw-index.js";
 import { VECTOR_INDEX_KINDS } from "../src/stores/sqlite/vector-search-fields.js";
 import { BENCHED_EMBEDDERS } from "./embedding.js";
 
@@ -10,7 +11,7 @@ export const SPEED_PEERS = ["inmemory", "lancedb"] as const;
 export type SpeedPeer = (typeof SPEED_PEERS)[number];
 
 /** The measurements a child process makes (`--child`), one per process so each peak RSS is its own. */
-export const SPEED_CHILDREN = ["recallgraph", "inmemory", "lancedb", "qdrant"] as const;
+export const SPEED_CHILDREN = ["recallgraph", "inmemory", "lancedb", "qdrant", "reopen"] as const;
 
 export const SpeedArgsSchema = z.object({
   sizes: z
@@ -22,6 +23,7 @@ export const SpeedArgsSchema = z.object({
     .array(z.enum(VECTOR_INDEX_KINDS))
     .min(1)
     .describe("--index: recallgraph's dense search, `exact`, `hnsw` or `exact,hnsw` (each size runs each; hnsw indexes every size)"),
+  scalarKind: z.enum(HNSW_SCALAR_KINDS).describe("--scalar-kind: with hnsw, how the index holds vectors (the store's hnswScalarKind): f32 (default), f16 or i8"),
   peers: z.array(z.enum(SPEED_PEERS)).describe("--peers: `inmemory` (LangGraph's InMemoryStore), `lancedb` (its hybrid query), both, or `none`"),
   json: z.boolean().describe("--json: print the results as JSON"),
   chart: z.boolean().describe("--no-chart: do not write bench/results/speed.json and its charts"),
@@ -29,6 +31,7 @@ export const SpeedArgsSchema = z.object({
   from: z.string().min(1).optional().describe("--from: print the tables of saved results instead of measuring"),
   child: z.enum(SPEED_CHILDREN).optional().describe("--child: the one measurement this process makes (internal)"),
   size: z.number().int().min(1).optional().describe("--size: the child's entries (internal)"),
+  path: z.string().min(1).optional().describe("--path: the store file a reopen child opens (internal)"),
   embedder: z.enum(BENCHED_EMBEDDERS).describe("--embedder: whose embedding rates (bench:embedding's results) go with the figures"),
   store: z
     .enum(["sqlite", "qdrant"])
@@ -48,6 +51,7 @@ const FLAGS = {
   sizes: { type: "string" },
   queries: { type: "string" },
   index: { type: "string" },
+  "scalar-kind": { type: "string" },
   peers: { type: "string" },
   json: { type: "boolean" },
   "no-chart": { type: "boolean" },
@@ -55,6 +59,7 @@ const FLAGS = {
   from: { type: "string" },
   child: { type: "string" },
   size: { type: "string" },
+  path: { type: "string" },
   embedder: { type: "string" },
   store: { type: "string" },
 } as const;
@@ -77,6 +82,7 @@ export function parseSpeedArgs(argv: readonly string[]): SpeedArgs {
     sizes: list(values.sizes)?.map(Number) ?? [1000, 10_000, 100_000],
     queries: number(values.queries) ?? 100,
     index: list(values.index) ?? ["exact"],
+    scalarKind: values["scalar-kind"] ?? "f32",
     peers: peers?.length === 1 && peers[0] === "none" ? [] : (peers ?? ["inmemory"]),
     json: values.json === true,
     chart: values["no-chart"] !== true,
@@ -84,6 +90,7 @@ export function parseSpeedArgs(argv: readonly string[]): SpeedArgs {
     from: values.from,
     child: values.child,
     size: number(values.size),
+    path: values.path,
     embedder: values.embedder ?? "use-lite",
     store: values.store ?? "sqlite",
   });

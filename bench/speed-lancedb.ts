@@ -21,7 +21,7 @@ import { hashEmbed } from "../src/text/embedders/hash-features.js";
 import { HASH_DEFAULT_DIMENSION } from "../src/text/embedders/hashing.js";
 import { recallAgainstExact, type RankedHit } from "./recall.js";
 import type { LancedbSide } from "./speed-results.js";
-import { syntheticMemories, syntheticMemoryBatches, syntheticQuestions } from "./synthetic.js";
+import { syntheticMemoryBatches, syntheticQuestions } from "./synthetic.js";
 
 const BATCH = 5000;
 const TOP_K = 10;
@@ -111,6 +111,18 @@ function exactlyScored(query: readonly number[], ids: readonly string[], vectorO
   });
 }
 
+/**
+ * The vectors of the memories with these ids, the memories generated again a batch at a time: only
+ * the ids' vectors are kept, never the whole data set (a million memories are 720 MB of objects).
+ */
+function vectorsOfIds(size: number, wanted: ReadonlySet<string>): Map<string, number[]> {
+  const vectors = new Map<string, number[]>();
+  for (const batch of syntheticMemoryBatches(size, BATCH)) {
+    for (const memory of batch) if (memory.id !== undefined && wanted.has(memory.id)) vectors.set(memory.id, hashEmbed(memory.text, HASH_DEFAULT_DIMENSION));
+  }
+  return vectors;
+}
+
 /** The indexed vector query's recall@10 against the exact one, over the timed questions. */
 async function vectorRecall(
   size: number,
@@ -119,19 +131,16 @@ async function vectorRecall(
   vectors: readonly (readonly number[])[],
   vectorIds: (i: number, exact: boolean) => Promise<string[]>,
 ): Promise<LancedbSide["vectorRecallAt10"]> {
-  const memories = syntheticMemories(size);
-  // syntheticMemories numbers its ids m0..m(n-1), so an id gives its memory's place.
+  const answers: Array<{ query: readonly number[]; exact: string[]; indexed: string[] }> = [];
+  for (let i = warmup; i < warmup + queries; i += 1) answers.push({ query: vectors[i] ?? [], exact: await vectorIds(i, true), indexed: await vectorIds(i, false) });
+  const byId = vectorsOfIds(size, new Set(answers.flatMap((answer) => [...answer.exact, ...answer.indexed])));
   const vectorOf = (id: string) => {
-    const memory = memories[Number(id.slice(1))];
-    if (memory?.id !== id) throw new Error(`LanceDB returned id ${id}, which is no synthetic memory's`);
-    return hashEmbed(memory.text, HASH_DEFAULT_DIMENSION);
+    const vector = byId.get(id);
+    if (!vector) throw new Error(`LanceDB returned id ${id}, which is no synthetic memory's`);
+    return vector;
   };
-  const truth: RankedHit[][] = [];
-  const found: RankedHit[][] = [];
-  for (let i = warmup; i < warmup + queries; i += 1) {
-    truth.push(exactlyScored(vectors[i] ?? [], await vectorIds(i, true), vectorOf));
-    found.push(exactlyScored(vectors[i] ?? [], await vectorIds(i, false), vectorOf));
-  }
+  const truth = answers.map((answer) => exactlyScored(answer.query, answer.exact, vectorOf));
+  const found = answers.map((answer) => exactlyScored(answer.query, answer.indexed, vectorOf));
   const recall = recallAgainstExact(found, truth);
   return { tieAware: roundTo(recall.tieAware, 4), byId: roundTo(recall.byId, 4) };
 }
@@ -172,7 +181,7 @@ export async function lancedbSide(size: number, queries: number, warmup: number)
     const vectorIndexBuildMs = performance.now() - indexStarted;
     const indexedMs = await timeQueries(queries, warmup, (i) => hybrid(i, false));
 
-    // Read before the recall pass, which generates the memories again to score the ids found.
+    // Read before the recall pass, which generates the memories again (a batch at a time) to score the ids found.
     const peakRssMb = Math.round(process.resourceUsage().maxRSS / 1024);
     const recall = await vectorRecall(size, queries, warmup, vectors, vectorIds);
     return {

@@ -1,5 +1,6 @@
 /** What the speed benchmark measures and saves (bench/results/speed.json), validated when read back. */
 import { z } from "zod";
+import { HNSW_SCALAR_KINDS } from "../src/stores/sqlite/hnsw-index.js";
 import { VECTOR_INDEX_KINDS } from "../src/stores/sqlite/vector-search-fields.js";
 
 const LatencySchema = z.object({ p50: z.number(), p95: z.number() });
@@ -51,6 +52,28 @@ export const RecallSchema = z.object({
   byId: z.number().min(0).max(1).describe("Share of the exact top 10's ids found"),
 });
 
+/** A second process opening the store the measurement wrote and closed (`--child reopen`): the saved index loaded, not rebuilt. */
+export const ReopenSideSchema = z.object({
+  side: z.literal("reopen"),
+  openMs: z.number().describe("Opening the store file (openSqliteStore)"),
+  indexLoadMs: z.number().describe("Making the namespace's index ready (buildVectorIndex), which must answer \"loaded\": its file's SHA-256 checked, then read"),
+  firstQuestionMs: z.number().describe("The first question through the full graph after opening (the lexical terms are read meanwhile, in the background)"),
+  built: z.number().describe("Indexes the reopened store built (0: the saved one served)"),
+  peakRssMb: z.number().describe("The reopening process's peak RSS"),
+});
+export type ReopenSide = z.infer<typeof ReopenSideSchema>;
+
+/** The full graph's answers with the index against the same graph over exact search on the same file. */
+export const GraphAgreementSchema = z.object({
+  byId: z.number().min(0).max(1).describe("Share of the exact-search graph's top 10 ids that the indexed graph's top 10 holds"),
+  byText: z
+    .number()
+    .min(0)
+    .max(1)
+    .describe("The same, a result counting as found when the indexed top 10 holds its text (synthetic memories repeat texts, so their vectors tie)"),
+  identical: z.number().min(0).max(1).describe("Share of questions whose two top 10s are the same ids in the same order"),
+});
+
 export const RecallgraphSideSchema = z.object({
   side: z.literal("recallgraph"),
   index: z.enum(VECTOR_INDEX_KINDS).describe("The sqlite store's dense search: exact, or an HNSW index for every size (hnswMinEntries 1)"),
@@ -68,6 +91,10 @@ export const RecallgraphSideSchema = z.object({
   semanticRecallAt10: RecallSchema.nullable().describe(
     "hnsw: the semantic view's dense search (denseSearch, k 10, each question's vector) against exact search on the same file; exact: null (it is the reference)",
   ),
+  // Optional: results saved before these were measured lack them.
+  scalarKind: z.enum(HNSW_SCALAR_KINDS).optional().describe("hnsw: how the index held vectors (hnswScalarKind)"),
+  graphAgreementAt10: GraphAgreementSchema.nullable().optional().describe("hnsw: the full graph's top 10 against the same graph over exact search; exact: null"),
+  reopen: ReopenSideSchema.omit({ side: true }).nullable().optional().describe("hnsw: a second process opening the closed store; exact: null"),
   load: LoadSchema,
 });
 export type RecallgraphSide = z.infer<typeof RecallgraphSideSchema>;
@@ -124,7 +151,7 @@ export const QdrantSideSchema = z.object({
   outsideServerMs: LatencySchema.describe("Per question, wall time less the server's own: client, HTTP and the graph"),
   peakRssMb: z.number(),
 });
-export const ChildOutputSchema = z.discriminatedUnion("side", [RecallgraphSideSchema, InMemorySideSchema, LancedbSideSchema, QdrantSideSchema]);
+export const ChildOutputSchema = z.discriminatedUnion("side", [RecallgraphSideSchema, InMemorySideSchema, LancedbSideSchema, QdrantSideSchema, ReopenSideSchema]);
 
 /** What `--store qdrant` saves (bench/results/speed-qdrant.json). */
 export const QdrantSpeedResultsSchema = z.object({

@@ -4,7 +4,7 @@
  * goes, peak RSS and, with an index, the semantic view's recall@10, at several namespace sizes; beside
  * peers that answer the same questions on the same data in the same run.
  *
- *   npm run bench:speed -- [--sizes 1000,10000,100000] [--queries 100] [--index exact|hnsw|exact,hnsw]
+ *   npm run bench:speed -- [--sizes 1000,10000,100000] [--queries 100] [--index exact|hnsw|exact,hnsw] [--scalar-kind f32|f16|i8]
  *                          [--peers inmemory|lancedb|inmemory,lancedb|none] [--embedder use-lite|onnx]
  *                          [--json] [--no-chart] [--markdown]
  *   npm run bench:speed -- --from bench/results/speed.json   (the tables from saved results)
@@ -19,6 +19,9 @@
  * - `--index hnsw` gives the store `vectorIndex: "hnsw"` with hnswMinEntries 1, so every size is
  *   searched through the index (the store's default indexes only namespaces of 50,000 or more); the
  *   index is built before the questions are timed (indexBuildMs), as are the in-memory lexical terms.
+ *   `--scalar-kind` sets its hnswScalarKind. Its answers are compared with exact search on the same file,
+ *   the semantic view's (semanticRecallAt10) and the full graph's (graphAgreementAt10), and a second
+ *   process then opens the closed store and answers a question (reopen: the saved index loaded, not rebuilt).
  * - "ingestPerSec" is the product's write path (validation, one transaction per batch, FTS5 + vector
  *   + name indexes) with the time spent inside the embedder taken out.
  * - Latencies include embedding the question with the hashing embedder (fractions of a ms).
@@ -42,8 +45,8 @@ import { latencySummary as latency, roundTo as round } from "../src/eval/metrics
 import { createRetrievalGraph, type RetrievalGraph } from "../src/graph/graph.js";
 import { writeMemories } from "../src/ingest/write-memories.js";
 import { retrieve } from "../src/library/retrieve.js";
-import type { EmbeddingSpec } from "../src/text/embedder.js";
 import { openSqliteStore, type SqliteMemoryStore, type SqliteStoreOptions } from "../src/stores/sqlite/store.js";
+import type { HnswScalarKind } from "../src/stores/sqlite/hnsw-index.js";
 import type { VectorIndexKind } from "../src/stores/sqlite/vector-search-fields.js";
 import type { Embedder } from "../src/text/embedder.js";
 import { createHashEmbedder } from "../src/text/embedders/create-embedder.js";
@@ -58,15 +61,18 @@ import { lancedbSide, loadLancedb } from "./speed-lancedb.js";
 import { qdrantNotes, qdrantSide, qdrantSpeedTable, withQdrantTarget } from "./speed-qdrant.js";
 import {
   ChildOutputSchema,
+  GraphAgreementSchema,
   InMemorySideSchema,
   LancedbSideSchema,
   QdrantSideSchema,
   QdrantSpeedResultsSchema,
   RecallgraphSideSchema,
+  ReopenSideSchema,
   ratiosOf,
   SpeedResultsSchema,
   type QdrantSpeedResults,
   type RecallgraphSide,
+  type ReopenSide,
   type SizeResult,
   type SpeedEmbedding,
   type SpeedResults,
@@ -121,8 +127,8 @@ async function timed(work: () => Promise<unknown>): Promise<number> {
 }
 
 /** The store's settings for each dense search: every size through the index with hnsw, so small sizes measure it too. */
-function storeOptions(index: VectorIndexKind): Partial<SqliteStoreOptions> {
-  return index === "hnsw" ? { vectorIndex: "hnsw", hnswMinEntries: 1 } : { vectorIndex: "exact" };
+function storeOptions(index: VectorIndexKind, scalarKind: HnswScalarKind): Partial<SqliteStoreOptions> {
+  return index === "hnsw" ? { vectorIndex: "hnsw", hnswMinEntries: 1, hnswScalarKind: scalarKind } : { vectorIndex: "exact" };
 }
 
 /**
@@ -150,11 +156,46 @@ async function retrieveTimes(graph: RetrievalGraph, questions: readonly string[]
   return times;
 }
 
+/** Each question's top 10 ids and texts through the full graph. */
+async function graphTopTens(graph: RetrievalGraph, questions: readonly string[]): Promise<GraphHit[][]> {
+  const answers: GraphHit[][] = [];
+  for (const question of questions) {
+    const { results } = await retrieve(graph, { question, namespace: NAMESPACE, now: SYNTHETIC_NOW });
+    answers.push(results.slice(0, 10).map(({ id, text }) => ({ id, text })));
+  }
+  return answers;
+}
+
+interface GraphHit {
+  id: string;
+  text: string;
+}
+
+/** How much of each exact top 10 the indexed one holds, by id and by text, and how many are the same list. */
+function graphAgreement(found: readonly GraphHit[][], truth: readonly GraphHit[][]): z.infer<typeof GraphAgreementSchema> {
+  let total = 0;
+  let byId = 0;
+  let byText = 0;
+  let identical = 0;
+  truth.forEach((exact, q) => {
+    const hits = found[q] ?? [];
+    const ids = new Set(hits.map((hit) => hit.id));
+    const texts = new Set(hits.map((hit) => hit.text));
+    total += exact.length;
+    byId += exact.filter((hit) => ids.has(hit.id)).length;
+    byText += exact.filter((hit) => texts.has(hit.text)).length;
+    if (hits.map((hit) => hit.id).join("\n") === exact.map((hit) => hit.id).join("\n")) identical += 1;
+  });
+  const share = (count: number, of: number) => round(count / Math.max(1, of), 4);
+  return { byId: share(byId, total), byText: share(byText, total), identical: share(identical, truth.length) };
+}
+
 /**
- * The semantic view's dense search through the index (k 10, each question's vector) against exact
- * search on the same file, opened read-only beside it.
+ * The indexed store's answers against exact search on the same file, opened read-only beside it: the
+ * semantic view's dense search (k 10, each question's vector) and the full graph's top 10.
  */
-async function semanticRecall(indexed: SqliteMemoryStore, path: string, spec: EmbeddingSpec, questions: readonly string[]) {
+async function againstExact(indexed: SqliteMemoryStore, embedder: Embedder, path: string, questions: readonly string[]) {
+  const spec = embedder.spec;
   const exact = await openSqliteStore({ path, embedding: spec, readOnly: true, vectorIndex: "exact", vectorCacheMiB: 16_384 });
   try {
     const ranked = (hits: ReadonlyArray<{ entry: { id: string }; score: number }>): RankedHit[] => hits.map((hit) => ({ id: hit.entry.id, score: hit.score }));
@@ -166,18 +207,22 @@ async function semanticRecall(indexed: SqliteMemoryStore, path: string, spec: Em
       truth.push(ranked(await exact.denseSearch(NAMESPACE, vector, { k: 10 })));
     }
     const recall = recallAgainstExact(found, truth);
-    return { tieAware: round(recall.tieAware, 4), byId: round(recall.byId, 4) };
+    const indexedAnswers = await graphTopTens(createRetrievalGraph({ store: indexed, embedder }), questions);
+    const exactAnswers = await graphTopTens(createRetrievalGraph({ store: exact, embedder }), questions);
+    return {
+      semanticRecallAt10: { tieAware: round(recall.tieAware, 4), byId: round(recall.byId, 4) },
+      graphAgreementAt10: graphAgreement(indexedAnswers, exactAnswers),
+    };
   } finally {
     await exact.close();
   }
 }
 
-async function recallgraphSide(size: number, queries: number, index: VectorIndexKind): Promise<RecallgraphSide> {
+/** Measures one side on a new store file at `path`, closed when done (an index saved with it). */
+async function measureStore(path: string, size: number, queries: number, index: VectorIndexKind, scalarKind: HnswScalarKind) {
   const before = loadavg();
-  const directory = mkdtempSync(join(tmpdir(), "recallgraph-speed-"));
-  const path = join(directory, "memory.db");
   const spec = createHashEmbedder().spec;
-  const store = await openSqliteStore({ path, embedding: spec, ...storeOptions(index) });
+  const store = await openSqliteStore({ path, embedding: spec, ...storeOptions(index, scalarKind) });
   try {
     const { embedder, writeMs, ingestMs } = await ingest(store, size);
     // Read now rather than in the background among the timed questions (InMemoryStore indexes at put time).
@@ -187,13 +232,10 @@ async function recallgraphSide(size: number, queries: number, index: VectorIndex
     const questions = syntheticQuestions(queries + WARMUP_QUERIES);
     const retrieveMs = latency(await retrieveTimes(graph, questions));
     const breakdown = await breakdownOf(graph, { store, embedder }, NAMESPACE, questions.slice(WARMUP_QUERIES));
-    // Read before the recall pass, whose exact copy of the vectors is the benchmark's, not the product's.
+    // Read before the comparison with exact search, whose copy of the vectors is the benchmark's, not the product's.
     const peak = peakRssMb();
-    const semanticRecallAt10 = index === "hnsw" ? await semanticRecall(store, path, spec, questions.slice(WARMUP_QUERIES)) : null;
+    const compared = index === "hnsw" ? await againstExact(store, embedder, path, questions.slice(WARMUP_QUERIES)) : null;
     return {
-      side: "recallgraph",
-      index,
-      entries: size,
       ingestPerSec: Math.round(size / (ingestMs / 1000)),
       ingestWithHashEmbeddingPerSec: Math.round(size / (writeMs / 1000)),
       indexBuildMs,
@@ -201,12 +243,51 @@ async function recallgraphSide(size: number, queries: number, index: VectorIndex
       retrieveMs,
       breakdown,
       peakRssMb: peak,
-      semanticRecallAt10,
+      semanticRecallAt10: compared?.semanticRecallAt10 ?? null,
+      graphAgreementAt10: compared?.graphAgreementAt10 ?? null,
       load: { before, after: loadavg() },
     };
   } finally {
     await store.close();
+  }
+}
+
+async function recallgraphSide(size: number, queries: number, index: VectorIndexKind, scalarKind: HnswScalarKind): Promise<RecallgraphSide> {
+  const directory = mkdtempSync(join(tmpdir(), "recallgraph-speed-"));
+  const path = join(directory, "memory.db");
+  try {
+    const measured = await measureStore(path, size, queries, index, scalarKind);
+    // After the close: the second process finds the index as a restart would, saved with the store.
+    const reopen = index === "hnsw" ? reopenInChild(path, scalarKind) : null;
+    return { side: "recallgraph", index, entries: size, ...(index === "hnsw" ? { scalarKind } : {}), ...measured, reopen };
+  } finally {
     rmSync(directory, { recursive: true, force: true });
+  }
+}
+
+/** A second process opening the closed store: what `--child reopen` measures. */
+function reopenInChild(path: string, scalarKind: HnswScalarKind): Omit<ReopenSide, "side"> {
+  const { side: _side, ...run } = ReopenSideSchema.parse(inChild(["--child", "reopen", "--path", path, "--scalar-kind", scalarKind]));
+  return run;
+}
+
+/** Opens the store at `path` as the hnsw side did, readies its index (which must load, not build) and answers one question. */
+async function reopenSide(path: string, scalarKind: HnswScalarKind): Promise<ReopenSide> {
+  const embedder = createHashEmbedder();
+  const opening = performance.now();
+  const store = await openSqliteStore({ path, embedding: embedder.spec, ...storeOptions("hnsw", scalarKind) });
+  const openMs = round(performance.now() - opening, 1);
+  try {
+    const loading = performance.now();
+    const result = await store.buildVectorIndex(NAMESPACE);
+    const indexLoadMs = round(performance.now() - loading, 1);
+    if (result !== "loaded") throw new Error(`reopen: expected the saved index to load, the store answered "${result}"`);
+    const graph = createRetrievalGraph({ store, embedder });
+    const [question = ""] = syntheticQuestions(1);
+    const firstQuestionMs = await timed(() => retrieve(graph, { question, namespace: NAMESPACE, now: SYNTHETIC_NOW }));
+    return { side: "reopen", openMs, indexLoadMs, firstQuestionMs, built: store.vectorSearchCounters().built, peakRssMb: peakRssMb() };
+  } finally {
+    await store.close();
   }
 }
 
@@ -253,7 +334,8 @@ function measureSize(args: SpeedArgs, size: number, note: (text: string) => void
   const measured: Omit<SizeResult, "ratios"> = { entries: size, recallgraph: {} };
   for (const index of args.index) {
     note(`  ${size} entries: recallgraph, ${index} dense search ... (load ${loadLine()})`);
-    const { side: _side, index: _index, entries: _entries, ...run } = RecallgraphSideSchema.parse(inChild(["--child", "recallgraph", "--index", index, ...counts]));
+    const child = ["--child", "recallgraph", "--index", index, "--scalar-kind", args.scalarKind, ...counts];
+    const { side: _side, index: _index, entries: _entries, ...run } = RecallgraphSideSchema.parse(inChild(child));
     measured.recallgraph[index] = run;
   }
   if (args.peers.includes("inmemory")) {
@@ -285,7 +367,7 @@ async function main(): Promise<void> {
     return;
   }
   const note = (text: string) => process.stderr.write(`${text}\n`);
-  note(`speed benchmark: sizes ${args.sizes.join(", ")}, ${args.queries} questions each, index ${args.index.join(" and ")}, peers ${args.peers.join(", ") || "none"}; ${machineDescription()}`);
+  note(`speed benchmark: sizes ${args.sizes.join(", ")}, ${args.queries} questions each, index ${args.index.join(" and ")} (hnsw ${args.scalarKind}), peers ${args.peers.join(", ") || "none"}; ${machineDescription()}`);
   // Checked first, so that a missing results file or native binary fails before minutes of measuring, not after.
   const embedding = embeddingRates(args.embedder);
   if (embedding.status === "missing") note(`  ${embedding.note}`);
@@ -320,7 +402,7 @@ const NOTES = [
   "synthetic memories and questions (bench/synthetic.ts, fixed seeds), one namespace per size, sqlite file store; every side builds its own copy of the same data, generated and written a batch at a time (recallgraph: 10k memories per writeMemories call), so no side's peak RSS holds the whole data set as JS objects",
   "vectors from the deterministic hashing embedder (512-d) at every size, for every side; the offline model's rates are read from the embedding benchmark's results, not measured here",
   "recallgraph runs plan + 3 views + RRF + reflection + re-check by rules, no LLM; ingestPerSec excludes time inside the embedder; latencies include embedding the question",
-  "hnsw: vectorIndex hnsw with hnswMinEntries 1 (every size indexed), built before the questions; semantic recall@10 = denseSearch k 10 of each question's vector against exact search, tie-aware",
+  "hnsw: vectorIndex hnsw with hnswMinEntries 1 (every size indexed) and the run's hnswScalarKind, built before the questions; semantic recall@10 = denseSearch k 10 of each question's vector against exact search, tie-aware; graph agreement = the full graph's top 10 against the same graph over exact search; reopen = a second process opening the closed store, its saved index loaded (not rebuilt), one question answered",
   "breakdown: ms per question (means of a second pass); nodes' own wall time (run account) and CPU time from the same node functions chained by hand (same answers checked); framework = graph invoke minus the nodes' own time",
   "InMemoryStore: LangGraph's, dense search only on the same vectors; LanceDB: its hybrid query (full-text + cosine vector search, RRF k 60, top 10), exact (bypassVectorIndex) and through IVF_HNSW_SQ at its defaults, its vector recall@10 against its own exact search",
   "ratios: recallgraph's latency over the peer's, measured in the same run; each side in a process of its own, its load average recorded (2 shared cores)",
@@ -341,7 +423,11 @@ function childSide(args: SpeedArgs): Promise<z.infer<typeof ChildOutputSchema>> 
   if (args.child === "qdrant") return qdrantSide(size, args.queries, WARMUP_QUERIES);
   if (args.child === "lancedb") return lancedbSide(size, args.queries, WARMUP_QUERIES);
   if (args.child === "inmemory") return inMemorySide(size, args.queries);
-  return recallgraphSide(size, args.queries, args.index[0] ?? "exact");
+  if (args.child === "reopen") {
+    if (!args.path) throw new Error("--child reopen needs --path");
+    return reopenSide(args.path, args.scalarKind);
+  }
+  return recallgraphSide(size, args.queries, args.index[0] ?? "exact", args.scalarKind);
 }
 
 /**
