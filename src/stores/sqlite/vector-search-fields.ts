@@ -36,7 +36,7 @@ export const VectorSearchFields = {
     .enum(HNSW_SCALAR_KINDS)
     .describe(
       `With vectorIndex "hnsw": how the index holds vectors, "f32" (default, 4 bytes a dimension), "f16" (2) or "i8" (1); ` +
-        `a quantised index's candidates are re-ranked by the stored full-precision vectors, and an index saved with another kind is rebuilt`,
+        `an i8 index's candidates are re-ranked by the stored full-precision vectors, and an index saved with another kind is rebuilt`,
     ),
   vectorCacheMiB: z
     .number()

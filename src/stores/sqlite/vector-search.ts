@@ -72,9 +72,9 @@ export interface VectorSearchCounters {
 export type IndexBuildResult = "current" | "loaded" | "built" | "not-indexed";
 
 /**
- * Candidates a quantised index proposes per hit wanted, re-ranked by their full-precision vectors. On the
- * speed benchmark's 100k memories (512-d, hashing embedder) an i8 index's own top 10 held 0.81 of the
- * exact top 10; its top 40 re-ranked, 0.985; its top 80, 0.989 (f32's own: 0.998).
+ * Candidates a re-ranked (i8) index proposes per hit wanted, re-ranked by their full-precision vectors.
+ * On the speed benchmark's 100k memories (512-d, hashing embedder) an i8 index's own top 10 held 0.81 of
+ * the exact top 10; its top 20 re-ranked, 0.949; its top 40, 0.985; its top 80, 0.989 (f32's own: 0.998).
  */
 const RERANK_FACTOR = 4;
 
@@ -182,7 +182,7 @@ export class VectorSearch {
     const size = this.sizeOf(namespace);
     if (this.indexed(size)) {
       const index = this.currentIndex(namespace);
-      if (index) return index.quantised ? this.reranked(namespace, query, index.search(query, k * RERANK_FACTOR), k) : index.search(query, k);
+      if (index) return index.reranked ? this.reranked(namespace, query, index.search(query, k * RERANK_FACTOR), k) : index.search(query, k);
       // While an index is being built (writable stores build one), the namespace is left to sqlite-vec
       // rather than copied into memory too: the index already holds its vectors.
       if (!this.context.readOnly) {
@@ -194,7 +194,7 @@ export class VectorSearch {
   }
 
   /**
-   * The k best of a quantised index's candidates by their stored vectors, measured and ordered as vec0
+   * The k best of a re-ranked index's candidates by their stored vectors, measured and ordered as vec0
    * measures and orders them: the scores exact search would give, only the candidates approximate.
    */
   private reranked(namespace: string, query: Float32Array, candidates: readonly VectorHit[], k: number): VectorHit[] {
