@@ -39,6 +39,8 @@ describe("bench:speed arguments", () => {
     assert.deepEqual(args.peers, ["inmemory"]);
     assert.equal(args.queries, 100);
     assert.equal(args.chart, true);
+    assert.equal(args.scalarKind, "f32", "the store's own default");
+    assert.equal(parseSpeedArgs(["--index", "hnsw", "--scalar-kind", "i8"]).scalarKind, "i8");
   });
 
   it("reads both indexes, both peers, or none, each once", () => {
@@ -64,6 +66,7 @@ describe("bench:speed arguments", () => {
     assert.match(failure(["--sizes", "10k"]), /^sizes\.0: /);
     assert.match(failure(["--peers", "qdrant"]), /^peers\.0: /);
     assert.match(failure(["--queries", "5"]), /^queries: /);
+    assert.match(failure(["--scalar-kind", "b1"]), /^scalarKind: /);
     // A mistyped or unknown flag is refused with the usage, never run with the defaults.
     assert.match(failure(["--help"]), /Unknown option '--help'[\s\S]*--sizes: /);
     assert.match(failure(["--size", "1000", "--index=hnsw", "--peer", "lancedb"]), /Unknown option '--peer'/);
