@@ -173,21 +173,14 @@ interface GraphHit {
 
 /** How much of each exact top 10 the indexed one holds, by id and by text, and how many are the same list. */
 function graphAgreement(found: readonly GraphHit[][], truth: readonly GraphHit[][]): z.infer<typeof GraphAgreementSchema> {
-  let total = 0;
-  let byId = 0;
-  let byText = 0;
-  let identical = 0;
-  truth.forEach((exact, q) => {
-    const hits = found[q] ?? [];
-    const ids = new Set(hits.map((hit) => hit.id));
-    const texts = new Set(hits.map((hit) => hit.text));
-    total += exact.length;
-    byId += exact.filter((hit) => ids.has(hit.id)).length;
-    byText += exact.filter((hit) => texts.has(hit.text)).length;
-    if (hits.map((hit) => hit.id).join("\n") === exact.map((hit) => hit.id).join("\n")) identical += 1;
-  });
-  const share = (count: number, of: number) => round(count / Math.max(1, of), 4);
-  return { byId: share(byId, total), byText: share(byText, total), identical: share(identical, truth.length) };
+  // Scored alike, so only recallAgainstExact's share of ids counts: by id, then with each text as the id.
+  const keyed = (lists: readonly GraphHit[][], key: keyof GraphHit): RankedHit[][] => lists.map((hits) => hits.map((hit) => ({ id: hit[key], score: 0 })));
+  const same = truth.filter((exact, q) => exact.map((hit) => hit.id).join("\n") === (found[q] ?? []).map((hit) => hit.id).join("\n")).length;
+  return {
+    byId: round(recallAgainstExact(keyed(found, "id"), keyed(truth, "id")).byId, 4),
+    byText: round(recallAgainstExact(keyed(found, "text"), keyed(truth, "text")).byId, 4),
+    identical: round(same / Math.max(1, truth.length), 4),
+  };
 }
 
 /**
