@@ -17,7 +17,7 @@ import type { MemoryRecord, SearchOptions } from "../../src/stores/port.js";
 import { ftsColumns, queryTerms } from "../../src/stores/sqlite/fts-terms.js";
 import { BM25_TAGS_WEIGHT, BM25_TEXT_WEIGHT } from "../../src/stores/sqlite/schema.js";
 import { openSqliteStore, type SqliteMemoryStore } from "../../src/stores/sqlite/store.js";
-import { inverseDocumentFrequency, saturatedFrequency } from "../../src/text/bm25.js";
+import { BM25_B, BM25_K1, inverseDocumentFrequency, saturatedFrequency } from "../../src/text/bm25.js";
 import { CONTRACT_EMBEDDING } from "../contract/memory-store.contract.js";
 
 const tempDir = mkdtempSync(join(tmpdir(), "recallgraph-lexical-index-"));
@@ -85,7 +85,7 @@ async function assertSameAsFts5(store: SqliteMemoryStore, fts5: SqliteMemoryStor
  * BM25 computed directly over one namespace's live-or-not entries (N, n and avgdl all theirs), for
  * the live ones: each entry's terms weighted by column, its size counting the namespace term.
  */
-function directScores(entries: readonly MemoryEntry[], query: string, now: number): Map<string, number> {
+function directScores(entries: readonly MemoryEntry[], query: string, now: number, b = BM25_B): Map<string, number> {
   const rows = entries.map((entry) => {
     const { text, tags } = ftsColumns(entry);
     const counts = new Map<string, number>();
@@ -105,7 +105,7 @@ function directScores(entries: readonly MemoryEntry[], query: string, now: numbe
     for (const { entry, counts, length } of rows) {
       const frequency = counts.get(term);
       if (frequency === undefined || (entry.expiresAtMs !== undefined && entry.expiresAtMs <= now)) continue;
-      scores.set(entry.id, (scores.get(entry.id) ?? 0) + idf * saturatedFrequency(frequency, length, averageLength));
+      scores.set(entry.id, (scores.get(entry.id) ?? 0) + idf * saturatedFrequency(frequency, length, averageLength, BM25_K1, b));
     }
   }
   return scores;
@@ -146,6 +146,33 @@ describe("sqlite BM25 per namespace", () => {
     } finally {
       await fts5.close();
       await store.close();
+    }
+  });
+
+  it("ranks with the store's b on both paths, FTS5's counts recovered with bm25()'s own b", async () => {
+    const path = join(tempDir, "length-normalisation.db");
+    const written = records("ns", 200, 41);
+    const first = await openSqliteStore({ path, embedding: CONTRACT_EMBEDDING, clock: () => NOW });
+    await first.upsert("ns", written);
+    await first.close();
+    for (const b of [0, 0.4, 1]) {
+      // The same file read with another b: nothing of b is stored, so any b ranks any file.
+      const store = await openSqliteStore({ path, embedding: CONTRACT_EMBEDDING, clock: () => NOW, bm25B: b });
+      const fts5 = await openSqliteStore({ path, embedding: CONTRACT_EMBEDDING, clock: () => NOW, bm25B: b, lexicalCacheEntries: 0 });
+      try {
+        assert.equal(await store.buildLexicalIndex("ns"), true);
+        for (const query of QUERIES) {
+          const expected = directScores(written.map((record) => record.entry), query, NOW, b);
+          for (const [path, searcher] of [["in memory", store], ["from FTS5", fts5]] as const) {
+            const hits = await searcher.lexicalSearch("ns", query, { k: 500 });
+            assert.deepEqual(hits.map((hit) => hit.entry.id).sort(), [...expected.keys()].sort(), `b ${b}, ${path}: "${query}"`);
+            for (const hit of hits) assert.ok(Math.abs(hit.score - (expected.get(hit.entry.id) ?? Number.NaN)) < 1e-9, `b ${b}, ${path}: "${query}" ${hit.entry.id}`);
+          }
+        }
+      } finally {
+        await fts5.close();
+        await store.close();
+      }
     }
   });
 

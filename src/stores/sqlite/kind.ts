@@ -31,6 +31,7 @@ export const SqliteStoreConfigSchema = z.strictObject({
   hnswScalarKind: VectorSearchFields.hnswScalarKind.optional(),
   vectorCacheMiB: VectorSearchFields.vectorCacheMiB.optional(),
   lexicalCacheEntries: LexicalIndexFields.lexicalCacheEntries.optional(),
+  bm25B: LexicalIndexFields.bm25B.optional(),
 });
 
 /** The sqlite store's vector index settings the environment sets (absent ones left to the adapter's defaults). */
@@ -62,12 +63,16 @@ export const sqliteStoreKind = defineStoreKind({
   forReading: (config) =>
     config.readOnly || config.path === ":memory:" || storeFileMissing(config.path) || canWriteStoreFile(config.path) ? config : { ...config, readOnly: true },
   newStoreRemover: (config) => storeFileRemover(config.path),
-  temporary: z.strictObject({ kind: z.literal("sqlite").describe("an in-memory sqlite store, gone with the run") }),
+  temporary: z.strictObject({
+    kind: z.literal("sqlite").describe("an in-memory sqlite store, gone with the run"),
+    bm25B: LexicalIndexFields.bm25B.optional(),
+  }),
   temporaryLabel: "sqlite (in memory)",
-  temporaryBeside: () => ({ kind: "sqlite" as const }),
-  openTemporary: async (_settings, embedding) => {
+  // The configured store's b: an evaluation beside it ranks as it does.
+  temporaryBeside: ({ bm25B }) => ({ kind: "sqlite" as const, ...(bm25B !== undefined ? { bm25B } : {}) }),
+  openTemporary: async ({ bm25B }, embedding) => {
     const { openSqliteStore } = await import("./store.js");
-    const store = await openSqliteStore({ path: ":memory:", embedding });
+    const store = await openSqliteStore({ path: ":memory:", embedding, ...(bm25B !== undefined ? { bm25B } : {}) });
     return { store, discard: () => store.close() };
   },
 });

@@ -28,13 +28,16 @@ import type { LexicalFields } from "../lexical-document.js";
 import { describeError, log } from "../../core/log.js";
 import { nextTurn } from "../../core/next-turn.js";
 import { RecentMap } from "../../core/recent-map.js";
-import { BM25_B, BM25_K1, inverseDocumentFrequency, saturatedFrequency, type Bm25Statistics } from "../../text/bm25.js";
+import { BM25_K1, inverseDocumentFrequency, saturatedFrequency, type Bm25Statistics } from "../../text/bm25.js";
 import type { EntryChanges } from "./entry-changes.js";
 import { termMatchExpression } from "./fts-terms.js";
 import { BM25_TAGS_WEIGHT, BM25_TEXT_WEIGHT, type SqliteDatabase } from "./schema.js";
 
 /** The idf bm25() gives a term in over half of the table's rows (fts5_aux.c). */
 const FTS5_IDF_FLOOR = 1e-6;
+/** bm25()'s own k1 and b (fts5_aux.c, fixed): a count is recovered from its score with these, whatever b the store ranks with. */
+const FTS5_K1 = 1.2;
+const FTS5_B = 0.75;
 /** Rows tokenized per slice of a build: ~15 ms of work here, then the event loop runs. */
 const BUILD_SLICE_ROWS = 200;
 /** The namespace_term column holds one term per row, which counts in a row's size D. */
@@ -147,7 +150,7 @@ class NamespaceTerms {
    * term's postings: every row of the namespace holding it is here), best first, ties by rowid. Term by
    * term, in the query's order, so each row's score adds its terms in bm25()'s order.
    */
-  ranked(terms: readonly string[], statistics: Bm25Statistics, accept: (rowid: number) => boolean, k: number): LexicalHit[] {
+  ranked(terms: readonly string[], statistics: Bm25Statistics, accept: (rowid: number) => boolean, k: number, b: number): LexicalHit[] {
     if (statistics.rows === 0) return [];
     const averageLength = statistics.tokens / statistics.rows;
     const scores = new Float64Array(this.rowids.length);
@@ -167,7 +170,7 @@ class NamespaceTerms {
           if (passes) accepted.push(slot);
         }
         if (seen[slot] === 2) continue;
-        scores[slot] = (scores[slot] ?? 0) + idf * saturatedFrequency(frequencies[j] ?? 0, this.lengths[slot] ?? 0, averageLength);
+        scores[slot] = (scores[slot] ?? 0) + idf * saturatedFrequency(frequencies[j] ?? 0, this.lengths[slot] ?? 0, averageLength, BM25_K1, b);
       }
     }
     const best = bestSlots(accepted, k, (a, b) => (scores[b] ?? 0) - (scores[a] ?? 0) || (this.rowids[a] ?? 0) - (this.rowids[b] ?? 0));
@@ -239,6 +242,8 @@ export class LexicalIndex {
     private readonly columnsOf: RowColumns,
     /** At most this many entries held, all namespaces together (least recently searched dropped first); 0 holds none. */
     private readonly maxRows: number,
+    /** BM25's length normalisation b: applied when ranking, never stored, so any b reads any file. */
+    private readonly b: number,
   ) {
     this.statements = prepare(db);
   }
@@ -361,7 +366,7 @@ export class LexicalIndex {
   private rankedInMemory(namespace: string, terms: readonly string[], accept: (rowid: number) => boolean, k: number): LexicalHit[] | undefined {
     try {
       const copy = this.current(namespace);
-      return copy?.ranked(terms, copy.statistics(), accept, k);
+      return copy?.ranked(terms, copy.statistics(), accept, k, this.b);
     } catch (error) {
       // A failing in-memory path degrades to FTS5, never to an error; the namespace is re-read next time.
       log.warn("lexical_search_failed", { namespace, reason: describeError(error), fallback: "fts5" });
@@ -395,7 +400,7 @@ export class LexicalIndex {
     }
     const found = new NamespaceTerms(0);
     for (const [rowid, row] of rows) found.setCounts(rowid, row.length, row.counts);
-    return found.ranked(terms, this.namespaceStatistics(namespace), accept, k);
+    return found.ranked(terms, this.namespaceStatistics(namespace), accept, k, this.b);
   }
 
   /** The whole table's rows and tokens (all columns), from FTS5's averages record: what bm25() reads as N and N x avgdl. */
@@ -435,13 +440,13 @@ function rowLength(sizes: Buffer): number {
 
 /**
  * A term's instances in one column of a row, from bm25() of that term in that column alone:
- * score = idf x f x (k1 + 1) / (f + K) with K = k1 x (1 - b + b x D / avgdl), solved for f. f is a
- * whole number and the score a double, so rounding gives it exactly.
+ * score = idf x f x (k1 + 1) / (f + K) with K = k1 x (1 - b + b x D / avgdl), bm25()'s k1 and b, solved
+ * for f. f is a whole number and the score a double, so rounding gives it exactly.
  */
 function countInColumn(score: number, idf: number, length: number, averageLength: number): number {
   if (!(score > 0)) return 0;
-  const saturation = BM25_K1 * (1 - BM25_B + (BM25_B * length) / averageLength);
-  return Math.round((score * saturation) / (idf * (BM25_K1 + 1) - score));
+  const saturation = FTS5_K1 * (1 - FTS5_B + (FTS5_B * length) / averageLength);
+  return Math.round((score * saturation) / (idf * (FTS5_K1 + 1) - score));
 }
 
 /**

@@ -52,6 +52,7 @@ import { FilterMatches } from "./filter-matches.js";
 import { filterSql, filterSqlWithExpired, LIVE_ENTRY_SQL, type FilterSql } from "./filter-sql.js";
 import { jsonOrUndefined, ParsedEntries } from "./parsed-entries.js";
 import { ftsColumns, namespaceTerm, queryTerms } from "./fts-terms.js";
+import { BM25_B } from "../../text/bm25.js";
 import { LexicalIndex, type LexicalIndexCounters } from "./lexical-index.js";
 import { DEFAULT_LEXICAL_CACHE_ENTRIES, LexicalIndexFields } from "./lexical-index-fields.js";
 import { hasVectorBookkeeping, mapForVectorScans, openDatabase, type SqliteDatabase } from "./schema.js";
@@ -71,6 +72,7 @@ export const SqliteStoreOptionsSchema = z.strictObject({
     .describe("Open an existing store file without ever writing it: every write operation throws ReadOnlyStoreError"),
   ...VectorSearchOptionsSchema.shape,
   lexicalCacheEntries: LexicalIndexFields.lexicalCacheEntries.default(DEFAULT_LEXICAL_CACHE_ENTRIES),
+  bm25B: LexicalIndexFields.bm25B.default(BM25_B),
 });
 export type SqliteStoreOptions = z.input<typeof SqliteStoreOptionsSchema>;
 
@@ -110,7 +112,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
   try {
     const vectors = await VectorSearch.open({ db, dimension: config.embedding.dimension, file, readOnly: config.readOnly }, config);
     if (!vectors.searchesInMemory) mapForVectorScans(db, file);
-    return new SqliteMemoryStore(db, file, config.embedding, config.clock ?? Date.now, config.readOnly, vectors, config.lexicalCacheEntries);
+    return new SqliteMemoryStore(db, file, config.embedding, config.clock ?? Date.now, config.readOnly, vectors, config.lexicalCacheEntries, config.bm25B);
   } catch (error) {
     db.close();
     throw new StoreError("open", `"${config.path}": ${errorMessage(error)}`, { cause: error });
@@ -172,12 +174,14 @@ export class SqliteMemoryStore implements MemoryStore {
     private readonly vectors?: VectorSearch,
     /** Entries whose terms lexical search may keep in memory (lexical-index.ts); 0, every search ranks FTS5's matches. */
     lexicalCacheEntries = DEFAULT_LEXICAL_CACHE_ENTRIES,
+    /** BM25's length normalisation (lexical-index-fields.ts). */
+    bm25B = BM25_B,
   ) {
     this.statements = prepareStatements(db);
     this.leases = new SharedLeases(new SqliteLeaseBook(db), "sqlite");
     // Without the change log (a read-only file an older version wrote), no terms are kept in memory: every search ranks FTS5's matches.
     this.changes = hasVectorBookkeeping(db) ? new EntryChanges(db) : undefined;
-    this.lexical = new LexicalIndex(db, this.changes, lexicalColumnsOf, lexicalCacheEntries);
+    this.lexical = new LexicalIndex(db, this.changes, lexicalColumnsOf, lexicalCacheEntries, bm25B);
   }
 
   async upsert(namespace: string, records: readonly MemoryRecord[]): Promise<void> {
