@@ -8,6 +8,7 @@ import type { Schemas } from "@qdrant/js-client-rest";
 import { z } from "zod";
 import { MemoryEntrySchema, type MemoryEntry } from "../memory/entry.js";
 import { foldName, type MemoryFilter } from "./port.js";
+import { BM25_B } from "../text/bm25.js";
 import { EmbeddingSpecSchema, type EmbeddingSpec } from "../text/embedder.js";
 
 /** Named dense vector (cosine) holding the embedder's vector. */
@@ -89,10 +90,19 @@ export const PAYLOAD_INDEXES: ReadonlyArray<Schemas["CreateFieldIndex"] & { fiel
   { field_name: PAYLOAD.lexicalTerms, field_schema: { type: "integer", lookup: true, range: false } },
 ];
 
+/** The b of a collection that records none: every collection was written with 0.75 before b was recorded. */
+export const UNRECORDED_BM25_B = 0.75;
+
 /** What the collection's `metadata.recallgraph` holds. */
 export const CollectionMetadataSchema = z.object({
   layoutVersion: z.number().int(),
   embedding: EmbeddingSpecSchema,
+  bm25B: z
+    .number()
+    .min(0)
+    .max(1)
+    .default(UNRECORDED_BM25_B)
+    .describe("BM25's length normalisation its sparse vectors were written with, which every later write keeps (a vector's weights are fixed when written)"),
 });
 export type CollectionMetadata = z.infer<typeof CollectionMetadataSchema>;
 
@@ -136,7 +146,7 @@ function clusterParams(settings: ClusterSettings): Partial<Record<ClusterParam, 
  * collection-level option of its own.
  */
 export function createCollectionBody(embedding: EmbeddingSpec, cluster: ClusterSettings = {}): Schemas["CreateCollection"] {
-  const metadata: CollectionMetadata = { layoutVersion: LAYOUT_VERSION, embedding };
+  const metadata: CollectionMetadata = { layoutVersion: LAYOUT_VERSION, embedding, bm25B: BM25_B };
   return {
     vectors: { [DENSE_VECTOR]: { size: embedding.dimension, distance: "Cosine" } },
     sparse_vectors: { [LEXICAL_VECTOR]: { modifier: "none" } },

@@ -52,7 +52,8 @@
  *   vocabulary and the settings): this process's writes drop them at once, but another process's
  *   write moves this one's idf and planner only once `namespaceCacheMs` (default 5 s) has passed.
  *   Document lengths are normalised against a constant (DEFAULT_AVG_DOC_LENGTH), not the namespace's
- *   average, so scores still differ from sqlite's.
+ *   average, so scores still differ from sqlite's; and with the b the collection recorded when it was
+ *   created (0.75 if it records none), since a written vector keeps the b it was written with.
  * - Dense search is Qdrant's HNSW (approximate on large namespaces; Qdrant switches to exact scans
  *   for small filtered sets), where sqlite's is exact.
  */
@@ -61,7 +62,7 @@ import { z } from "zod";
 import { EmbedderMismatchError, parseOrThrow, ReadOnlyStoreError, StoreError, ValidationError } from "../core/errors.js";
 import { log } from "../core/log.js";
 import type { MemoryEntry } from "../memory/entry.js";
-import { inverseDocumentFrequency } from "../text/bm25.js";
+import { BM25_B, inverseDocumentFrequency } from "../text/bm25.js";
 import { encodeSparse, encodeSparseQuery, queryTermIndices, type SparseVector } from "../text/sparse.js";
 import { tokenize } from "../text/tokenizer.js";
 import { lexicalDocument } from "./lexical-document.js";
@@ -158,8 +159,8 @@ const MAX_CANDIDATES = 10_000;
  */
 export async function openQdrantStore(options: QdrantStoreOptions): Promise<QdrantMemoryStore> {
   const { config, client, cluster } = connect(options);
-  await closingOnFailure(client, () => ensureCollection(client, config.collection, config.embedding, cluster, config.readOnly));
-  return new QdrantMemoryStore(client, config.collection, config.embedding, config.clock ?? Date.now, config.readOnly, cachedReads(config));
+  const bm25B = await closingOnFailure(client, () => ensureCollection(client, config.collection, config.embedding, cluster, config.readOnly));
+  return new QdrantMemoryStore(client, config.collection, config.embedding, config.clock ?? Date.now, config.readOnly, cachedReads(config), bm25B);
 }
 
 /**
@@ -173,19 +174,19 @@ export async function createQdrantStore(options: QdrantStoreOptions): Promise<Qd
   const { config, client, cluster } = connect(options);
   const { collection, embedding } = config;
   if (config.readOnly) throw new ValidationError("qdrant.readOnly", "a store in a new collection writes from the start: it cannot be read-only");
-  await closingOnFailure(client, () => createCollectionOfItsOwn(client, collection, embedding, cluster));
-  return new QdrantMemoryStore(client, collection, embedding, config.clock ?? Date.now, false, cachedReads(config));
+  const bm25B = await closingOnFailure(client, () => createCollectionOfItsOwn(client, collection, embedding, cluster));
+  return new QdrantMemoryStore(client, collection, embedding, config.clock ?? Date.now, false, cachedReads(config), bm25B);
 }
 
-/** Creates the collection, refusing one that exists; drops it again when opening it then fails. */
-async function createCollectionOfItsOwn(client: QdrantRest, collection: string, embedding: EmbeddingSpec, cluster: ClusterSettings): Promise<void> {
+/** Creates the collection, refusing one that exists; drops it again when opening it then fails. Returns its b (ensureCollection). */
+async function createCollectionOfItsOwn(client: QdrantRest, collection: string, embedding: EmbeddingSpec, cluster: ClusterSettings): Promise<number> {
   const send = sender(collection);
   if (await send(() => client.collectionExists(collection))) {
     throw new StoreError("open", `collection "${collection}" already exists: a new store needs a collection of its own`);
   }
   await send(() => client.createCollection(collection, createCollectionBody(embedding, cluster)));
   try {
-    await ensureCollection(client, collection, embedding, cluster, false);
+    return await ensureCollection(client, collection, embedding, cluster, false);
   } catch (error) {
     await deleteCollection(client, collection, "open").catch((dropError: unknown) =>
       // The open's own failure is what the caller must see; the collection left behind is logged beside it.
@@ -196,9 +197,9 @@ async function createCollectionOfItsOwn(client: QdrantRest, collection: string, 
 }
 
 /** Runs an open's requests; when they fail, the client's connections are closed before the error goes on (no store holds them). */
-async function closingOnFailure(client: QdrantRest, open: () => Promise<void>): Promise<void> {
+async function closingOnFailure<T>(client: QdrantRest, open: () => Promise<T>): Promise<T> {
   try {
-    await open();
+    return await open();
   } catch (error) {
     client.close();
     throw error;
@@ -246,6 +247,8 @@ export class QdrantMemoryStore implements MemoryStore {
     readonly readOnly = false,
     /** Vocabulary, settings and idf counts kept between questions; by default none (every question reads them). */
     private readonly reads: CachedReads = { cache: new QdrantReadCache(), ttlMs: 0 },
+    /** BM25's length normalisation the collection's sparse vectors are written with: its own, recorded when it was created. */
+    private readonly bm25B = BM25_B,
   ) {
     this.queries = new QueryBatcher((searches) => this.client.queryBatch(collection, searches));
     this.leases = new SharedLeases(new QdrantLeaseBook(client, collection, clock, (operation, call) => this.send(operation, call)), "qdrant");
@@ -257,7 +260,7 @@ export class QdrantMemoryStore implements MemoryStore {
     if (!validated.length) return;
     const points: Schemas["PointStruct"][] = validated.map(({ entry, vector }) => {
       // The encoders already give what Qdrant requires: unique, sorted 32-bit indices, positive weights.
-      const lexical = encodeSparse(tokenize(lexicalDocument(entry)));
+      const lexical = encodeSparse(tokenize(lexicalDocument(entry)), { b: this.bm25B });
       // A text with no indexable token gets no lexical vector at all (Qdrant allows a named vector to be absent).
       const vectors: Record<string, Schemas["Vector"]> = { [DENSE_VECTOR]: Array.from(vector) };
       if (lexical.indices.length) vectors[LEXICAL_VECTOR] = lexical;
@@ -776,7 +779,7 @@ async function ensureCollection(
   embedding: EmbeddingSpec,
   cluster: ClusterSettings,
   readOnly: boolean,
-): Promise<void> {
+): Promise<number> {
   const send = sender(collection);
   const exists = await send(() => client.collectionExists(collection));
   if (!exists && readOnly) {
@@ -786,7 +789,7 @@ async function ensureCollection(
 
   const info = CollectionInfoSchema.safeParse(await send(() => client.getCollection(collection)));
   if (!info.success) throw new StoreError("open", `collection "${collection}": unexpected collection info from the server`);
-  checkCollection(collection, info.data, embedding);
+  const bm25B = checkCollection(collection, info.data, embedding);
   // Compared on every open, not only on reuse: another process may have won the race to create it.
   warnOnClusterDifferences(collection, info.data.config.params, cluster);
 
@@ -802,6 +805,7 @@ async function ensureCollection(
     );
   }
   for (const index of missing) await send(() => client.createPayloadIndex(collection, index));
+  return bm25B;
 }
 
 /** Deletes a collection; true when the server had it to delete. */
@@ -834,8 +838,11 @@ async function createCollection(client: QdrantRest, collection: string, embeddin
   }
 }
 
-/** The collection is one of ours, of this layout, built by this embedder, with both vectors as created. */
-function checkCollection(collection: string, info: z.infer<typeof CollectionInfoSchema>, embedding: EmbeddingSpec): void {
+/**
+ * The collection is one of ours, of this layout, built by this embedder, with both vectors as created.
+ * Returns the b its sparse vectors were written with, which its later writes keep.
+ */
+function checkCollection(collection: string, info: z.infer<typeof CollectionInfoSchema>, embedding: EmbeddingSpec): number {
   const { config } = info;
   const operation = "open";
   const metadata = CollectionMetadataSchema.safeParse(config.metadata?.[COLLECTION_METADATA_KEY]);
@@ -865,6 +872,7 @@ function checkCollection(collection: string, info: z.infer<typeof CollectionInfo
   if (!lexical || (lexical.modifier ?? "none") !== "none") {
     throw new StoreError(operation, `collection "${collection}": sparse vector "${LEXICAL_VECTOR}" is missing or has a modifier (it must have none)`);
   }
+  return metadata.data.bm25B;
 }
 
 /** What an operator can do about each setting, for the warning. */

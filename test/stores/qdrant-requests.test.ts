@@ -13,8 +13,9 @@ import type { MemoryRecord } from "../../src/stores/port.js";
 import type { EmbeddingSpec } from "../../src/text/embedder.js";
 import { clusterSettingDifferences, createCollectionBody, leasePointId, memoryPointId, type ClusterSettings } from "../../src/stores/qdrant-layout.js";
 import { LEASE_TAKEOVER_MS } from "../../src/stores/origin-lease.js";
-import { inverseDocumentFrequency } from "../../src/text/bm25.js";
-import { queryTermIndices } from "../../src/text/sparse.js";
+import { BM25_B, inverseDocumentFrequency } from "../../src/text/bm25.js";
+import { encodeSparse, queryTermIndices } from "../../src/text/sparse.js";
+import { lexicalDocument } from "../../src/stores/lexical-document.js";
 import { tokenize } from "../../src/text/tokenizer.js";
 import { createQdrantStore, openQdrantStore, QdrantMemoryStore, UPSERT_POINTS_PER_REQUEST } from "../../src/stores/qdrant.js";
 import { QDRANT_MAX_RESPONSE_BYTES, QdrantRest } from "../../src/stores/qdrant-rest.js";
@@ -148,7 +149,7 @@ describe("Qdrant adapter request shapes (SpecCheckingQdrantStub, not a real Qdra
       const body = create.body as Json;
       assert.deepEqual(field(body, "vectors", "dense"), { size: 4, distance: "Cosine" });
       assert.deepEqual(field(body, "sparse_vectors", "lexical"), { modifier: "none" }, "idf is counted per namespace, not by Qdrant");
-      assert.deepEqual(field(body, "metadata", "recallgraph"), { layoutVersion: 2, embedding: EMBEDDING });
+      assert.deepEqual(field(body, "metadata", "recallgraph"), { layoutVersion: 2, embedding: EMBEDDING, bm25B: BM25_B });
 
       const indexes = new Map(stub.requestsOf("create_field_index").map((request) => [field(request.body as Json, "field_name"), request]));
       assert.deepEqual(field(indexes.get("namespace")?.body as Json, "field_schema"), { type: "keyword", is_tenant: true });
@@ -207,6 +208,23 @@ describe("Qdrant adapter request shapes (SpecCheckingQdrantStub, not a real Qdra
       // No modifier key at all is Qdrant's default, none: the same collection.
       await layout(`${collection}_default`, withLexical({}));
       assert.deepEqual(stub.violations, []);
+    });
+
+    it("writes with the b its collection records, 0.75 when it records none (a vector's weights are fixed when written)", async () => {
+      const current = createCollectionBody(EMBEDDING) as { [key: string]: Json };
+      const written = record("alice", { id: "m1", text: "a long message about the harbour, the lighthouse and the harbour again" }, [1, 0, 0, 0]);
+      for (const [name, recorded, b] of [
+        [`${collection}_b04`, { layoutVersion: 2, embedding: EMBEDDING, bm25B: 0.4 }, 0.4],
+        [`${collection}_unrecorded`, { layoutVersion: 2, embedding: EMBEDDING }, 0.75],
+      ] as const) {
+        stub.createForeignCollection(name, { ...current, metadata: { recallgraph: recorded } });
+        const store = await open({ name });
+        stub.clearRequests();
+        await store.upsert("alice", [written]);
+        const [point] = field(stub.requestsOf("upsert_points")[0]?.body as Json, "points") as Json[];
+        assert.deepEqual(field(point as Json, "vector", "lexical"), encodeSparse(tokenize(lexicalDocument(written.entry)), { b }), name);
+        assert.notDeepEqual(field(point as Json, "vector", "lexical"), encodeSparse(tokenize(lexicalDocument(written.entry)), { b: b === 0.4 ? 0.75 : 0.4 }), name);
+      }
     });
 
     it("rejects bad options with a ValidationError naming the field", async () => {
