@@ -25,13 +25,13 @@ const planNaming = (persons: string[], planner: "rules" | "off" = "rules") =>
  * The semantic view ranks "meant" first and the lexical view "worded" first, each the other second:
  * which comes first says which view weighs more for the question.
  */
-async function firstOf(options: {
+async function fusedOf(options: {
   persons: string[];
   planner?: "rules" | "off";
   speaker?: string;
   profile: EmbedderProfile;
   configurable?: Record<string, unknown>;
-}): Promise<string | undefined> {
+}) {
   const settings = widestSettings(resolveConfiguration({ configurable: options.configurable ?? {} }), [], options.profile);
   const entries: Record<string, MemoryEntry> = {};
   for (const id of ["meant", "worded"]) {
@@ -45,7 +45,16 @@ async function firstOf(options: {
     entries,
   } as unknown as RetrievalStateValue;
   const { fused } = await mergeNode()(state);
-  return fused[0]?.key;
+  return fused;
+}
+
+async function firstOf(options: Parameters<typeof fusedOf>[0]): Promise<string | undefined> {
+  return (await fusedOf(options))[0]?.key;
+}
+
+/** The fused score of the hit the semantic view ranks first. */
+async function meantScoreOf(options: Parameters<typeof fusedOf>[0]): Promise<number> {
+  return (await fusedOf(options)).find((hit) => hit.key === hitKey("ns", "meant"))?.score ?? Number.NaN;
 }
 
 describe("a question over a conversation that names no person", () => {
@@ -62,9 +71,21 @@ describe("a question over a conversation that names no person", () => {
     assert.equal(await firstOf({ persons: [], planner: "off", speaker: "user", profile: onnx }), hitKey("ns", "worded"), "unplanned: nobody looked for a name");
   });
 
+  it("raises the offline embedder's dense vote too, by its own profile's weight", async () => {
+    const useLite = EMBEDDER_PROFILES["use-lite"];
+    assert.ok((useLite.denseWeightWithoutNames ?? 0) > useLite.denseWeight);
+    const named = await meantScoreOf({ persons: ["Dana"], speaker: "user", profile: useLite });
+    const nameless = await meantScoreOf({ persons: [], speaker: "user", profile: useLite });
+    assert.ok(nameless > named, `the dense view's first hit scores ${nameless} without a name, ${named} with one`);
+  });
+
   it("leaves an embedder without such a weight, and a configured weight, as they are", async () => {
-    assert.equal(EMBEDDER_PROFILES["use-lite"].denseWeightWithoutNames, undefined);
-    assert.equal(await firstOf({ persons: [], speaker: "user", profile: EMBEDDER_PROFILES["use-lite"] }), hitKey("ns", "worded"));
+    const openai = EMBEDDER_PROFILES.openai;
+    assert.equal(openai.denseWeightWithoutNames, undefined);
+    assert.equal(
+      await meantScoreOf({ persons: [], speaker: "user", profile: openai }),
+      await meantScoreOf({ persons: ["Dana"], speaker: "user", profile: openai }),
+    );
     const configured = { viewWeights: { semantic: 0.5 } };
     assert.equal(widestSettings(resolveConfiguration({ configurable: configured }), [], onnx).semanticWeightWithoutNames, 0.5);
     assert.equal(await firstOf({ persons: [], speaker: "user", profile: onnx, configurable: configured }), hitKey("ns", "worded"), "the caller's weight holds for every question");

@@ -207,8 +207,10 @@ export const useLiteEmbedder = defineEmbedder({
   built: (spec) => spec.model === USE_LITE_SPEC.model,
   profile: {
     denseWeight: 0.3,
+    // Three times the usual weight, as for MiniLM (2.1 against 0.7): measured with both, below.
+    denseWeightWithoutNames: 0.9,
     basis:
-      "measured: best semantic weight for full on LoCoMo (recall@10), and alone it is far behind BM25 on documents (SciFact nDCG@10 0.280 against 0.684, long texts embedded by their sentences)",
+      "measured: best semantic weight for full on LoCoMo (recall@10), and alone it is far behind BM25 on documents (SciFact nDCG@10 0.280 against 0.684, long texts embedded by their sentences). Over a conversation, a question naming no person: weights 0.3 / 0.6 / 0.9 / 1 / 2 give BEAM 100K recall@10 0.446 / 0.461 / 0.489 / 0.486 / 0.483 (recall@25 0.533 -> 0.608 at 0.9) and RealMem session recall@5 0.588 / - / 0.588 / 0.583 / 0.553 (2 loses beyond chance); LoCoMo's questions name a speaker",
     representsWords: USE_LITE_TEXT_WORDS,
     // Chosen on the first half of SciFact's training claims, checked on the second; the knowledge-base
     // preset scores 0.685 nDCG@10 with it and 0.666 without (docs/experiments.md, "SciFact").
