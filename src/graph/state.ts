@@ -25,8 +25,8 @@ export interface ViewTask {
   plan: Plan;
   settings: RunSettings;
   /**
-   * The conditions of the rule judge's gap queries, by query (a dense neighbour of "Caroline adopt" is
-   * rarely about adopting); a query without an entry keeps every hit.
+   * The conditions of the rule judge's gap queries, by query (a dense neighbour of "Bob Müller city live"
+   * need not be about Bob Müller); a query without an entry keeps every hit.
    */
   gapConditions: Record<string, GapCondition>;
   /** The caller's filter in the store's form (the state's callerFilter): every hit of every view must meet it. */

@@ -11,17 +11,16 @@ const BRIDGE_SOURCES = 3;
 
 /**
  * The judge that runs with no model: coverage is the share of the plan's facets (names, keywords, time
- * window) present in the current top results. A gap query asks for one missing facet: a missing name
- * on its own (anchored on the names already found, it brought back memories of those instead), a
- * missing word anchored on the names found ("Caroline adopt"). A hit answers such a query only if it
- * mentions every word of it (its `gapConditions`; the views check them): a re-asked word alone would
- * return what BM25 ranked low the first time. The window is the symbolic view's, never a gap query.
+ * window) present in the current top results, and what is missing is said. It searches again only
+ * where a rule knows whom to ask about. A question about one speaker whose top results also hold other
+ * people's words is asked again among that speaker's own (see ownWords). A question about someone it
+ * describes instead of naming takes a second hop: the first round finds who ("Bob Müller fixed
+ * ERR_1024"), then the judge asks about them by name ("Bob Müller city live"), keeping hits that
+ * mention the name. A query already asked in an earlier round is not asked again (makeCoverage).
  *
- * A question about someone it describes instead of naming takes a second hop: the first round finds
- * who ("Bob Müller fixed ERR_1024"), then the judge asks about them by name ("Bob Müller city live"),
- * keeping hits that mention the name. A question about one speaker whose top results also hold other
- * people's words is asked again among that speaker's own (see ownWords). A query already asked in an
- * earlier round is not asked again (makeCoverage).
+ * A missing facet is reported, not searched for: a missing word is one the evidence does not use
+ * either ("likely", "partake"), and a missing name searched on its own votes for whatever mentions it.
+ * Either search cost RealMem's recall and moved no other set (docs/experiments.md, "Reflection").
  */
 export function judgeWithRules(plan: Plan, found: readonly MemoryEntry[], maxGapQueries: number, asked: ReadonlySet<string> = new Set()): Coverage {
   const facets = facetsOf(plan);
@@ -29,18 +28,12 @@ export function judgeWithRules(plan: Plan, found: readonly MemoryEntry[], maxGap
   const foundTerms = new Set(termsOfFound.flatMap((terms) => [...terms]));
   const missingFacets = facets.filter((facet) => !facet.isCovered(foundTerms, found)).map((facet) => facet.label);
   const percent = facets.length === 0 ? 100 : Math.round((100 * (facets.length - missingFacets.length)) / facets.length);
-  const names = [...plan.persons, ...plan.entities, ...plan.locations];
-  const anchor = names.filter((name) => !missingFacets.includes(name)).join(" ");
-  // The question's subject before its terms: their own words, or who a described person is, then a missing word.
+  // The question's subject: their own words, or who a described person is.
   const speaker = ownWords(plan, found);
   const hops = secondHops(plan, found, termsOfFound);
   const gaps: Array<{ query: string; condition: GapCondition }> = [
     ...(speaker ? [{ query: speaker.query, condition: { spokenBy: speaker.name } }] : []),
     ...hops.map(({ name, query }) => ({ query, condition: { mentions: name } })),
-    ...missingFacets
-      .filter((label) => label !== plan.timeExpression)
-      .map((label) => (names.includes(label) || !anchor ? label : `${anchor} ${label}`))
-      .map((query) => ({ query, condition: { mentions: query } })),
   ];
   const missing = [...(speaker ? [`${speaker.name} (own words)`] : []), ...hops.map(({ name }) => `${name} (second hop)`), ...missingFacets];
   return makeCoverage({ judge: "rules", saysComplete: false, percent, missing, gaps }, { asked, maxGapQueries });
