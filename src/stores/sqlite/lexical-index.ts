@@ -10,7 +10,7 @@
  * The formula is bm25()'s: the sum over the query's distinct terms, in order, of idf x saturated f,
  * with f a term's instances in the row weighted by column (BM25_TEXT_WEIGHT, BM25_TAGS_WEIGHT) and D the row's tokens in
  * all columns (the namespace term counts 1, as in FTS5's own sizes). Both paths build the same
- * NamespaceTerms and rank with the same code, so their scores are bit-identical and ties fall to
+ * NamespaceTerms (namespace-terms.ts) and rank with the same code, so their scores are bit-identical and ties fall to
  * rowid. test/stores/lexical-index.test.ts holds them equal to each other and to a direct computation.
  *
  * From FTS5. FTS5 cannot score with other statistics, and reading and tokenizing the rows it finds
@@ -28,9 +28,10 @@ import type { LexicalFields } from "../lexical-document.js";
 import { describeError, log } from "../../core/log.js";
 import { nextTurn } from "../../core/next-turn.js";
 import { RecentMap } from "../../core/recent-map.js";
-import { BM25_K1, inverseDocumentFrequency, saturatedFrequency, type Bm25Statistics } from "../../text/bm25.js";
+import type { Bm25Statistics } from "../../text/bm25.js";
 import type { EntryChanges } from "./entry-changes.js";
 import { termMatchExpression } from "./fts-terms.js";
+import { NamespaceTerms, type LexicalHit } from "./namespace-terms.js";
 import { BM25_TAGS_WEIGHT, BM25_TEXT_WEIGHT, type SqliteDatabase } from "./schema.js";
 
 /** The idf bm25() gives a term in over half of the table's rows (fts5_aux.c). */
@@ -40,18 +41,11 @@ const FTS5_K1 = 1.2;
 const FTS5_B = 0.75;
 /** Rows tokenized per slice of a build: ~15 ms of work here, then the event loop runs. */
 const BUILD_SLICE_ROWS = 200;
-/** The namespace_term column holds one term per row, which counts in a row's size D. */
-const NAMESPACE_TERM_TOKENS = 1;
 
 /** Namespaces' terms read from the store, and brought up to date from the change log. */
 export interface LexicalIndexCounters {
   copied: number;
   caughtUp: number;
-}
-
-export interface LexicalHit {
-  rowid: number;
-  score: number;
 }
 
 /** A row's text and tag columns as FTS5 holds them (fts-terms.ts `ftsColumns`), from its entry's JSON; undefined when that cannot be read. */
@@ -61,161 +55,6 @@ interface BodyRow {
   rowid: number;
   id: string;
   entry_json: string;
-}
-
-/**
- * One namespace's rows, each in a slot: its rowid, its size D, its distinct terms; and per term, the
- * slots holding it with their weighted counts (a posting's order does not matter: scores are summed
- * per row, term by term). A freed slot is reused by the next row added.
- */
-class NamespaceTerms {
-  private readonly slotOf = new Map<number, number>();
-  private readonly rowids: number[] = [];
-  private readonly lengths: number[] = [];
-  private readonly termsOf: (readonly string[] | undefined)[] = [];
-  private readonly freeSlots: number[] = [];
-  private readonly postings = new Map<string, { slots: number[]; frequencies: number[] }>();
-  /** The held rows' sizes D added up. */
-  private tokens = 0;
-
-  constructor(public generation: number) {}
-
-  get size(): number {
-    return this.slotOf.size;
-  }
-
-  /** N and the token total of the rows held: the namespace's own, once all its rows are. */
-  statistics(): Bm25Statistics {
-    return { rows: this.size, tokens: this.tokens };
-  }
-
-  /** Holds a row from its text and tag columns (the terms fts-terms.ts writes). */
-  set(rowid: number, columns: LexicalFields): void {
-    const counts = new Map<string, number>();
-    let tokens = NAMESPACE_TERM_TOKENS;
-    // Column by column, instance by instance: bm25() adds the weights in this order.
-    for (const [terms, weight] of [
-      [columns.text, BM25_TEXT_WEIGHT],
-      [columns.tags, BM25_TAGS_WEIGHT],
-    ] as const) {
-      for (const term of terms.split(" ")) {
-        if (!term) continue;
-        tokens += 1;
-        counts.set(term, (counts.get(term) ?? 0) + weight);
-      }
-    }
-    this.setCounts(rowid, tokens, counts);
-  }
-
-  /** Holds a row from its size D and its terms' column-weighted counts. */
-  setCounts(rowid: number, tokens: number, counts: ReadonlyMap<string, number>): void {
-    this.delete(rowid);
-    const slot = this.freeSlots.pop() ?? this.rowids.length;
-    this.slotOf.set(rowid, slot);
-    this.rowids[slot] = rowid;
-    this.lengths[slot] = tokens;
-    this.tokens += tokens;
-    this.termsOf[slot] = [...counts.keys()];
-    for (const [term, count] of counts) {
-      let posting = this.postings.get(term);
-      if (!posting) this.postings.set(term, (posting = { slots: [], frequencies: [] }));
-      posting.slots.push(slot);
-      posting.frequencies.push(count);
-    }
-  }
-
-  delete(rowid: number): void {
-    const slot = this.slotOf.get(rowid);
-    if (slot === undefined) return;
-    for (const term of this.termsOf[slot] ?? []) {
-      const posting = this.postings.get(term);
-      if (!posting) continue;
-      const at = posting.slots.indexOf(slot);
-      const last = posting.slots.length - 1;
-      // Swapped with the last posting, then the last removed.
-      posting.slots[at] = posting.slots[last] ?? slot;
-      posting.frequencies[at] = posting.frequencies[last] ?? 0;
-      posting.slots.pop();
-      posting.frequencies.pop();
-      if (posting.slots.length === 0) this.postings.delete(term);
-    }
-    this.slotOf.delete(rowid);
-    this.tokens -= this.lengths[slot] ?? 0;
-    this.termsOf[slot] = undefined;
-    this.freeSlots.push(slot);
-  }
-
-  /**
-   * The k best accepted rows holding any of the terms, scored with the namespace's statistics (n is a
-   * term's postings: every row of the namespace holding it is here), best first, ties by rowid. Term by
-   * term, in the query's order, so each row's score adds its terms in bm25()'s order.
-   */
-  ranked(terms: readonly string[], statistics: Bm25Statistics, accept: (rowid: number) => boolean, k: number, b: number): LexicalHit[] {
-    if (statistics.rows === 0) return [];
-    const averageLength = statistics.tokens / statistics.rows;
-    const scores = new Float64Array(this.rowids.length);
-    // Per slot: 0 not seen yet, 1 accepted, 2 rejected.
-    const seen = new Uint8Array(this.rowids.length);
-    const accepted: number[] = [];
-    for (const term of terms) {
-      const posting = this.postings.get(term);
-      if (!posting) continue;
-      const { slots, frequencies } = posting;
-      const idf = inverseDocumentFrequency(statistics.rows, slots.length);
-      for (let j = 0; j < slots.length; j += 1) {
-        const slot = slots[j] ?? 0;
-        if (seen[slot] === 0) {
-          const passes = accept(this.rowids[slot] ?? 0);
-          seen[slot] = passes ? 1 : 2;
-          if (passes) accepted.push(slot);
-        }
-        if (seen[slot] === 2) continue;
-        scores[slot] = (scores[slot] ?? 0) + idf * saturatedFrequency(frequencies[j] ?? 0, this.lengths[slot] ?? 0, averageLength, BM25_K1, b);
-      }
-    }
-    const best = bestSlots(accepted, k, (a, b) => (scores[b] ?? 0) - (scores[a] ?? 0) || (this.rowids[a] ?? 0) - (this.rowids[b] ?? 0));
-    return best.map((slot) => ({ rowid: this.rowids[slot] ?? 0, score: scores[slot] ?? 0 }));
-  }
-}
-
-/**
- * The k first of `slots` in the order `compare` gives (negative: a before b), in that order. A question's
- * words are held by thousands of rows of a large namespace and a search keeps a few dozen: a heap of the
- * k best so far (the worst of them on top) costs n log k, a sort of all of them n log n.
- */
-function bestSlots(slots: readonly number[], k: number, compare: (a: number, b: number) => number): number[] {
-  if (slots.length <= k) return [...slots].sort(compare);
-  const heap: number[] = [];
-  // A parent comes after its children in `compare`'s order: the root is the worst slot kept.
-  const worse = (i: number, j: number) => compare(heap[i] ?? 0, heap[j] ?? 0) > 0;
-  const swap = (i: number, j: number) => {
-    const held = heap[i] ?? 0;
-    heap[i] = heap[j] ?? 0;
-    heap[j] = held;
-  };
-  for (const slot of slots) {
-    if (heap.length < k) {
-      heap.push(slot);
-      for (let at = heap.length - 1; at > 0 && worse(at, (at - 1) >> 1); at = (at - 1) >> 1) swap(at, (at - 1) >> 1);
-    } else if (k > 0 && compare(slot, heap[0] ?? 0) < 0) {
-      heap[0] = slot;
-      siftDown(k, worse, swap);
-    }
-  }
-  return heap.sort(compare);
-}
-
-/** Moves the root of a heap of `size` down below every child that is worse than it. */
-function siftDown(size: number, worse: (i: number, j: number) => boolean, swap: (i: number, j: number) => void): void {
-  for (let at = 0; ; ) {
-    const left = 2 * at + 1;
-    let worst = at;
-    if (left < size && worse(left, worst)) worst = left;
-    if (left + 1 < size && worse(left + 1, worst)) worst = left + 1;
-    if (worst === at) return;
-    swap(at, worst);
-    at = worst;
-  }
 }
 
 /** Namespaces whose statistics the FTS5 path keeps between searches, each for the generation it was counted at. */
@@ -323,6 +162,7 @@ export class LexicalIndex {
         if (!last || rows.length < BUILD_SLICE_ROWS) break;
         afterId = last.id;
       }
+      copy.trim();
       this.counters.copied += 1;
       this.namespaces.set(namespace, copy);
       this.evictBeyondBudget();
@@ -338,7 +178,7 @@ export class LexicalIndex {
   private catchUp(namespace: string, copy: NamespaceTerms, generation: number): boolean {
     const changed = this.changes?.changedSince(namespace, copy.generation, generation);
     if (!changed) return false;
-    for (const rowid of changed) copy.delete(rowid);
+    copy.delete(changed);
     for (const row of this.statements.bodiesOf.all(JSON.stringify(changed), namespace)) if (!this.add(copy, row)) return false;
     copy.generation = generation;
     this.counters.caughtUp += 1;
