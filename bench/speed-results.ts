@@ -52,6 +52,17 @@ export const RecallSchema = z.object({
   byId: z.number().min(0).max(1).describe("Share of the exact top 10's ids found"),
 });
 
+/** The process's memory at one point of a measurement, in MB (process.memoryUsage, and the peak RSS so far). */
+export const MemoryPhaseSchema = z.object({
+  phase: z.string().describe("What the process had done when this was read"),
+  rssMb: z.number(),
+  heapUsedMb: z.number().describe("V8's heap in use (JS objects, strings)"),
+  externalMb: z.number().describe("Memory of C++ objects bound to JS objects, array buffers included"),
+  arrayBuffersMb: z.number().describe("ArrayBuffers and Buffers (typed arrays' contents)"),
+  peakRssMb: z.number().describe("The process's peak RSS so far: where it rose past the previous phase's, the peak fell in between"),
+});
+export type MemoryPhase = z.infer<typeof MemoryPhaseSchema>;
+
 /** A second process opening the store the measurement wrote and closed (`--child reopen`): the saved index loaded, not rebuilt. */
 export const ReopenSideSchema = z.object({
   side: z.literal("reopen"),
@@ -60,6 +71,7 @@ export const ReopenSideSchema = z.object({
   firstQuestionMs: z.number().describe("The first question through the full graph after opening (the lexical terms are read meanwhile, in the background)"),
   built: z.number().describe("Indexes the reopened store built (0: the saved one served)"),
   peakRssMb: z.number().describe("The reopening process's peak RSS"),
+  memory: z.array(MemoryPhaseSchema).optional().describe("The reopening process's memory after each phase, in order"),
 });
 export type ReopenSide = z.infer<typeof ReopenSideSchema>;
 
@@ -88,6 +100,8 @@ export const RecallgraphSideSchema = z.object({
   retrieveMs: LatencySchema.describe("Wall time of the full graph per question (retrieve)"),
   breakdown: BreakdownSchema,
   peakRssMb: z.number().describe("The process's peak RSS after ingest, index and questions (read before exact search is opened for recall)"),
+  // Optional: results saved before these were measured lack them.
+  memory: z.array(MemoryPhaseSchema).optional().describe("The process's memory after each phase, in order"),
   semanticRecallAt10: RecallSchema.nullable().describe(
     "hnsw: the semantic view's dense search (denseSearch, k 10, each question's vector) against exact search on the same file; exact: null (it is the reference)",
   ),

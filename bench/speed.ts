@@ -71,6 +71,7 @@ import {
   ratiosOf,
   SpeedResultsSchema,
   type QdrantSpeedResults,
+  type MemoryPhase,
   type RecallgraphSide,
   type ReopenSide,
   type SizeResult,
@@ -117,6 +118,20 @@ class TimedEmbeddings extends Embeddings {
 
 function peakRssMb(): number {
   return Math.round(process.resourceUsage().maxRSS / 1024);
+}
+
+/** The process's memory now, after `phase`. */
+function memoryAfter(phase: string): MemoryPhase {
+  const mb = (bytes: number) => Math.round(bytes / (1024 * 1024));
+  const usage = process.memoryUsage();
+  return {
+    phase,
+    rssMb: mb(usage.rss),
+    heapUsedMb: mb(usage.heapUsed),
+    externalMb: mb(usage.external),
+    arrayBuffersMb: mb(usage.arrayBuffers),
+    peakRssMb: peakRssMb(),
+  };
 }
 
 /** ms that `work` took. */
@@ -215,16 +230,22 @@ async function againstExact(indexed: SqliteMemoryStore, embedder: Embedder, path
 async function measureStore(path: string, size: number, queries: number, index: VectorIndexKind, scalarKind: HnswScalarKind) {
   const before = loadavg();
   const spec = createHashEmbedder().spec;
+  const memory = [memoryAfter("started")];
   const store = await openSqliteStore({ path, embedding: spec, ...storeOptions(index, scalarKind) });
   try {
     const { embedder, writeMs, ingestMs } = await ingest(store, size);
+    memory.push(memoryAfter("ingested"));
     // Read now rather than in the background among the timed questions (InMemoryStore indexes at put time).
     const lexicalBuildMs = await timed(() => store.buildLexicalIndex(NAMESPACE));
+    memory.push(memoryAfter("lexical terms read"));
     const indexBuildMs = index === "hnsw" ? await timed(() => buildIndex(store)) : null;
+    if (index === "hnsw") memory.push(memoryAfter("index built"));
     const graph = createRetrievalGraph({ store, embedder });
     const questions = syntheticQuestions(queries + WARMUP_QUERIES);
     const retrieveMs = latency(await retrieveTimes(graph, questions));
+    memory.push(memoryAfter("questions asked"));
     const breakdown = await breakdownOf(graph, { store, embedder }, NAMESPACE, questions.slice(WARMUP_QUERIES));
+    memory.push(memoryAfter("breakdown pass"));
     // Read before the comparison with exact search, whose copy of the vectors is the benchmark's, not the product's.
     const peak = peakRssMb();
     const compared = index === "hnsw" ? await againstExact(store, embedder, path, questions.slice(WARMUP_QUERIES)) : null;
@@ -236,6 +257,7 @@ async function measureStore(path: string, size: number, queries: number, index: 
       retrieveMs,
       breakdown,
       peakRssMb: peak,
+      memory,
       semanticRecallAt10: compared?.semanticRecallAt10 ?? null,
       graphAgreementAt10: compared?.graphAgreementAt10 ?? null,
       load: { before, after: loadavg() },
@@ -267,18 +289,22 @@ function reopenInChild(path: string, scalarKind: HnswScalarKind): Omit<ReopenSid
 /** Opens the store at `path` as the hnsw side did, readies its index (which must load, not build) and answers one question. */
 async function reopenSide(path: string, scalarKind: HnswScalarKind): Promise<ReopenSide> {
   const embedder = createHashEmbedder();
+  const memory = [memoryAfter("started")];
   const opening = performance.now();
   const store = await openSqliteStore({ path, embedding: embedder.spec, ...storeOptions("hnsw", scalarKind) });
   const openMs = round(performance.now() - opening, 1);
+  memory.push(memoryAfter("opened"));
   try {
     const loading = performance.now();
     const result = await store.buildVectorIndex(NAMESPACE);
     const indexLoadMs = round(performance.now() - loading, 1);
     if (result !== "loaded") throw new Error(`reopen: expected the saved index to load, the store answered "${result}"`);
+    memory.push(memoryAfter("index loaded"));
     const graph = createRetrievalGraph({ store, embedder });
     const [question = ""] = syntheticQuestions(1);
     const firstQuestionMs = await timed(() => retrieve(graph, { question, namespace: NAMESPACE, now: SYNTHETIC_NOW }));
-    return { side: "reopen", openMs, indexLoadMs, firstQuestionMs, built: store.vectorSearchCounters().built, peakRssMb: peakRssMb() };
+    memory.push(memoryAfter("first question"));
+    return { side: "reopen", openMs, indexLoadMs, firstQuestionMs, built: store.vectorSearchCounters().built, peakRssMb: peakRssMb(), memory };
   } finally {
     await store.close();
   }
