@@ -69,6 +69,11 @@ describe("sqlite in-memory namespace terms", () => {
         assert.deepEqual(rankings(copy), rankings(fresh), `step ${step}: rankings`);
         const odd = (rowid: number) => rowid % 2 === 1;
         assert.deepEqual(rankings(copy, odd), rankings(fresh, odd), `step ${step}: rankings of the accepted rows`);
+        // A small k leaves common words' postings unwalked: the same rows and bits as ranking every row.
+        for (const terms of QUERIES) {
+          const all = copy.ranked(terms, copy.statistics(), () => true, 1_000_000, BM25_B);
+          for (const k of [1, 3, 10]) assert.deepEqual(copy.ranked(terms, copy.statistics(), () => true, k, BM25_B), all.slice(0, k), `step ${step}: k ${k}`);
+        }
       }
     }
     assert.ok(copy.size > 50, `${copy.size} rows held at the end`);

@@ -4,9 +4,12 @@
  * namespace of a million memories holds some fifteen million postings.
  *
  * Each row sits in a slot: its rowid, its size D, and its distinct terms as ids into the namespace's
- * own term dictionary, end to end in one pool. Each term's posting holds the slots holding it with the
- * term's column-weighted count there. A posting's order does not matter: scores are summed per row,
- * term by term. A freed slot is reused by the next row added.
+ * own term dictionary with its count there, end to end in one pool. Each term's posting holds the
+ * slots holding it with the term's column-weighted count there. A posting's order does not matter: a
+ * ranking's scores are added up again in the query's order (see `ranked`). A freed slot is reused by
+ * the next row added. Measured (bench/lexical-memory.ts, the speed benchmark's short memories, about a
+ * dozen distinct terms each): 222 bytes per entry at 100k, 201 at 1M, where arrays and Maps per row
+ * and per term held 597 at 100k; about 16 bytes per distinct term of a row, plus some 40 per row.
  *
  * The counts are float32: a count is a sum of whole column weights (schema.ts; the tests hold them
  * whole), so a whole number of at most a few tens of thousands (an entry's text and tags are bounded),
@@ -39,14 +42,19 @@ class Posting {
   slots = new Int32Array(FIRST_POSTING_CAPACITY);
   counts = new Float32Array(FIRST_POSTING_CAPACITY);
   length = 0;
+  /** The largest count and the smallest row size D ever held: with them a term's share of any row's score is bounded (kept through deletes: still a bound). */
+  maxCount = 0;
+  minRowLength = Number.POSITIVE_INFINITY;
 
   constructor(readonly term: string) {}
 
-  add(slot: number, count: number): void {
+  add(slot: number, count: number, rowLength: number): void {
     if (this.length === this.slots.length) this.resize(this.length * 2);
     this.slots[this.length] = slot;
     this.counts[this.length] = count;
     this.length += 1;
+    this.maxCount = Math.max(this.maxCount, count);
+    this.minRowLength = Math.min(this.minRowLength, rowLength);
   }
 
   /** Drops the slots marked in `freed`, the others kept in order. */
@@ -84,6 +92,8 @@ export class NamespaceTerms {
   private termStarts = new Int32Array(FIRST_SLOT_CAPACITY);
   private termCounts = new Int32Array(FIRST_SLOT_CAPACITY);
   private pool = new Int32Array(FIRST_SLOT_CAPACITY * 8);
+  /** Each term's column-weighted count in the row, beside its id in `pool`. */
+  private poolCounts = new Float32Array(FIRST_SLOT_CAPACITY * 8);
   private poolUsed = 0;
   /** Term ids in `pool` that belong to a held row; the rest is freed rows' runs, dropped by `compactPool`. */
   private poolLive = 0;
@@ -92,6 +102,9 @@ export class NamespaceTerms {
   private readonly freeTermIds: number[] = [];
   /** The held rows' sizes D added up. */
   private tokens = 0;
+  /** A ranking's scratch, by slot: scores so far, and whether the row was seen (see `walk`). */
+  private partial = new Float64Array(0);
+  private seen = new Uint8Array(0);
 
   constructor(public generation: number) {}
 
@@ -135,8 +148,10 @@ export class NamespaceTerms {
     this.termCounts[slot] = counts.size;
     for (const [term, count] of counts) {
       const id = this.termId(term);
-      this.pool[this.poolUsed++] = id;
-      this.postings[id]?.add(slot, count);
+      this.pool[this.poolUsed] = id;
+      this.poolCounts[this.poolUsed] = count;
+      this.poolUsed += 1;
+      this.postings[id]?.add(slot, count, tokens);
     }
     this.poolLive += counts.size;
   }
@@ -171,35 +186,115 @@ export class NamespaceTerms {
 
   /**
    * The k best accepted rows holding any of the terms, scored with the namespace's statistics (n is a
-   * term's postings: every row of the namespace holding it is here), best first, ties by rowid. Term by
-   * term, in the query's order, so each row's score adds its terms in bm25()'s order.
+   * term's postings: every row of the namespace holding it is here), best first, ties by rowid.
+   *
+   * Terms are walked from the one that can add most to a row's score (its bound: idf x the saturated
+   * frequency of its largest count in its shortest row) down. Once at least k rows are seen and the
+   * bounds of the terms left add up to less than the k-th best score so far, no row not seen yet can
+   * reach the k best: the terms left only add to the rows seen, whose `accept` is not asked again nor
+   * kept among the candidates. The rows that can still be among the k best are then scored afresh from
+   * their own terms, term by term in the query's order, so each score adds its terms in bm25()'s order:
+   * the bits a walk of every row in that order gives.
    */
   ranked(terms: readonly string[], statistics: Bm25Statistics, accept: (rowid: number) => boolean, k: number, b: number): LexicalHit[] {
-    if (statistics.rows === 0) return [];
+    if (statistics.rows === 0 || k <= 0) return [];
     const averageLength = statistics.tokens / statistics.rows;
-    const scores = new Float64Array(this.slotCount);
-    // Per slot: 0 not seen yet, 1 accepted, 2 rejected.
-    const seen = new Uint8Array(this.slotCount);
+    const query = this.queryTerms(terms, statistics.rows, averageLength, b);
+    const order = [...query].sort((x, y) => y.bound - x.bound);
+    // boundsFrom[i]: the most the terms from order[i] on can add to a row's score.
+    const boundsFrom = new Float64Array(order.length + 1);
+    for (let i = order.length - 1; i >= 0; i -= 1) boundsFrom[i] = (boundsFrom[i + 1] ?? 0) + (order[i]?.bound ?? 0);
+    const walk = this.walk(averageLength, b, accept);
+    try {
+      let closed = false;
+      for (const [i, term] of order.entries()) {
+        const left = boundsFrom[i] ?? 0;
+        // No score seen yet exceeds the bounds walked: while those of the terms left reach them, the k-th best is not looked for.
+        const closable = walk.accepted.length >= k && surely(left, (boundsFrom[0] ?? 0) - left);
+        closed ||= closable && surely(left, kthLargest(walk.accepted, walk.partial, k));
+        walk.add(term, !closed);
+      }
+      const { accepted, partial } = walk;
+      const threshold = accepted.length > k ? kthLargest(accepted, partial, k) : Number.NEGATIVE_INFINITY;
+      const contenders = accepted.filter((slot) => !surely(partial[slot] ?? 0, threshold));
+      // Contenders' partial sums (in the walk's order) replaced by their scores (in the query's).
+      for (const slot of contenders) partial[slot] = this.score(slot, query, averageLength, b);
+      const best = bestSlots(contenders, k, (a, b) => (partial[b] ?? 0) - (partial[a] ?? 0) || (this.rowids[a] ?? 0) - (this.rowids[b] ?? 0));
+      return best.map((slot) => ({ rowid: this.rowids[slot] ?? 0, score: partial[slot] ?? 0 }));
+    } finally {
+      walk.clear();
+    }
+  }
+
+  /**
+   * A walk of postings into the namespace's scratch arrays (one per namespace, reused: a search at a
+   * million rows would otherwise allocate and fault in 9 MB), cleared after, slot by slot.
+   */
+  private walk(averageLength: number, b: number, accept: (rowid: number) => boolean) {
+    if (this.partial.length < this.slotCount) {
+      this.partial = new Float64Array(this.rowids.length);
+      this.seen = new Uint8Array(this.rowids.length);
+    }
+    const { partial, seen, rowids, lengths } = this;
     const accepted: number[] = [];
+    const rejected: number[] = [];
+    return {
+      accepted,
+      partial,
+      /** Adds the term's share to the rows holding it: every such row when `open` (each new one asked `accept`), else only those seen. */
+      add({ posting, idf }: QueryTerm, open: boolean): void {
+        const { slots, counts, length } = posting;
+        for (let j = 0; j < length; j += 1) {
+          const slot = slots[j] ?? 0;
+          // Per slot: 0 not seen yet, 1 accepted, 2 rejected.
+          if (seen[slot] === 0) {
+            if (!open) continue;
+            const passes = accept(rowids[slot] ?? 0);
+            seen[slot] = passes ? 1 : 2;
+            (passes ? accepted : rejected).push(slot);
+          }
+          if (seen[slot] === 2) continue;
+          partial[slot] = (partial[slot] ?? 0) + idf * saturatedFrequency(counts[j] ?? 0, lengths[slot] ?? 0, averageLength, BM25_K1, b);
+        }
+      },
+      clear(): void {
+        for (const slot of accepted) {
+          seen[slot] = 0;
+          partial[slot] = 0;
+        }
+        for (const slot of rejected) seen[slot] = 0;
+      },
+    };
+  }
+
+  /** The query's terms this namespace holds, in the query's order, each with its idf and bound. */
+  private queryTerms(terms: readonly string[], rows: number, averageLength: number, b: number): QueryTerm[] {
+    const query: QueryTerm[] = [];
     for (const term of terms) {
       const id = this.termIds.get(term);
       const posting = id === undefined ? undefined : this.postings[id];
-      if (!posting) continue;
-      const { slots, counts, length } = posting;
-      const idf = inverseDocumentFrequency(statistics.rows, length);
-      for (let j = 0; j < length; j += 1) {
-        const slot = slots[j] ?? 0;
-        if (seen[slot] === 0) {
-          const passes = accept(this.rowids[slot] ?? 0);
-          seen[slot] = passes ? 1 : 2;
-          if (passes) accepted.push(slot);
-        }
-        if (seen[slot] === 2) continue;
-        scores[slot] = (scores[slot] ?? 0) + idf * saturatedFrequency(counts[j] ?? 0, this.lengths[slot] ?? 0, averageLength, BM25_K1, b);
+      if (id === undefined || !posting) continue;
+      const idf = inverseDocumentFrequency(rows, posting.length);
+      const bound = idf * saturatedFrequency(posting.maxCount, posting.minRowLength, averageLength, BM25_K1, b);
+      query.push({ id, posting, idf, bound });
+    }
+    return query;
+  }
+
+  /** A row's score from its own terms: the query's terms it holds, added in the query's order. */
+  private score(slot: number, query: readonly QueryTerm[], averageLength: number, b: number): number {
+    const start = this.termStarts[slot] ?? 0;
+    const end = start + (this.termCounts[slot] ?? 0);
+    const length = this.lengths[slot] ?? 0;
+    let score = 0;
+    for (const { id, idf } of query) {
+      for (let at = start; at < end; at += 1) {
+        if (this.pool[at] !== id) continue;
+        score += idf * saturatedFrequency(this.poolCounts[at] ?? 0, length, averageLength, BM25_K1, b);
+        break;
       }
     }
-    const best = bestSlots(accepted, k, (a, b) => (scores[b] ?? 0) - (scores[a] ?? 0) || (this.rowids[a] ?? 0) - (this.rowids[b] ?? 0));
-    return best.map((slot) => ({ rowid: this.rowids[slot] ?? 0, score: scores[slot] ?? 0 }));
+    return score;
   }
 
   /** The term's id in the dictionary, added with an empty posting when new. */
@@ -240,23 +335,76 @@ export class NamespaceTerms {
   private reservePool(count: number): void {
     if (this.poolUsed + count <= this.pool.length) return;
     if (this.poolUsed - this.poolLive >= this.poolLive) this.compactPool(count);
-    else this.pool = resized(this.pool, this.poolUsed, Math.ceil((this.poolUsed + count) * 1.5));
+    else {
+      const capacity = Math.ceil((this.poolUsed + count) * 1.5);
+      this.pool = resized(this.pool, this.poolUsed, capacity);
+      this.poolCounts = resized(this.poolCounts, this.poolUsed, capacity);
+    }
   }
 
   /** The held rows' term ids copied end to end into a pool with `room` to spare; freed rows' runs are dropped. */
   private compactPool(room: number): void {
     const pool = new Int32Array(this.poolLive + room);
+    const poolCounts = new Float32Array(this.poolLive + room);
     let used = 0;
     for (const slot of this.slotOf.values()) {
       const start = this.termStarts[slot] ?? 0;
       const count = this.termCounts[slot] ?? 0;
       pool.set(this.pool.subarray(start, start + count), used);
+      poolCounts.set(this.poolCounts.subarray(start, start + count), used);
       this.termStarts[slot] = used;
       used += count;
     }
     this.pool = pool;
+    this.poolCounts = poolCounts;
     this.poolUsed = used;
   }
+}
+
+interface QueryTerm {
+  id: number;
+  posting: Posting;
+  idf: number;
+  /** The most this term adds to any row's score, up to rounding (which SLACK covers). */
+  bound: number;
+}
+
+/**
+ * The relative room left for rounding when scores summed in one order are compared with bounds summed in
+ * another: their sums of a few terms differ by a few units in the 16th digit, this by a billionth.
+ */
+const SLACK = 1e-9;
+
+/** Whether `most` (a bound of a row's score) is below `threshold` (the k-th best score so far) whatever the rounding. */
+function surely(most: number, threshold: number): boolean {
+  return most * (1 + SLACK) < threshold * (1 - SLACK);
+}
+
+/** The k-th largest of `scores` over `slots` (at least k of them): a heap of the k largest, the least on top. */
+function kthLargest(slots: readonly number[], scores: Float64Array, k: number): number {
+  const heap = new Float64Array(k);
+  let size = 0;
+  for (const slot of slots) {
+    const value = scores[slot] ?? 0;
+    if (size < k) {
+      let at = size;
+      size += 1;
+      for (; at > 0 && (heap[(at - 1) >> 1] ?? 0) > value; at = (at - 1) >> 1) heap[at] = heap[(at - 1) >> 1] ?? 0;
+      heap[at] = value;
+    } else if (value > (heap[0] ?? 0)) {
+      let at = 0;
+      for (;;) {
+        const left = 2 * at + 1;
+        if (left >= k) break;
+        const child = left + 1 < k && (heap[left + 1] ?? 0) < (heap[left] ?? 0) ? left + 1 : left;
+        if ((heap[child] ?? 0) >= value) break;
+        heap[at] = heap[child] ?? 0;
+        at = child;
+      }
+      heap[at] = value;
+    }
+  }
+  return heap[0] ?? 0;
 }
 
 /**
