@@ -6,11 +6,13 @@ import { z } from "zod";
 import { BM25_B } from "../../text/bm25.js";
 
 /**
- * Entries whose terms all namespaces may hold in memory together. Measured with the benchmark's short
- * memories: peak RSS at 100k entries rose by 160-250 MB with the terms and the parsed-entry cache, so
- * the default is about 1 GB at most for such texts, the vectors' own default budget.
+ * Entries whose terms all namespaces may hold in memory together. Measured with the speed benchmark's
+ * short memories (bench/lexical-memory.ts): 201 bytes per entry at 1M, about 16 per distinct term of a
+ * row plus some 40 per row. 1.5M such entries are ~300 MB; a 1M namespace (~200 MB) fits with room for
+ * others, and the 1M benchmark process, whose peak was 1.8 GB with its terms left to FTS5, stays near
+ * 2 GB, under 3 GB. Entries of ten times as many distinct terms cost about ten times as much each.
  */
-export const DEFAULT_LEXICAL_CACHE_ENTRIES = 500_000;
+export const DEFAULT_LEXICAL_CACHE_ENTRIES = 1_500_000;
 
 /** The lexical search settings of a sqlite store, described, without its default (the store's configuration reuses it as optional). */
 export const LexicalIndexFields = {
