@@ -22,6 +22,7 @@ import { normalizeEntry } from "../src/memory/entry.js";
 import type { EmbeddingSpec } from "../src/text/embedder.js";
 import { openSqliteStore, type SqliteMemoryStore } from "../src/stores/sqlite/store.js";
 import { SYNTHETIC_NOW, syntheticMemoryBatches, syntheticQuestions } from "./synthetic.js";
+import { ownPeakRssMb } from "./peak-rss.js";
 
 const NAMESPACE = "bench";
 const BATCH = 10_000;
@@ -112,7 +113,7 @@ async function main(): Promise<void> {
         buildMs,
         inMemory,
         ...(fromFts5 ? { fromFts5 } : {}),
-        peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
+        peakRssMb: ownPeakRssMb(),
         load: { before: loadBefore, after: loadavg() },
       };
       process.stdout.write(`${JSON.stringify(result)}\n`);

@@ -19,6 +19,7 @@ import { z } from "zod";
 import { latencySummary, roundTo } from "../src/eval/metrics.js";
 import { hashEmbed } from "../src/text/embedders/hash-features.js";
 import { HASH_DEFAULT_DIMENSION } from "../src/text/embedders/hashing.js";
+import { ownPeakRssMb } from "./peak-rss.js";
 import { recallAgainstExact, type RankedHit } from "./recall.js";
 import type { LancedbSide } from "./speed-results.js";
 import { syntheticMemoryBatches, syntheticQuestions } from "./synthetic.js";
@@ -182,7 +183,7 @@ export async function lancedbSide(size: number, queries: number, warmup: number)
     const indexedMs = await timeQueries(queries, warmup, (i) => hybrid(i, false));
 
     // Read before the recall pass, which generates the memories again (a batch at a time) to score the ids found.
-    const peakRssMb = Math.round(process.resourceUsage().maxRSS / 1024);
+    const peakRssMb = ownPeakRssMb();
     const recall = await vectorRecall(size, queries, warmup, vectors, vectorIds);
     return {
       side: "lancedb",

@@ -23,6 +23,7 @@ import { createHashEmbedder } from "../src/text/embedders/create-embedder.js";
 import type { QdrantSideSchema, QdrantSpeedResults } from "./speed-results.js";
 import { SYNTHETIC_NOW, syntheticMemories, syntheticQuestions } from "./synthetic.js";
 import type { z } from "zod";
+import { ownPeakRssMb } from "./peak-rss.js";
 
 const NAMESPACE = "bench";
 
@@ -65,7 +66,7 @@ export async function qdrantSide(size: number, queries: number, warmup: number):
       requests: { ...latency(asked.requests), mean: round(mean(asked.requests), 2), first: asked.first },
       serverMs: { ...latency(asked.serverMs), mean: round(mean(asked.serverMs), 3) },
       outsideServerMs: latency(asked.times.map((ms, i) => ms - (asked.serverMs[i] ?? 0))),
-      peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
+      peakRssMb: ownPeakRssMb(),
     };
   } finally {
     await store.drop();

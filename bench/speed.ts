@@ -53,6 +53,7 @@ import { createHashEmbedder } from "../src/text/embedders/create-embedder.js";
 import { hashEmbed } from "../src/text/embedders/hash-features.js";
 import { EmbeddingBenchSchema, embeddingResultsPath, type BenchedEmbedder } from "./embedding.js";
 import { machineDescription } from "./machine.js";
+import { ownPeakRssMb } from "./peak-rss.js";
 import { recallAgainstExact, type RankedHit } from "./recall.js";
 import { parseSpeedArgs, type SpeedArgs } from "./speed-args.js";
 import { breakdownOf } from "./speed-breakdown.js";
@@ -116,10 +117,6 @@ class TimedEmbeddings extends Embeddings {
   }
 }
 
-function peakRssMb(): number {
-  return Math.round(process.resourceUsage().maxRSS / 1024);
-}
-
 /** The process's memory now, after `phase`. */
 function memoryAfter(phase: string): MemoryPhase {
   const mb = (bytes: number) => Math.round(bytes / (1024 * 1024));
@@ -130,7 +127,7 @@ function memoryAfter(phase: string): MemoryPhase {
     heapUsedMb: mb(usage.heapUsed),
     externalMb: mb(usage.external),
     arrayBuffersMb: mb(usage.arrayBuffers),
-    peakRssMb: peakRssMb(),
+    peakRssMb: ownPeakRssMb(),
   };
 }
 
@@ -247,7 +244,7 @@ async function measureStore(path: string, size: number, queries: number, index: 
     const breakdown = await breakdownOf(graph, { store, embedder }, NAMESPACE, questions.slice(WARMUP_QUERIES));
     memory.push(memoryAfter("breakdown pass"));
     // Read before the comparison with exact search, whose copy of the vectors is the benchmark's, not the product's.
-    const peak = peakRssMb();
+    const peak = ownPeakRssMb();
     const compared = index === "hnsw" ? await againstExact(store, embedder, path, questions.slice(WARMUP_QUERIES)) : null;
     return {
       ingestPerSec: Math.round(size / (ingestMs / 1000)),
@@ -304,7 +301,7 @@ async function reopenSide(path: string, scalarKind: HnswScalarKind): Promise<Reo
     const [question = ""] = syntheticQuestions(1);
     const firstQuestionMs = await timed(() => retrieve(graph, { question, namespace: NAMESPACE, now: SYNTHETIC_NOW }));
     memory.push(memoryAfter("first question"));
-    return { side: "reopen", openMs, indexLoadMs, firstQuestionMs, built: store.vectorSearchCounters().built, peakRssMb: peakRssMb(), memory };
+    return { side: "reopen", openMs, indexLoadMs, firstQuestionMs, built: store.vectorSearchCounters().built, peakRssMb: ownPeakRssMb(), memory };
   } finally {
     await store.close();
   }
@@ -332,7 +329,7 @@ async function inMemorySide(size: number, queries: number): Promise<z.infer<type
     await store.search([NAMESPACE], { query: question, limit: 10 });
     if (i >= WARMUP_QUERIES) times.push(performance.now() - asked);
   }
-  return { side: "inmemory", buildPerSec: Math.round(size / (buildMs / 1000)), searchMs: latency(times), peakRssMb: peakRssMb(), load: { before, after: loadavg() } };
+  return { side: "inmemory", buildPerSec: Math.round(size / (buildMs / 1000)), searchMs: latency(times), peakRssMb: ownPeakRssMb(), load: { before, after: loadavg() } };
 }
 
 /** Runs one measurement in a fresh process (its own heap, its own peak RSS) and reads its JSON line. */
