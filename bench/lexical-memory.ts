@@ -2,7 +2,7 @@
  * Lexical index benchmark (a script, not a test): what a namespace's terms cost held in memory
  * (lexical-index.ts), and how fast they rank, at one size.
  *
- *   node --expose-gc --import tsx bench/lexical-memory.ts [--size 100000] [--queries 100] [--path file.db] [--fts5]
+ *   npm run bench:lexical-memory -- [--size 100000] [--queries 100] [--path file.db] [--fts5]
  *
  * The bench:speed memories (bench/synthetic.ts) are written to a store file with 4-d vectors (the terms
  * do not depend on them, and writing 1M 512-d vectors would take most of the run); `--path` keeps the
