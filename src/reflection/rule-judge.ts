@@ -18,8 +18,8 @@ const BRIDGE_SOURCES = 3;
  * ERR_1024"), then the judge asks about them by name ("Bob Müller city live"), keeping hits that
  * mention the name. A query already asked in an earlier round is not asked again (makeCoverage).
  *
- * A missing facet is reported, not searched for: a missing word is one the evidence does not use
- * either ("likely", "partake"), and a missing name searched on its own votes for whatever mentions it.
+ * A missing facet is reported, not searched for: a missing word is most often one the evidence does not
+ * use either ("likely", "partake"), and a missing name searched on its own votes for whatever mentions it.
  * Either search cost RealMem's recall and moved no other set (docs/experiments.md, "Reflection").
  */
 export function judgeWithRules(plan: Plan, found: readonly MemoryEntry[], maxGapQueries: number, asked: ReadonlySet<string> = new Set()): Coverage {
