@@ -10,10 +10,31 @@ import type { RecallGraph } from "../../src/library/open-recallgraph.js";
 import { RETRIEVAL_PRESETS } from "../../src/graph/presets.js";
 import { openSqliteStore } from "../../src/stores/sqlite/store.js";
 import { openIsolationMemory, recordingStore } from "./support.js";
-import { askedOf, assertOwnEntry, assertOwnResult, callerFilter, foreignIds, loadWorld, NOW, question, runs, Seen, worldSpec, type World } from "./world.js";
+import { askedOf, assertOwnEntry, assertOwnResult, callerFilter, foreignIds, loadWorld, markerOf, NOW, question, runs, Seen, worldSpec, type World } from "./world.js";
 
 /** The presets whose runs differ in what they search: all three views with reflection, without, and each view alone. */
 const PRESETS = ["full", "no-reflect", "dense", "lexical", "symbolic"] as const satisfies readonly (keyof typeof RETRIEVAL_PRESETS)[];
+
+/**
+ * A world and question that surely reach a reflection round (a second hop from "the person who budget"
+ * to Chen Wei, whom both namespaces' budget memories name), so that every run of the property checks
+ * a gap query's round at least once, whatever the random worlds reach.
+ */
+const SECOND_HOP = {
+  spec: {
+    namespaces: ["alice", "bob"],
+    inputs: [
+      [
+        { id: "m1", text: `${markerOf(0)} budget meeting`, persons: ["Chen Wei"], timestamp: Date.parse("2026-05-01T09:00:00Z") },
+        { id: "m2", text: `${markerOf(0)} Chen Wei Shanghai`, persons: ["Chen Wei"], timestamp: Date.parse("2026-05-02T09:00:00Z") },
+      ],
+      [{ id: "m1", text: `${markerOf(1)} budget meeting`, persons: ["Chen Wei"], timestamp: Date.parse("2026-05-01T09:00:00Z") }],
+    ],
+  },
+  asked: ["alice"],
+  question: "Which city does the person who budget meeting live in?",
+  filter: undefined,
+};
 
 /** Everything a namespace holds, walking every page of `list`. */
 async function listAll(memory: RecallGraph, namespace: string): Promise<string[]> {
@@ -59,7 +80,7 @@ describe("isolation: the library surface", () => {
           }
         },
       ),
-      runs(),
+      { ...runs(), examples: [[SECOND_HOP]] },
     );
     seen.assertSome("result");
     // The property is meant to cover the gap-query rounds too: some run must have reached one.

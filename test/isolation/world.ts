@@ -151,12 +151,17 @@ export function askedOf(namespaces: readonly string[]): fc.Arbitrary<string[]> {
   return fc.subarray([...namespaces], { minLength: 1, maxLength: namespaces.length - 1 });
 }
 
-/** Questions: bag-of-words from the pools, or a sentence that makes the planner extract names and dates. */
+/**
+ * Questions: bag-of-words from the pools, a sentence that makes the planner extract names and dates, or
+ * one about someone it describes by a shared word ("the person who budget ..."), whose answer may take a
+ * second hop (a reflection round) to a person the memories holding that word name.
+ */
 export const question: fc.Arbitrary<string> = fc.oneof(
   fc.array(word, { minLength: 1, maxLength: 6 }).map((words) => `what ${words.join(" ")}`),
   fc
     .tuple(fc.constantFrom(...NAMES), fc.constantFrom(...CODES, ...SHARED_WORDS, ...CJK), fc.constantFrom("last week", "in 2025", "yesterday", "in March", "上个月", "since January"))
     .map(([name, thing, when]) => `What did ${name} say about ${thing} ${when}?`),
+  fc.tuple(fc.constantFrom(...SHARED_WORDS), fc.constantFrom(...CODES, ...SHARED_WORDS)).map(([done, thing]) => `Which city does the person who ${done} ${thing} live in?`),
 );
 
 const isoDay = fc.integer({ min: Date.parse("2024-12-01T00:00:00Z"), max: NOW.getTime() }).map((ms) => new Date(ms).toISOString());
