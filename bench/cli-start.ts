@@ -10,7 +10,7 @@
  *   loads a model: what is measured is the command's own start, open and exit. A question with the
  *   offline default (USE-lite) adds loading its model on top.
  * - The commands alternate round by round, so load from other processes falls on all alike; medians
- *   and minima are reported with the load average. Peak RSS is the child's own (`maxRSS` at exit).
+ *   and minima are reported with the load average. Peak RSS is the child's own at exit (bench/peak-rss.ts).
  * - Modules are counted in one extra run per command, with a module hook (which slows it), never in
  *   the timed runs.
  *

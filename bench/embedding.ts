@@ -37,6 +37,7 @@ import { createOnnxEmbedder, ONNX_DEFAULT_BATCH_SIZE } from "../src/text/embedde
 import { createUseLiteEmbedder, USE_LITE_DEFAULT_BATCH_SIZE } from "../src/text/embedders/use-lite.js";
 import { syntheticMemories, syntheticQuestions } from "./synthetic.js";
 import { machineDescription } from "./machine.js";
+import { ownPeakRssKb } from "./peak-rss.js";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 export const EMBEDDING_RESULTS_PATH = join(HERE, "results", "embedding.json");
@@ -186,7 +187,7 @@ async function measure(args: Args, workers: number, count: number): Promise<Omit
   const cpuMs = (cpu.user + cpu.system) / 1000;
   // Memory as ingest sees it: the pool's main thread has loaded no model of its own yet.
   const rssMb = mb(process.memoryUsage().rss);
-  const peakRssMb = mb(process.resourceUsage().maxRSS * 1024); // maxRSS is in KiB
+  const peakRssMb = mb(ownPeakRssKb() * 1024);
 
   const hash = createHash("sha256");
   for (const vector of vectors) hash.update(new Uint8Array(Float32Array.from(vector).buffer));

@@ -48,6 +48,7 @@ import { openRecallGraph, type EmbedderConfig, type MemoryInput } from "../src/i
 import { groupRssBytes, startServer, type RunningServer } from "./load-server.js";
 import { SYNTHETIC_NOW, seededRandom, syntheticMemories } from "./synthetic.js";
 import { machineDescription } from "./machine.js";
+import { ownPeakRssMb } from "./peak-rss.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const DEFAULT_OUT = join(ROOT, "bench", "results", "load.json");
@@ -551,7 +552,7 @@ async function libraryTarget(template: string, directory: string, namespaces: re
   const target = await openLibraryTarget(copyStore(template, join(directory, "library")), args);
   try {
     const outcome = await runLoad(target, namespaces, args);
-    return { target: "library", ...outcome, processMaxRssMb: Math.round(process.resourceUsage().maxRSS / 1024) };
+    return { target: "library", ...outcome, processMaxRssMb: ownPeakRssMb() };
   } finally {
     await target.close();
   }

@@ -21,6 +21,7 @@ import { normalizeEntry } from "../src/memory/entry.js";
 import type { MemoryFilter, MemoryRecord } from "../src/stores/port.js";
 import { openSqliteStore } from "../src/stores/sqlite/store.js";
 import { pick, randomUnitVector, seededRandom } from "./synthetic.js";
+import { ownPeakRssKb } from "./peak-rss.js";
 
 const DIMENSION = 512;
 const NAMESPACE = "bench";
@@ -222,7 +223,7 @@ async function measureSize(size: number, queries: number, keepDir?: string): Pro
       latencyMs,
       fileBytes: stats.bytes ?? statSync(path).size,
       walBytes,
-      peakRssBytes: process.resourceUsage().maxRSS * 1024,
+      peakRssBytes: ownPeakRssKb() * 1024,
       meanHits,
     };
   } finally {

@@ -37,6 +37,7 @@ import { DEFAULT_HNSW_PARAMETERS } from "../src/stores/sqlite/vector-search.js";
 import { hashEmbed } from "../src/text/embedders/hash-features.js";
 import { recallAgainstExact, type RankedHit } from "./recall.js";
 import { randomUnitVector, seededRandom, SYNTHETIC_NOW, syntheticMemories, syntheticQuestions } from "./synthetic.js";
+import { ownPeakRssKb } from "./peak-rss.js";
 
 const DIMENSION = 512;
 const NAMESPACE = "bench";
@@ -238,7 +239,7 @@ async function measureHnsw(size: number, options: BenchOptions): Promise<HnswRes
       recallAt10ById: recall.byId,
       sameAfterRestart: loaded === "loaded" && again.every((hits, i) => sameHits(hits, found[i] ?? [])),
       expansionSweep,
-      peakRssBytes: process.resourceUsage().maxRSS * 1024,
+      peakRssBytes: ownPeakRssKb() * 1024,
       loadAverageAfter: loadavg(),
     };
   } finally {
