@@ -3,6 +3,7 @@ import type { GraphDependencies } from "../runtime/dependencies.js";
 import type { ViewTask } from "../graph/state.js";
 import { separationEvidence } from "../retrieval/list-evidence.js";
 import { SeparationRampSchema, type SeparationRamp } from "../text/embedders/profiles.js";
+import { vectorQueryOf } from "../planning/known-names.js";
 import { acrossNamespaces, runView, searchOptionsFor, type ViewUpdate } from "./run-view.js";
 import { defineView, type ViewSettings } from "./view-definition.js";
 
@@ -33,18 +34,19 @@ type Own = ViewSettings<typeof FIELDS, typeof SETTLED>;
 const FULL_VOTE: SeparationRamp = { from: 0, to: 0 };
 
 /**
- * Semantic view: every query of the round embedded in one batched call, then dense search per
- * query and namespace, hits under the absolute similarity threshold dropped. Queries and entries the
- * embedder cannot represent (CJK for an English-only model) are left to the other views. The
- * embedding and the searches are raced against the run's deadline by runView: a hung embedder
- * (whose calls take no signal) costs this view its hits, not the run its answer.
+ * Semantic view: every query of the round embedded in one batched call, without the persons the plan
+ * asks about (vectorQueryOf), then dense search per query and namespace, hits under the absolute
+ * similarity threshold dropped. Queries and entries the embedder cannot represent (CJK for an
+ * English-only model) are left to the other views. The embedding and the searches are raced against
+ * the run's deadline by runView: a hung embedder (whose calls take no signal) costs this view its
+ * hits, not the run its answer.
  */
 function semanticSearch(dependencies: () => Promise<GraphDependencies>, task: ViewTask, own: Own): Promise<ViewUpdate> {
   return runView("semantic", task, async () => {
     const { store, embedder } = await dependencies();
     const queries = task.queries.filter((query) => embedder.trustworthyFor(query));
     if (queries.length === 0) return [];
-    const vectors = await embedder.embeddings.embedDocuments(queries);
+    const vectors = await embedder.embeddings.embedDocuments(queries.map((query) => vectorQueryOf(query, task.plan.persons)));
     return acrossNamespaces(task, queries, async (namespace, query, index) => {
       const hits = await store.denseSearch(namespace, vectors[index] ?? [], searchOptionsFor(task, query, own.semanticTopK));
       // An entry the embedder cannot represent has a meaningless score (USE-lite gives all CJK text one vector).

@@ -9,7 +9,7 @@ import type { ViewTask } from "../graph/state.js";
 import type { Plan } from "../domain/plan.js";
 import { bothFilters, matchesFilter } from "../stores/caller-filter.js";
 import { acrossNamespaces, runView, type ViewUpdate } from "./run-view.js";
-import { withoutNames } from "../planning/known-names.js";
+import { vectorQueryOf, withoutNames } from "../planning/known-names.js";
 import { withoutRelativeTime } from "../retrieval/query-words.js";
 import { deadlineOf, halfwayTo, withinDeadline, type RunDeadline } from "../runtime/deadline.js";
 import { defineView, type QuestionWeighing, type ViewSettings } from "./view-definition.js";
@@ -30,7 +30,8 @@ type Own = ViewSettings<typeof FIELDS>;
  * time window, ANDed); a memory that says a required name in its words meets that name's condition
  * as one that carries it does (matchesIn). No conditions, no results. Matches are ranked by the question's words first
  * (BM25 within the conditions), then the matches that share no word with it, by similarity to the
- * question when the embedder can represent it, newest first otherwise. The conditions' names are not
+ * question without the persons it asks about (vectorQueryOf, as the semantic view embeds it) when the
+ * embedder can represent it, newest first otherwise. The conditions' names are not
  * among those words: every match has them, so they cannot order the matches, and would only put the
  * shortest first (a speaker's name begins each of their turns). Nor is a relative time expression, as
  * in the lexical view (withoutRelativeTime); a date stays, since a memory that names it speaks of what
@@ -58,7 +59,7 @@ function symbolicSearch(dependencies: () => Promise<GraphDependencies>, task: Vi
     let vector: Promise<number[] | undefined> | undefined;
     const similarTo = () => {
       // The vector only orders the matches: a hung embedder gets half the time left, then they go newest first.
-      vector ??= dependencies().then(({ embedder }) => questionVector(embedder, task.question, halfwayTo(deadlineOf(task.settings))));
+      vector ??= dependencies().then(({ embedder }) => questionVector(embedder, vectorQueryOf(task.question, task.plan.persons), halfwayTo(deadlineOf(task.settings))));
       return vector;
     };
     return acrossNamespaces(task, [describeFilter(conditions)], (namespace) => matchesIn(namespace, search, similarTo));

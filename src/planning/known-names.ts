@@ -53,6 +53,18 @@ export function nameParts(name: string): string[] {
     .filter((part) => part.length >= 3 && /^\p{L}+$/u.test(part) && !ENGLISH_STOPWORDS.has(part));
 }
 
+/**
+ * What a query is embedded as: without the persons the plan asks about, unless nothing else is left. A
+ * name is matched exactly where it can be (a speaker's name is indexed with their words, the symbolic
+ * view's conditions, the own-words round), while in a vector it pulls toward every memory that mentions
+ * the person, whatever it says, and the rest of the question weighs less.
+ */
+export function vectorQueryOf(query: string, persons: readonly string[]): string {
+  if (persons.length === 0) return query;
+  const rest = withoutNames(query, persons);
+  return rest.trim() ? rest : query;
+}
+
 /** `text` without the names, each whole and by its parts (nameParts): "Alice Chen", then "Alice" and "Chen" alone. */
 export function withoutNames(text: string, names: readonly string[]): string {
   return withoutWords(text, names.flatMap((name) => [name, ...nameParts(name)]));
