@@ -32,6 +32,17 @@ export const SpeedArgsSchema = z.object({
   child: z.enum(SPEED_CHILDREN).optional().describe("--child: the one measurement this process makes (internal)"),
   size: z.number().int().min(1).optional().describe("--size: the child's entries (internal)"),
   path: z.string().min(1).optional().describe("--path: the store file a reopen child opens (internal)"),
+  keep: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("--keep: with one size and one index, build the store file at this path (which must not exist) and keep it and its index, for --reuse"),
+  reuse: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("--reuse: open the store --keep kept at this path (same --scalar-kind), load its index, and measure only the questions: latency, breakdown, the slowest questions"),
+  exact: z.boolean().describe("--no-exact: with --reuse, skip the comparison with exact search (recall@10, graph agreement)"),
   embedder: z.enum(BENCHED_EMBEDDERS).describe("--embedder: whose embedding rates (bench:embedding's results) go with the figures"),
   store: z
     .enum(["sqlite", "qdrant"])
@@ -60,6 +71,9 @@ const FLAGS = {
   child: { type: "string" },
   size: { type: "string" },
   path: { type: "string" },
+  keep: { type: "string" },
+  reuse: { type: "string" },
+  "no-exact": { type: "boolean" },
   embedder: { type: "string" },
   store: { type: "string" },
 } as const;
@@ -91,6 +105,9 @@ export function parseSpeedArgs(argv: readonly string[]): SpeedArgs {
     child: values.child,
     size: number(values.size),
     path: values.path,
+    keep: values.keep,
+    reuse: values.reuse,
+    exact: values["no-exact"] !== true,
     embedder: values.embedder ?? "use-lite",
     store: values.store ?? "sqlite",
   });

@@ -41,6 +41,7 @@ import { fileURLToPath } from "node:url";
 import { Embeddings } from "@langchain/core/embeddings";
 import { InMemoryStore, type PutOperation } from "@langchain/langgraph";
 import type { z } from "zod";
+import { ValidationError } from "../src/core/errors.js";
 import { latencySummary as latency, roundTo as round } from "../src/eval/metrics.js";
 import { createRetrievalGraph, type RetrievalGraph } from "../src/graph/graph.js";
 import { writeMemories } from "../src/ingest/write-memories.js";
@@ -264,16 +265,18 @@ async function measureStore(path: string, size: number, queries: number, index: 
   }
 }
 
-async function recallgraphSide(size: number, queries: number, index: VectorIndexKind, scalarKind: HnswScalarKind): Promise<RecallgraphSide> {
-  const directory = mkdtempSync(join(tmpdir(), "recallgraph-speed-"));
-  const path = join(directory, "memory.db");
+/** Measures recallgraph on a new store: in a temporary folder, removed when done, or at `keep`, kept with its index for --reuse. */
+async function recallgraphSide(size: number, queries: number, index: VectorIndexKind, scalarKind: HnswScalarKind, keep: string | undefined): Promise<RecallgraphSide> {
+  if (keep !== undefined && existsSync(keep)) throw new ValidationError("keep", `"${keep}" exists: --keep builds a new store there`);
+  const directory = keep === undefined ? mkdtempSync(join(tmpdir(), "recallgraph-speed-")) : undefined;
+  const path = directory === undefined ? (keep ?? "") : join(directory, "memory.db");
   try {
     const measured = await measureStore(path, size, queries, index, scalarKind);
     // After the close: the second process finds the index as a restart would, saved with the store.
     const reopen = index === "hnsw" ? reopenInChild(path, scalarKind) : null;
     return { side: "recallgraph", index, entries: size, ...(index === "hnsw" ? { scalarKind } : {}), ...measured, reopen };
   } finally {
-    rmSync(directory, { recursive: true, force: true });
+    if (directory !== undefined) rmSync(directory, { recursive: true, force: true });
   }
 }
 
@@ -350,7 +353,8 @@ function measureSize(args: SpeedArgs, size: number, note: (text: string) => void
   const measured: Omit<SizeResult, "ratios"> = { entries: size, recallgraph: {} };
   for (const index of args.index) {
     note(`  ${size} entries: recallgraph, ${index} dense search ... (load ${loadLine()})`);
-    const child = ["--child", "recallgraph", "--index", index, "--scalar-kind", args.scalarKind, ...counts];
+    const kept = args.keep === undefined ? [] : ["--keep", args.keep];
+    const child = ["--child", "recallgraph", "--index", index, "--scalar-kind", args.scalarKind, ...counts, ...kept];
     const { side: _side, index: _index, entries: _entries, ...run } = RecallgraphSideSchema.parse(inChild(child));
     measured.recallgraph[index] = run;
   }
@@ -376,6 +380,9 @@ async function main(): Promise<void> {
     return;
   }
   if (args.store === "qdrant") return qdrantMain(args);
+  if (args.keep !== undefined && (args.sizes.length !== 1 || args.index.length !== 1)) {
+    throw new ValidationError("keep", "--keep keeps one store: give one size (--sizes) and one index (--index)");
+  }
 
   if (args.from) {
     const saved = SpeedResultsSchema.parse(JSON.parse(readFileSync(args.from, "utf8")));
@@ -443,7 +450,7 @@ function childSide(args: SpeedArgs): Promise<z.infer<typeof ChildOutputSchema>> 
     if (!args.path) throw new Error("--child reopen needs --path");
     return reopenSide(args.path, args.scalarKind);
   }
-  return recallgraphSide(size, args.queries, args.index[0] ?? "exact", args.scalarKind);
+  return recallgraphSide(size, args.queries, args.index[0] ?? "exact", args.scalarKind, args.keep);
 }
 
 /**
