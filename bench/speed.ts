@@ -8,6 +8,8 @@
  *                          [--peers inmemory|lancedb|inmemory,lancedb|none] [--embedder use-lite|onnx]
  *                          [--json] [--no-chart] [--markdown]
  *   npm run bench:speed -- --from bench/results/speed.json   (the tables from saved results)
+ *   npm run bench:speed -- --sizes 1000000 --index hnsw --keep <dir>/memory.db ...   (the store and its index kept at that path)
+ *   npm run bench:speed -- --reuse <dir>/memory.db [--scalar-kind i8] [--queries 100] [--no-exact]   (only the questions, on a kept store; JSON)
  *   npm run bench:speed -- --store qdrant [--sizes 788] [--queries 100]   (the Qdrant path: QDRANT_URL, else the tests' stub; speed-qdrant.ts)
  *
  * Honest setup notes, also printed with the results:
@@ -36,6 +38,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
+import { PerformanceObserver } from "node:perf_hooks";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Embeddings } from "@langchain/core/embeddings";
@@ -158,15 +161,34 @@ async function ingest(store: SqliteMemoryStore, size: number): Promise<{ embedde
   return { embedder, writeMs, ingestMs: writeMs - timedEmbeddings.spentMs };
 }
 
-/** Wall time of the full graph per question, after the warm-up questions. */
-async function retrieveTimes(graph: RetrievalGraph, questions: readonly string[]): Promise<number[]> {
-  const times: number[] = [];
-  for (const [i, question] of questions.entries()) {
-    const asked = performance.now();
-    await retrieve(graph, { question, namespace: NAMESPACE, now: SYNTHETIC_NOW });
-    if (i >= WARMUP_QUERIES) times.push(performance.now() - asked);
+/** One timed question: its wall time and the garbage collection's pauses within it. */
+interface QuestionTime {
+  ms: number;
+  gcMs: number;
+}
+
+/** Wall time of the full graph per question, after the warm-up questions, with the GC pauses within each. */
+async function retrieveTimes(graph: RetrievalGraph, questions: readonly string[]): Promise<QuestionTime[]> {
+  const pauses: Array<{ start: number; end: number }> = [];
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) pauses.push({ start: entry.startTime, end: entry.startTime + entry.duration });
+  });
+  observer.observe({ entryTypes: ["gc"] });
+  const spans: Array<{ start: number; end: number }> = [];
+  try {
+    for (const [i, question] of questions.entries()) {
+      const asked = performance.now();
+      await retrieve(graph, { question, namespace: NAMESPACE, now: SYNTHETIC_NOW });
+      if (i >= WARMUP_QUERIES) spans.push({ start: asked, end: performance.now() });
+    }
+    // The observer reports after the fact: give it the last pauses before reading them.
+    await new Promise((resolve) => setImmediate(resolve));
+  } finally {
+    observer.disconnect();
   }
-  return times;
+  const within = (span: { start: number; end: number }) =>
+    pauses.reduce((sum, pause) => sum + Math.max(0, Math.min(pause.end, span.end) - Math.max(pause.start, span.start)), 0);
+  return spans.map((span) => ({ ms: span.end - span.start, gcMs: within(span) }));
 }
 
 /** Each question's top 10 ids and texts through the full graph. */
@@ -224,6 +246,31 @@ async function againstExact(indexed: SqliteMemoryStore, embedder: Embedder, path
   }
 }
 
+interface AskedStore {
+  store: SqliteMemoryStore;
+  embedder: Embedder;
+  path: string;
+  queries: number;
+  /** The phases' memory, to which the questions' phases are added. */
+  memory: MemoryPhase[];
+  /** Whether to compare the answers with exact search on the same file (an indexed store). */
+  compare: boolean;
+}
+
+/** The timed questions, their breakdown, the peak RSS, and the comparison with exact search, on a store whose terms and index are ready. */
+async function askQuestions({ store, embedder, path, queries, memory, compare }: AskedStore) {
+  const graph = createRetrievalGraph({ store, embedder });
+  const questions = syntheticQuestions(queries + WARMUP_QUERIES);
+  const times = await retrieveTimes(graph, questions);
+  memory.push(memoryAfter("questions asked"));
+  const breakdown = await breakdownOf(graph, { store, embedder }, NAMESPACE, questions.slice(WARMUP_QUERIES));
+  memory.push(memoryAfter("breakdown pass"));
+  // Read before the comparison with exact search, whose copy of the vectors is the benchmark's, not the product's.
+  const peakRssMb = ownPeakRssMb();
+  const compared = compare ? await againstExact(store, embedder, path, questions.slice(WARMUP_QUERIES)) : null;
+  return { questions: questions.slice(WARMUP_QUERIES), times, retrieveMs: latency(times.map((time) => time.ms)), breakdown, peakRssMb, compared };
+}
+
 /** Measures one side on a new store file at `path`, closed when done (an index saved with it). */
 async function measureStore(path: string, size: number, queries: number, index: VectorIndexKind, scalarKind: HnswScalarKind) {
   const before = loadavg();
@@ -238,26 +285,18 @@ async function measureStore(path: string, size: number, queries: number, index: 
     memory.push(memoryAfter("lexical terms read"));
     const indexBuildMs = index === "hnsw" ? await timed(() => buildIndex(store)) : null;
     if (index === "hnsw") memory.push(memoryAfter("index built"));
-    const graph = createRetrievalGraph({ store, embedder });
-    const questions = syntheticQuestions(queries + WARMUP_QUERIES);
-    const retrieveMs = latency(await retrieveTimes(graph, questions));
-    memory.push(memoryAfter("questions asked"));
-    const breakdown = await breakdownOf(graph, { store, embedder }, NAMESPACE, questions.slice(WARMUP_QUERIES));
-    memory.push(memoryAfter("breakdown pass"));
-    // Read before the comparison with exact search, whose copy of the vectors is the benchmark's, not the product's.
-    const peak = ownPeakRssMb();
-    const compared = index === "hnsw" ? await againstExact(store, embedder, path, questions.slice(WARMUP_QUERIES)) : null;
+    const asked = await askQuestions({ store, embedder, path, queries, memory, compare: index === "hnsw" });
     return {
       ingestPerSec: Math.round(size / (ingestMs / 1000)),
       ingestWithHashEmbeddingPerSec: Math.round(size / (writeMs / 1000)),
       indexBuildMs,
       lexicalBuildMs,
-      retrieveMs,
-      breakdown,
-      peakRssMb: peak,
+      retrieveMs: asked.retrieveMs,
+      breakdown: asked.breakdown,
+      peakRssMb: asked.peakRssMb,
       memory,
-      semanticRecallAt10: compared?.semanticRecallAt10 ?? null,
-      graphAgreementAt10: compared?.graphAgreementAt10 ?? null,
+      semanticRecallAt10: asked.compared?.semanticRecallAt10 ?? null,
+      graphAgreementAt10: asked.compared?.graphAgreementAt10 ?? null,
       load: { before, after: loadavg() },
     };
   } finally {
@@ -305,6 +344,52 @@ async function reopenSide(path: string, scalarKind: HnswScalarKind): Promise<Reo
     const firstQuestionMs = await timed(() => retrieve(graph, { question, namespace: NAMESPACE, now: SYNTHETIC_NOW }));
     memory.push(memoryAfter("first question"));
     return { side: "reopen", openMs, indexLoadMs, firstQuestionMs, built: store.vectorSearchCounters().built, peakRssMb: ownPeakRssMb(), memory };
+  } finally {
+    await store.close();
+  }
+}
+
+/** The slowest questions --reuse reports. */
+const SLOWEST = 8;
+
+/**
+ * `--reuse`: the store --keep kept, opened as the hnsw side opens it, its terms read and its saved index
+ * loaded, then only the questions measured (as measureStore does), with the slowest of them and the GC
+ * pauses within each: the 1M store is built once (~15 minutes), then measured again in ~2-3.
+ */
+async function reuseStore(args: SpeedArgs, path: string) {
+  if (!existsSync(path)) throw new ValidationError("reuse", `no store at "${path}": build one with --keep`);
+  const before = loadavg();
+  const embedder = createHashEmbedder();
+  const memory = [memoryAfter("started")];
+  const store = await openSqliteStore({ path, embedding: embedder.spec, ...storeOptions("hnsw", args.scalarKind) });
+  try {
+    const lexicalBuildMs = await timed(() => store.buildLexicalIndex(NAMESPACE));
+    memory.push(memoryAfter("lexical terms read"));
+    const loading = performance.now();
+    const result = await store.buildVectorIndex(NAMESPACE);
+    if (result !== "loaded") throw new Error(`--reuse: expected the saved index to load, the store answered "${result}" (same --scalar-kind as --keep?)`);
+    const indexLoadMs = round(performance.now() - loading, 1);
+    memory.push(memoryAfter("index loaded"));
+    const asked = await askQuestions({ store, embedder, path, queries: args.queries, memory, compare: args.exact });
+    const slowest = asked.times
+      .map((time, i) => ({ question: asked.questions[i] ?? "", ms: round(time.ms, 1), gcMs: round(time.gcMs, 1), order: i }))
+      .sort((a, b) => b.ms - a.ms)
+      .slice(0, SLOWEST);
+    return {
+      path,
+      lexicalBuildMs,
+      indexLoadMs,
+      retrieveMs: asked.retrieveMs,
+      gcMsPerQuestion: round(asked.times.reduce((sum, time) => sum + time.gcMs, 0) / Math.max(1, asked.times.length), 2),
+      slowest,
+      breakdown: asked.breakdown,
+      peakRssMb: asked.peakRssMb,
+      memory,
+      semanticRecallAt10: asked.compared?.semanticRecallAt10 ?? null,
+      graphAgreementAt10: asked.compared?.graphAgreementAt10 ?? null,
+      load: { before, after: loadavg() },
+    };
   } finally {
     await store.close();
   }
@@ -380,6 +465,10 @@ async function main(): Promise<void> {
     return;
   }
   if (args.store === "qdrant") return qdrantMain(args);
+  if (args.reuse !== undefined) {
+    process.stdout.write(`${JSON.stringify(await reuseStore(args, args.reuse), null, 2)}\n`);
+    return;
+  }
   if (args.keep !== undefined && (args.sizes.length !== 1 || args.index.length !== 1)) {
     throw new ValidationError("keep", "--keep keeps one store: give one size (--sizes) and one index (--index)");
   }
