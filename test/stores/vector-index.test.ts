@@ -269,7 +269,7 @@ describe("HNSW index", () => {
       assert.equal(await store.buildVectorIndex("ns"), "loaded");
       const afterRestart = await Promise.all(queries.map(async (query) => ids(await store.denseSearch("ns", query, { k: 10 }))));
       assert.deepEqual(afterRestart, before);
-      assert.deepEqual(store.vectorSearchCounters(), { loaded: 1, built: 0, saved: 0, copied: 0, caughtUp: 0 });
+      assert.deepEqual(store.vectorSearchCounters(), { loaded: 1, built: 0, saved: 0, copied: 0, caughtUp: 0, reranked: 0 });
     } finally {
       await store.close();
     }
@@ -308,30 +308,38 @@ describe("HNSW index", () => {
     }
   });
 
-  it("keeps filtered searches exact in their conditions: only matches, best first", async () => {
-    const store = await open(":memory:", HNSW);
-    const exact = await open(":memory:");
-    try {
-      const records = randomRecords("ns", 2000, 16);
-      await store.upsert("ns", records);
-      await exact.upsert("ns", records);
-      await store.buildVectorIndex("ns");
-      const query = randomVector(seededRandom(17));
-      // Rare is 10% of the namespace: the store over-fetches from the index and keeps the matches.
-      const rare = await store.denseSearch("ns", query, { k: 10, filter: { persons: ["rare"] } });
-      assert.equal(rare.length, 10);
-      assert.ok(rare.every((hit) => hit.entry.persons.includes("Rare")));
-      assert.ok(rare.every((hit, i) => i === 0 || (rare[i - 1]?.score ?? 1) >= hit.score));
-      const truth = ids(await exact.denseSearch("ns", query, { k: 10, filter: { persons: ["rare"] } }));
-      assert.ok(recall([ids(rare)], [truth]) >= 0.8, `${ids(rare)} vs ${truth}`);
-      // A filter matching few entries measures them one by one: exact.
-      await store.upsert("ns", [record("ns", "only", randomVector(seededRandom(18)), { persons: ["Unique"] })]);
-      assert.deepEqual(ids(await store.denseSearch("ns", query, { k: 5, filter: { persons: ["unique"] } })), ["only"]);
-    } finally {
-      await store.close();
-      await exact.close();
-    }
-  });
+  for (const hnswScalarKind of ["f32", "i8"] as const) {
+    it(`keeps filtered searches exact in their conditions: only matches, best first (${hnswScalarKind})`, async () => {
+      const store = await open(":memory:", { ...HNSW, hnswScalarKind });
+      const exact = await open(":memory:");
+      try {
+        const records = randomRecords("ns", 2000, 16);
+        await store.upsert("ns", records);
+        await exact.upsert("ns", records);
+        await store.buildVectorIndex("ns");
+        const query = randomVector(seededRandom(17));
+        // Rare is 10% of the namespace: the store over-fetches from the index and keeps the matches.
+        const rare = await store.denseSearch("ns", query, { k: 10, filter: { persons: ["rare"] } });
+        assert.equal(rare.length, 10);
+        assert.ok(rare.every((hit) => hit.entry.persons.includes("Rare")));
+        assert.ok(rare.every((hit, i) => i === 0 || (rare[i - 1]?.score ?? 1) >= hit.score));
+        const truthHits = await exact.denseSearch("ns", query, { k: 10, filter: { persons: ["rare"] } });
+        assert.ok(recall([ids(rare)], [ids(truthHits)]) >= 0.8, `${ids(rare)} vs ${ids(truthHits)}`);
+        if (hnswScalarKind === "i8") {
+          // The filter is asked before the re-rank: no more vectors read back than an unfiltered search of k reads.
+          assert.ok(store.vectorSearchCounters().reranked <= 10 * 4, `read back ${store.vectorSearchCounters().reranked}`);
+          const exactScore = new Map(truthHits.map((hit) => [hit.entry.id, hit.score]));
+          for (const hit of rare) if (exactScore.has(hit.entry.id)) assert.equal(hit.score, exactScore.get(hit.entry.id));
+        }
+        // A filter matching few entries measures them one by one: exact.
+        await store.upsert("ns", [record("ns", "only", randomVector(seededRandom(18)), { persons: ["Unique"] })]);
+        assert.deepEqual(ids(await store.denseSearch("ns", query, { k: 5, filter: { persons: ["unique"] } })), ["only"]);
+      } finally {
+        await store.close();
+        await exact.close();
+      }
+    });
+  }
 
   it("keeps namespaces apart: one index each, searched and changed alone", async () => {
     const path = freshFile("isolation");
@@ -450,7 +458,7 @@ describe("HNSW index of a read-only store", () => {
       // No saved index for this one: searched exactly, nothing built.
       assert.equal(await reader.buildVectorIndex("other"), "not-indexed");
       assert.equal(ids(await reader.denseSearch("other", randomRecords("other", 1, 25)[0]?.vector ?? [], { k: 1 }))[0], "e0");
-      assert.deepEqual(reader.vectorSearchCounters(), { loaded: 1, built: 0, saved: 0, copied: 1, caughtUp: 1 });
+      assert.deepEqual(reader.vectorSearchCounters(), { loaded: 1, built: 0, saved: 0, copied: 1, caughtUp: 1, reranked: 0 });
     } finally {
       await reader.close();
       await writer.close();

@@ -56,7 +56,7 @@ import { BM25_B } from "../../text/bm25.js";
 import { LexicalIndex, type LexicalIndexCounters } from "./lexical-index.js";
 import { DEFAULT_LEXICAL_CACHE_ENTRIES, LexicalIndexFields } from "./lexical-index-fields.js";
 import { hasVectorBookkeeping, mapForVectorScans, openDatabase, type SqliteDatabase } from "./schema.js";
-import { VectorSearch, VectorSearchOptionsSchema, type IndexBuildResult, type VectorSearchCounters } from "./vector-search.js";
+import { freshCounters, VectorSearch, VectorSearchOptionsSchema, type IndexBuildResult, type VectorSearchCounters } from "./vector-search.js";
 import { SharedLeases, type ReleaseLease } from "../origin-lease.js";
 import { SqliteLeaseBook } from "./origin-leases.js";
 import { cosineFromUnitL2, unitVectorBlob } from "./vectors.js";
@@ -465,7 +465,7 @@ export class SqliteMemoryStore implements MemoryStore {
 
   /** What the in-memory vector structures did so far (indexes loaded, built, saved; exact copies read; catch-ups). */
   vectorSearchCounters(): Readonly<VectorSearchCounters> {
-    return { ...(this.vectors?.counters ?? { loaded: 0, built: 0, saved: 0, copied: 0, caughtUp: 0 }) };
+    return { ...(this.vectors?.counters ?? freshCounters()) };
   }
 
   async close(): Promise<void> {
@@ -629,9 +629,10 @@ export class SqliteMemoryStore implements MemoryStore {
       // Expect k matches among the nearest k * size / matches; ask for twice that so one pass nearly always suffices.
       const expectedWidth = Math.ceil((2 * k * namespaceSize) / matches);
       for (let width = Math.min(VEC0_MAX_K, Math.max(k * 4, expectedWidth)); ; width = Math.min(VEC0_MAX_K, width * 4)) {
-        const nearest = this.nearestInNamespace(namespace, query, width);
-        const hits = matchingAmong(nearest);
-        if (hits.length >= k || nearest.length < width) return hits.slice(0, k);
+        // With kept matches the in-memory search checks its candidates itself (an index reads fewer vectors so).
+        const among = kept && { width, accepts: (rowid: number) => kept.has(rowid) };
+        const hits = (among && this.vectors?.nearest(namespace, query, k, among)) ?? matchingAmong(this.nearestInNamespace(namespace, query, width));
+        if (hits.length >= k || width >= namespaceSize) return hits.slice(0, k);
         if (width === VEC0_MAX_K) break;
       }
       // vec0 looks no further than 4096 rows: the matches are far from the query, measure them all.

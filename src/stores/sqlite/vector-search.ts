@@ -66,6 +66,19 @@ export interface VectorSearchCounters {
   copied: number;
   /** Structures brought up to date from the change log. */
   caughtUp: number;
+  /** Vectors read back from the store to re-rank an index's candidates (i8). */
+  reranked: number;
+}
+
+/** Counters before anything happened (and of a store with no in-memory search). */
+export function freshCounters(): VectorSearchCounters {
+  return { loaded: 0, built: 0, saved: 0, copied: 0, caughtUp: 0, reranked: 0 };
+}
+
+/** Which of a search's nearest vectors it keeps: those `accepts` passes among the `width` nearest. */
+export interface CandidateFilter {
+  width: number;
+  accepts: (rowid: number) => boolean;
 }
 
 /** How the build of a namespace's index ended, as `buildIndex` reports it. */
@@ -108,7 +121,7 @@ interface Context {
 }
 
 export class VectorSearch {
-  readonly counters: VectorSearchCounters = { loaded: 0, built: 0, saved: 0, copied: 0, caughtUp: 0 };
+  readonly counters = freshCounters();
   private readonly exact = new Map<string, ExactState>();
   private readonly indexes = new Map<string, IndexState>();
   private readonly builds = new Map<string, Promise<IndexBuildResult>>();
@@ -138,11 +151,12 @@ export class VectorSearch {
   /**
    * The k nearest vectors of the namespace to a unit query (as vec0 stores it), best first, with vec0's
    * L2 distances; undefined when sqlite-vec must answer. Exact unless an HNSW index serves the namespace.
+   * With `among`, the k nearest of those it accepts among the namespace's `width` nearest.
    */
-  nearest(namespace: string, queryBlob: Buffer, k: number): VectorHit[] | undefined {
+  nearest(namespace: string, queryBlob: Buffer, k: number, among?: CandidateFilter): VectorHit[] | undefined {
     if (!this.engine || this.closed) return undefined;
     try {
-      return this.nearestInMemory(namespace, floatsOfBlob(queryBlob), k);
+      return this.nearestInMemory(namespace, floatsOfBlob(queryBlob), k, among);
     } catch (error) {
       // A failing in-memory path degrades to sqlite-vec, never to an error; what it held is re-read next time.
       this.forget(namespace, "vector_search_failed", error);
@@ -178,11 +192,11 @@ export class VectorSearch {
     }
   }
 
-  private nearestInMemory(namespace: string, query: Float32Array, k: number): VectorHit[] | undefined {
+  private nearestInMemory(namespace: string, query: Float32Array, k: number, among: CandidateFilter | undefined): VectorHit[] | undefined {
     const size = this.sizeOf(namespace);
     if (this.indexed(size)) {
       const index = this.currentIndex(namespace);
-      if (index) return index.reranked ? this.reranked(namespace, query, index.search(query, k * RERANK_FACTOR), k) : index.search(query, k);
+      if (index) return this.fromIndex(namespace, index, query, k, among);
       // While an index is being built (writable stores build one), the namespace is left to sqlite-vec
       // rather than copied into memory too: the index already holds its vectors.
       if (!this.context.readOnly) {
@@ -190,7 +204,25 @@ export class VectorSearch {
         return undefined;
       }
     }
-    return this.currentExact(namespace, size)?.vectors.nearest(query, k);
+    const exact = this.currentExact(namespace, size)?.vectors;
+    if (!among) return exact?.nearest(query, k);
+    return exact
+      ?.nearest(query, among.width)
+      .filter((hit) => among.accepts(hit.rowid))
+      .slice(0, k);
+  }
+
+  /**
+   * The k nearest by the index, of those `among` accepts among its `width` nearest when given. A
+   * re-ranked index's order only proposes: the first k x RERANK_FACTOR of its candidates that pass are
+   * measured by their stored vectors and the best k kept. The filter is asked first, so a filtered
+   * search reads as few vectors as an unfiltered one, not every candidate of the widened search.
+   */
+  private fromIndex(namespace: string, index: HnswIndex, query: Float32Array, k: number, among: CandidateFilter | undefined): VectorHit[] {
+    const factor = index.reranked ? RERANK_FACTOR : 1;
+    const candidates = among ? index.search(query, among.width * factor).filter((hit) => among.accepts(hit.rowid)) : index.search(query, k * factor);
+    const proposed = candidates.slice(0, k * factor);
+    return index.reranked ? this.reranked(namespace, query, proposed, k) : proposed.slice(0, k);
   }
 
   /**
@@ -199,6 +231,7 @@ export class VectorSearch {
    */
   private reranked(namespace: string, query: Float32Array, candidates: readonly VectorHit[], k: number): VectorHit[] {
     const rowids = candidates.map((hit) => hit.rowid);
+    this.counters.reranked += rowids.length;
     return this.requireEngine()
       .rows.vectorsOf(namespace, rowids)
       .map(({ rowid, order, vector }) => ({ rowid, order, distance: vec0L2(vector, 0, query) }))
