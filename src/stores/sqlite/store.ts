@@ -49,7 +49,7 @@ import {
 } from "../validation.js";
 import { EntryChanges } from "./entry-changes.js";
 import { FilterMatches } from "./filter-matches.js";
-import { filterSql, filterSqlWithExpired, LIVE_ENTRY_SQL, type FilterSql } from "./filter-sql.js";
+import { filterParts, filterSql, LIVE_ENTRY_SQL, type FilterSql, type RowidSql } from "./filter-sql.js";
 import { jsonOrUndefined, ParsedEntries } from "./parsed-entries.js";
 import { ftsColumns, namespaceTerm, queryTerms } from "./fts-terms.js";
 import { BM25_B } from "../../text/bm25.js";
@@ -97,8 +97,11 @@ const VEC0_MAX_K = 4096;
  * excluded in SQL), slower but exact whatever has piled up before a `deleteExpired`.
  */
 const EXPIRED_SKIP_MAX = 1024;
-/** Filters whose matches are kept per store: a few speakers and time windows a run of questions keeps asking. */
-const FILTER_MATCHES_KEPT = 64;
+/**
+ * Filters whose matches are kept per store: a few speakers and time windows a run of questions keeps
+ * asking, each condition's matches apart and their intersection (three for a speaker in a window).
+ */
+const FILTER_MATCHES_KEPT = 128;
 /** Parsed entries kept per store: a few MB, more than the entries a run of questions over one namespace keeps loading. */
 const PARSED_ENTRIES_LIMIT = 8192;
 
@@ -573,15 +576,25 @@ export class SqliteMemoryStore implements MemoryStore {
     if (!this.changes || isEmptyFilter(filter)) return undefined;
     const expired = this.expiredRowids(namespace, now, EXPIRED_SKIP_MAX);
     if (!expired) return undefined;
-    const sql = filterSqlWithExpired(namespace, filter);
-    const matches = this.filterMatches.get(JSON.stringify([namespace, sql.where, sql.params]), this.changes.generation(namespace), () => this.matchingRowids(sql));
+    const generation = this.changes.generation(namespace);
+    const kept = (part: RowidSql) => this.filterMatches.get(JSON.stringify([part.sql, part.params]), generation, () => this.selectedRowids(part));
+    const parts = filterParts(namespace, filter);
+    const [only] = parts;
+    const matches =
+      parts.length === 1 && only
+        ? kept(only)
+        : this.filterMatches.get(JSON.stringify(parts), generation, () => intersection(parts.map(kept)));
     if (expired.size === 0) return matches;
     return new Set([...matches].filter((rowid) => !expired.has(rowid)));
   }
 
   /** The rowids of the entries a filter's SQL selects. */
   private matchingRowids({ where, params }: FilterSql): number[] {
-    return this.filterStatement<RowidRow>(`SELECT e.rowid AS rowid FROM entries AS e WHERE ${where}`).all(...params).map((row) => row.rowid);
+    return this.selectedRowids({ sql: `SELECT e.rowid AS rowid FROM entries AS e WHERE ${where}`, params });
+  }
+
+  private selectedRowids({ sql, params }: RowidSql): number[] {
+    return this.filterStatement<RowidRow>(sql).all(...params).map((row) => row.rowid);
   }
 
   /**
@@ -715,6 +728,12 @@ function lexicalColumnsOf(json: string): LexicalFields | undefined {
 }
 
 /** The first `k` hits whose rowid is not in `skipped`, in order. */
+/** The rowids every set holds, walking the smallest. */
+function intersection(sets: readonly ReadonlySet<number>[]): number[] {
+  const [smallest, ...others] = [...sets].sort((a, b) => a.size - b.size);
+  return smallest ? [...smallest].filter((rowid) => others.every((set) => set.has(rowid))) : [];
+}
+
 function withoutRowids<Hit extends RowidRow>(hits: readonly Hit[], skipped: ReadonlySet<number>, k: number): Hit[] {
   return hits.filter((hit) => !skipped.has(hit.rowid)).slice(0, k);
 }

@@ -106,6 +106,21 @@ export function lexicalSearchTests({ freshStore }: ContractContext): void {
       assert.deepEqual(ids(inWindow).sort(), ["s1", "s2"]);
     });
 
+    it("applies a person and a time window together, the same person's entries of another namespace left out, after writes", async () => {
+      const store = await freshStore();
+      const sailing = (namespace: string, id: string, person: string, daysAgo: number) =>
+        entry(namespace, { id, text: `Sailing lesson ${id} on the bay`, persons: [person], timestamp: NOW - daysAgo * DAY });
+      const entries = [sailing("ns", "o1", "Odette", 1), sailing("ns", "o5", "Odette", 5), sailing("ns", "e1", "Evan", 1), sailing("other", "x1", "Odette", 1)];
+      await Promise.all(["ns", "other"].map((namespace) => store.upsert(namespace, entries.filter((e) => e.namespace === namespace).map((e, i) => record(e, basis(i))))));
+      const window = { startMs: NOW - 2 * DAY, endMs: NOW };
+      const search = () => store.lexicalSearch("ns", "sailing", { k: 10, filter: { persons: ["odette"], timeRange: window } });
+      assert.deepEqual(ids(await store.lexicalSearch("ns", "sailing", { k: 10, filter: { persons: ["odette"] } })).sort(), ["o1", "o5"]);
+      assert.deepEqual(ids(await search()), ["o1"]);
+      // The kept matches of each condition follow the namespace's writes.
+      await store.upsert("ns", [record(sailing("ns", "o0", "Odette", 0.5), basis(5))]);
+      assert.deepEqual(ids(await search()).sort(), ["o0", "o1"]);
+    });
+
     it("applies a documentId filter", async () => {
       const store = await freshStore();
       const entries = Array.from({ length: 6 }, (_, i) =>
