@@ -268,7 +268,14 @@ async function askQuestions({ store, embedder, path, queries, memory, compare }:
   // Read before the comparison with exact search, whose copy of the vectors is the benchmark's, not the product's.
   const peakRssMb = ownPeakRssMb();
   const compared = compare ? await againstExact(store, embedder, path, questions.slice(WARMUP_QUERIES)) : null;
-  return { questions: questions.slice(WARMUP_QUERIES), times, retrieveMs: latency(times.map((time) => time.ms)), breakdown, peakRssMb, compared };
+  const measured = {
+    retrieveMs: latency(times.map((time) => time.ms)),
+    breakdown,
+    peakRssMb,
+    semanticRecallAt10: compared?.semanticRecallAt10 ?? null,
+    graphAgreementAt10: compared?.graphAgreementAt10 ?? null,
+  };
+  return { questions: questions.slice(WARMUP_QUERIES), times, measured };
 }
 
 /** Measures one side on a new store file at `path`, closed when done (an index saved with it). */
@@ -291,12 +298,8 @@ async function measureStore(path: string, size: number, queries: number, index: 
       ingestWithHashEmbeddingPerSec: Math.round(size / (writeMs / 1000)),
       indexBuildMs,
       lexicalBuildMs,
-      retrieveMs: asked.retrieveMs,
-      breakdown: asked.breakdown,
-      peakRssMb: asked.peakRssMb,
+      ...asked.measured,
       memory,
-      semanticRecallAt10: asked.compared?.semanticRecallAt10 ?? null,
-      graphAgreementAt10: asked.compared?.graphAgreementAt10 ?? null,
       load: { before, after: loadavg() },
     };
   } finally {
@@ -380,14 +383,10 @@ async function reuseStore(args: SpeedArgs, path: string) {
       path,
       lexicalBuildMs,
       indexLoadMs,
-      retrieveMs: asked.retrieveMs,
+      ...asked.measured,
       gcMsPerQuestion: round(asked.times.reduce((sum, time) => sum + time.gcMs, 0) / Math.max(1, asked.times.length), 2),
       slowest,
-      breakdown: asked.breakdown,
-      peakRssMb: asked.peakRssMb,
       memory,
-      semanticRecallAt10: asked.compared?.semanticRecallAt10 ?? null,
-      graphAgreementAt10: asked.compared?.graphAgreementAt10 ?? null,
       load: { before, after: loadavg() },
     };
   } finally {
