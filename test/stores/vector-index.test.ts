@@ -341,6 +341,38 @@ describe("HNSW index", () => {
     });
   }
 
+  it("measures a filter's few matches exactly, a time window's and a rare person's, rewritten ones included", async () => {
+    const store = await open(":memory:", HNSW);
+    const exact = await open(":memory:");
+    try {
+      const random = seededRandom(19);
+      // Entries written in time order: a window's matches fill neighbouring chunks; a rare person's are spread.
+      const records = Array.from({ length: 3000 }, (_, i) =>
+        record("ns", `t${i}`, randomVector(random), { timestamp: NOW - (3000 - i) * 60_000, persons: [i % 97 === 0 ? "Rare" : "Common"] }),
+      );
+      const moved = records.filter((_, i) => i >= 2800 && i % 9 === 0).map((r) => ({ ...r, vector: nudged(r.vector) }));
+      for (const target of [store, exact]) {
+        await target.upsert("ns", records);
+        // Rewritten after: their vectors move to later chunks than their neighbours'.
+        await target.upsert("ns", moved);
+      }
+      await store.buildVectorIndex("ns");
+      const filters: MemoryFilter[] = [{ timeRange: { startMs: NOW - 150 * 60_000, endMs: NOW } }, { persons: ["rare"] }];
+      for (const filter of filters) {
+        for (const seed of [21, 22, 23]) {
+          const query = randomVector(seededRandom(seed));
+          const scored = (hits: ScoredEntry[]) => hits.map((hit) => [hit.entry.id, hit.score]);
+          const expected = scored(await exact.denseSearch("ns", query, { k: 7, filter }));
+          assert.deepEqual(scored(await store.denseSearch("ns", query, { k: 7, filter })), expected, JSON.stringify(filter));
+          assert.deepEqual(scored(await store.filteredSearch("ns", filter, { k: 7, vector: query })), expected, JSON.stringify(filter));
+        }
+      }
+    } finally {
+      await store.close();
+      await exact.close();
+    }
+  });
+
   it("keeps namespaces apart: one index each, searched and changed alone", async () => {
     const path = freshFile("isolation");
     const store = await open(path, HNSW);
