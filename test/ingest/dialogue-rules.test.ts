@@ -92,6 +92,22 @@ describe("rule memory builder", () => {
     assert.deepEqual(none?.keywords, ["amazing"]);
   });
 
+  it("takes only the opening of a neighbour longer than an entry's keywords, so the turn's other neighbours still have their say", () => {
+    // 80 distinct content words: more than an entry carries.
+    const essay = Array.from({ length: 80 }, (_, i) => `topic${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}`).join(" ");
+    const chat = parseDialogue({
+      turns: [
+        { turnId: "t1", speaker: "assistant", text: essay, time: "2024-01-01T10:00:00Z", sessionId: "s" },
+        { turnId: "t2", speaker: "user", text: "Thanks, noted.", time: "2024-01-01T10:00:01Z", sessionId: "s" },
+        { turnId: "t3", speaker: "assistant", text: "Glad the sourdough schedule helps.", time: "2024-01-01T10:00:02Z", sessionId: "s" },
+      ],
+    });
+    const reply = buildRuleMemories(chat, { namespace: "ns" }).find((m) => m.source?.turnIds?.[0] === "t2");
+    const lent = (reply?.keywords ?? []).filter((word) => word.startsWith("topic"));
+    assert.deepEqual(lent, essay.split(" ").slice(0, 16), "the long neighbour lends its first quarter of an entry's keywords");
+    assert.ok(reply?.keywords?.includes("sourdough"), `the reply after it is still heard: ${JSON.stringify(reply?.keywords)}`);
+  });
+
   it("can place the context in the text, and never crosses a session", () => {
     const inText = buildRuleMemories(dialogue, { namespace: "ns", contextPlacement: "text", contextTurnsAfter: 1 });
     const reply = inText.find((m) => m.source?.turnIds?.[0] === "D1:2");
