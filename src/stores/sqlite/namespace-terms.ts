@@ -5,11 +5,11 @@
  *
  * Each row sits in a slot: its rowid, its size D, and its distinct terms as ids into the namespace's
  * own term dictionary with its count there, end to end in one pool. Each term's posting holds the
- * slots holding it with the term's column-weighted count there. A posting's order does not matter: a
- * ranking's scores are added up again in the query's order (see `ranked`). A freed slot is reused by
- * the next row added. Measured (bench/lexical-memory.ts, the speed benchmark's short memories, about a
- * dozen distinct terms each): 222 bytes per entry at 100k, 201 at 1M, where arrays and Maps per row
- * and per term held 597 at 100k; about 16 bytes per distinct term of a row, plus some 40 per row.
+ * slots holding it with the term's column-weighted count there and the row's size D. A posting's order
+ * does not matter: a ranking's scores are added up again in the query's order (see `ranked`). A freed
+ * slot is reused by the next row added. Measured (bench/lexical-memory.ts, the speed benchmark's short
+ * memories, about a dozen distinct terms each): 253 bytes per entry at 100k, where arrays and Maps per
+ * row and per term held 597; about 20 bytes per distinct term of a row, plus some 40 per row.
  *
  * The counts are float32: a count is a sum of whole column weights (schema.ts; the tests hold them
  * whole), so a whole number of at most a few tens of thousands (an entry's text and tags are bounded),
@@ -37,10 +37,15 @@ function resized<T extends Int32Array | Float32Array | Float64Array>(values: T, 
   return copy;
 }
 
-/** The slots holding one term, each with the term's column-weighted count in that row. */
+/**
+ * The slots holding one term, each with the term's column-weighted count in that row and the row's size
+ * D: a walk reads D beside the count rather than from the slot's own array, one random read fewer per
+ * posting (at a million rows the walk waits on memory, not on arithmetic).
+ */
 class Posting {
   slots = new Int32Array(FIRST_POSTING_CAPACITY);
   counts = new Float32Array(FIRST_POSTING_CAPACITY);
+  rowLengths = new Int32Array(FIRST_POSTING_CAPACITY);
   length = 0;
   /** The largest count and the smallest row size D ever held: with them a term's share of any row's score is bounded (kept through deletes: still a bound). */
   maxCount = 0;
@@ -52,6 +57,7 @@ class Posting {
     if (this.length === this.slots.length) this.resize(this.length * 2);
     this.slots[this.length] = slot;
     this.counts[this.length] = count;
+    this.rowLengths[this.length] = rowLength;
     this.length += 1;
     this.maxCount = Math.max(this.maxCount, count);
     this.minRowLength = Math.min(this.minRowLength, rowLength);
@@ -65,6 +71,7 @@ class Posting {
       if (freed[slot] === 1) continue;
       this.slots[kept] = slot;
       this.counts[kept] = this.counts[j] ?? 0;
+      this.rowLengths[kept] = this.rowLengths[j] ?? 0;
       kept += 1;
     }
     this.length = kept;
@@ -78,6 +85,7 @@ class Posting {
   private resize(capacity: number): void {
     this.slots = resized(this.slots, this.length, capacity);
     this.counts = resized(this.counts, this.length, capacity);
+    this.rowLengths = resized(this.rowLengths, this.length, capacity);
   }
 }
 
@@ -235,7 +243,7 @@ export class NamespaceTerms {
       this.partial = new Float64Array(this.rowids.length);
       this.seen = new Uint8Array(this.rowids.length);
     }
-    const { partial, seen, rowids, lengths } = this;
+    const { partial, seen, rowids } = this;
     const accepted: number[] = [];
     const rejected: number[] = [];
     return {
@@ -243,18 +251,20 @@ export class NamespaceTerms {
       partial,
       /** Adds the term's share to the rows holding it: every such row when `open` (each new one asked `accept`), else only those seen. */
       add({ posting, idf }: QueryTerm, open: boolean): void {
-        const { slots, counts, length } = posting;
+        const { slots, counts, rowLengths, length } = posting;
         for (let j = 0; j < length; j += 1) {
           const slot = slots[j] ?? 0;
           // Per slot: 0 not seen yet, 1 accepted, 2 rejected.
-          if (seen[slot] === 0) {
+          const state = seen[slot];
+          if (state === 2) continue;
+          if (state === 0) {
             if (!open) continue;
             const passes = accept(rowids[slot] ?? 0);
             seen[slot] = passes ? 1 : 2;
             (passes ? accepted : rejected).push(slot);
+            if (!passes) continue;
           }
-          if (seen[slot] === 2) continue;
-          partial[slot] = (partial[slot] ?? 0) + idf * saturatedFrequency(counts[j] ?? 0, lengths[slot] ?? 0, averageLength, BM25_K1, b);
+          partial[slot] = (partial[slot] ?? 0) + idf * saturatedFrequency(counts[j] ?? 0, rowLengths[j] ?? 0, averageLength, BM25_K1, b);
         }
       },
       clear(): void {
