@@ -110,9 +110,9 @@ export class NamespaceTerms {
   private readonly freeTermIds: number[] = [];
   /** The held rows' sizes D added up. */
   private tokens = 0;
-  /** A ranking's scratch, by slot: scores so far, and whether the row was seen (see `walk`). */
-  private partial = new Float64Array(0);
-  private seen = new Uint8Array(0);
+  /** A ranking's scratch (see `walk`): by slot, whether the row was seen and where its sum is; the sums, by place. */
+  private placeOf = new Int32Array(0);
+  private sums = new Float64Array(0);
 
   constructor(public generation: number) {}
 
@@ -219,16 +219,18 @@ export class NamespaceTerms {
         const left = boundsFrom[i] ?? 0;
         // No score seen yet exceeds the bounds walked: while those of the terms left reach them, the k-th best is not looked for.
         const closable = walk.accepted.length >= k && surely(left, (boundsFrom[0] ?? 0) - left);
-        closed ||= closable && surely(left, kthLargest(walk.accepted, walk.partial, k));
+        closed ||= closable && surely(left, kthLargest(walk.sums, walk.accepted.length, k));
         walk.add(term, !closed);
       }
-      const { accepted, partial } = walk;
-      const threshold = accepted.length > k ? kthLargest(accepted, partial, k) : Number.NEGATIVE_INFINITY;
-      const contenders = accepted.filter((slot) => !surely(partial[slot] ?? 0, threshold));
-      // Contenders' partial sums (in the walk's order) replaced by their scores (in the query's).
-      for (const slot of contenders) partial[slot] = this.score(slot, query, averageLength, b);
-      const best = bestSlots(contenders, k, (a, b) => (partial[b] ?? 0) - (partial[a] ?? 0) || (this.rowids[a] ?? 0) - (this.rowids[b] ?? 0));
-      return best.map((slot) => ({ rowid: this.rowids[slot] ?? 0, score: partial[slot] ?? 0 }));
+      const { accepted, sums } = walk;
+      const threshold = accepted.length > k ? kthLargest(sums, accepted.length, k) : Number.NEGATIVE_INFINITY;
+      const contenders: number[] = [];
+      for (let at = 0; at < accepted.length; at += 1) if (!surely(sums[at] ?? 0, threshold)) contenders.push(at);
+      // Contenders' sums (in the walk's order) replaced by their scores (in the query's).
+      for (const at of contenders) sums[at] = this.score(accepted[at] ?? 0, query, averageLength, b);
+      const rowidAt = (at: number) => this.rowids[accepted[at] ?? 0] ?? 0;
+      const best = bestSlots(contenders, k, (x, y) => (sums[y] ?? 0) - (sums[x] ?? 0) || rowidAt(x) - rowidAt(y));
+      return best.map((at) => ({ rowid: rowidAt(at), score: sums[at] ?? 0 }));
     } finally {
       walk.clear();
     }
@@ -236,43 +238,47 @@ export class NamespaceTerms {
 
   /**
    * A walk of postings into the namespace's scratch arrays (one per namespace, reused: a search at a
-   * million rows would otherwise allocate and fault in 9 MB), cleared after, slot by slot.
+   * million rows would otherwise allocate and fault in 12 MB), cleared after. Each accepted row gets the
+   * next place in `accepted` and its sum that place in `sums`: postings list their rows in about the
+   * order they were added, so the sums are read and written nearly in order, and the k-th best is looked
+   * for over the accepted rows alone, end to end, not over sums scattered across every slot.
    */
   private walk(averageLength: number, b: number, accept: (rowid: number) => boolean) {
-    if (this.partial.length < this.slotCount) {
-      this.partial = new Float64Array(this.rowids.length);
-      this.seen = new Uint8Array(this.rowids.length);
+    if (this.placeOf.length < this.slotCount) {
+      this.placeOf = new Int32Array(this.rowids.length);
+      this.sums = new Float64Array(this.rowids.length);
     }
-    const { partial, seen, rowids } = this;
+    const { placeOf, sums, rowids } = this;
     const accepted: number[] = [];
     const rejected: number[] = [];
     return {
       accepted,
-      partial,
+      sums,
       /** Adds the term's share to the rows holding it: every such row when `open` (each new one asked `accept`), else only those seen. */
       add({ posting, idf }: QueryTerm, open: boolean): void {
         const { slots, counts, rowLengths, length } = posting;
         for (let j = 0; j < length; j += 1) {
           const slot = slots[j] ?? 0;
-          // Per slot: 0 not seen yet, 1 accepted, 2 rejected.
-          const state = seen[slot];
-          if (state === 2) continue;
-          if (state === 0) {
+          // Per slot: 0 not seen yet, NOT_ACCEPTED, or the row's place in `accepted` plus one.
+          let place = placeOf[slot] ?? 0;
+          if (place === NOT_ACCEPTED) continue;
+          if (place === 0) {
             if (!open) continue;
-            const passes = accept(rowids[slot] ?? 0);
-            seen[slot] = passes ? 1 : 2;
-            (passes ? accepted : rejected).push(slot);
-            if (!passes) continue;
+            if (!accept(rowids[slot] ?? 0)) {
+              placeOf[slot] = NOT_ACCEPTED;
+              rejected.push(slot);
+              continue;
+            }
+            place = accepted.push(slot);
+            placeOf[slot] = place;
           }
-          partial[slot] = (partial[slot] ?? 0) + idf * saturatedFrequency(counts[j] ?? 0, rowLengths[j] ?? 0, averageLength, BM25_K1, b);
+          sums[place - 1] = (sums[place - 1] ?? 0) + idf * saturatedFrequency(counts[j] ?? 0, rowLengths[j] ?? 0, averageLength, BM25_K1, b);
         }
       },
       clear(): void {
-        for (const slot of accepted) {
-          seen[slot] = 0;
-          partial[slot] = 0;
-        }
-        for (const slot of rejected) seen[slot] = 0;
+        for (const slot of accepted) placeOf[slot] = 0;
+        for (const slot of rejected) placeOf[slot] = 0;
+        sums.fill(0, 0, accepted.length);
       },
     };
   }
@@ -371,6 +377,9 @@ export class NamespaceTerms {
   }
 }
 
+/** A walk's mark for a row `accept` refused (a place is never negative). */
+const NOT_ACCEPTED = -1;
+
 interface QueryTerm {
   id: number;
   posting: Posting;
@@ -390,12 +399,12 @@ function surely(most: number, threshold: number): boolean {
   return most * (1 + SLACK) < threshold * (1 - SLACK);
 }
 
-/** The k-th largest of `scores` over `slots` (at least k of them): a heap of the k largest, the least on top. */
-function kthLargest(slots: readonly number[], scores: Float64Array, k: number): number {
+/** The k-th largest of the first `count` of `scores` (at least k): a heap of the k largest, the least on top. */
+function kthLargest(scores: Float64Array, count: number, k: number): number {
   const heap = new Float64Array(k);
   let size = 0;
-  for (const slot of slots) {
-    const value = scores[slot] ?? 0;
+  for (let at = 0; at < count; at += 1) {
+    const value = scores[at] ?? 0;
     if (size < k) {
       let at = size;
       size += 1;
