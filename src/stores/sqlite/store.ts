@@ -48,7 +48,7 @@ import {
   validateVector,
 } from "../validation.js";
 import { EntryChanges } from "./entry-changes.js";
-import { FilterMatches } from "./filter-matches.js";
+import { FilterMatches, membershipTest } from "./filter-matches.js";
 import { filterParts, filterSql, LIVE_ENTRY_SQL, type FilterSql, type RowidSql } from "./filter-sql.js";
 import { jsonOrUndefined, ParsedEntries } from "./parsed-entries.js";
 import { ftsColumns, namespaceTerm, queryTerms } from "./fts-terms.js";
@@ -562,7 +562,7 @@ export class SqliteMemoryStore implements MemoryStore {
       if (expired) return (rowid) => !expired.has(rowid);
     }
     const kept = this.keptMatches(namespace, filter, now);
-    if (kept) return (rowid) => kept.has(rowid);
+    if (kept) return membershipTest(kept);
     const matching = new Set(this.matchingRowids(filterSql(namespace, filter, now)));
     return (rowid) => matching.has(rowid);
   }
@@ -643,7 +643,7 @@ export class SqliteMemoryStore implements MemoryStore {
       const expectedWidth = Math.ceil((2 * k * namespaceSize) / matches);
       for (let width = Math.min(VEC0_MAX_K, Math.max(k * 4, expectedWidth)); ; width = Math.min(VEC0_MAX_K, width * 4)) {
         // With kept matches the in-memory search checks its candidates itself (an index reads fewer vectors so).
-        const among = kept && { width, accepts: (rowid: number) => kept.has(rowid) };
+        const among = kept && { width, accepts: membershipTest(kept) };
         const hits = (among && this.vectors?.nearest(namespace, query, k, among)) ?? matchingAmong(this.nearestInNamespace(namespace, query, width));
         if (hits.length >= k || width >= namespaceSize) return hits.slice(0, k);
         if (width === VEC0_MAX_K) break;
