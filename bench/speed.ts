@@ -59,7 +59,7 @@ import { EmbeddingBenchSchema, embeddingResultsPath, type BenchedEmbedder } from
 import { machineDescription } from "./machine.js";
 import { ownPeakRssMb } from "./peak-rss.js";
 import { recallAgainstExact, type RankedHit } from "./recall.js";
-import { parseSpeedArgs, type SpeedArgs } from "./speed-args.js";
+import { parseSpeedArgs, speedUsage, type SpeedArgs } from "./speed-args.js";
 import { breakdownOf } from "./speed-breakdown.js";
 import { speedBreakdownChart, speedChart, speedMemoryChart, speedReadmeTables } from "./speed-chart.js";
 import { lancedbSide, loadLancedb } from "./speed-lancedb.js";
@@ -458,6 +458,10 @@ function measureSize(args: SpeedArgs, size: number, note: (text: string) => void
 const loadLine = () => loadavg().map((value) => value.toFixed(2)).join(" ");
 
 async function main(): Promise<void> {
+  if (process.argv.includes("--help")) {
+    process.stdout.write(`${speedUsage()}\n`);
+    return;
+  }
   const args = parseSpeedArgs(process.argv.slice(2));
   if (args.child) {
     process.stdout.write(`${JSON.stringify(await childSide(args))}\n`);

@@ -4,6 +4,7 @@
  * tiny namespace. No assertion here is about how fast anything is.
  */
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
@@ -68,8 +69,16 @@ describe("bench:speed arguments", () => {
     assert.match(failure(["--queries", "5"]), /^queries: /);
     assert.match(failure(["--scalar-kind", "b1"]), /^scalarKind: /);
     // A mistyped or unknown flag is refused with the usage, never run with the defaults.
-    assert.match(failure(["--help"]), /Unknown option '--help'[\s\S]*--sizes: /);
+    assert.match(failure(["--verbose"]), /Unknown option '--verbose'[\s\S]*--sizes: /);
     assert.match(failure(["--size", "1000", "--index=hnsw", "--peer", "lancedb"]), /Unknown option '--peer'/);
+  });
+});
+
+describe("bench:speed --help", () => {
+  it("prints every flag's description and measures nothing", () => {
+    const run = spawnSync(process.execPath, ["--import", "tsx", "bench/speed.ts", "--help"], { cwd: fileURLToPath(new URL("../..", import.meta.url)), encoding: "utf8" });
+    assert.equal(run.status, 0, run.stderr);
+    assert.match(run.stdout, /^npm run bench:speed -- \[flags\]\n[\s\S]*--sizes: [\s\S]*--reuse: /);
   });
 });
 
