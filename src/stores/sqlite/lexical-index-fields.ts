@@ -7,8 +7,8 @@ import { BM25_B } from "../../text/bm25.js";
 
 /**
  * Entries whose terms all namespaces may hold in memory together. Measured with the speed benchmark's
- * short memories (bench/lexical-memory.ts): 201 bytes per entry at 1M, about 16 per distinct term of a
- * row plus some 40 per row. 1.5M such entries are ~300 MB; a 1M namespace (~200 MB) fits with room for
+ * short memories (bench/lexical-memory.ts): 253 bytes per entry at 100k, about 20 per distinct term of a
+ * row plus some 40 per row. 1.5M such entries are ~380 MB; a 1M namespace (~250 MB) fits with room for
  * others, and the 1M benchmark process (an i8 index) peaked at 1.4 GB with its terms held, under 3 GB.
  * Entries of ten times as many distinct terms cost about ten times as much each.
  */
