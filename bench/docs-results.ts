@@ -5,7 +5,7 @@
  *
  *   npm run docs:results
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { CliStartResultsSchema } from "./cli-start.js";
@@ -13,7 +13,7 @@ import { developmentReport, markdownTable, readDevelopmentReports } from "./deve
 import { EmbeddingBenchSchema, type EmbeddingBench } from "./embedding.js";
 import { IngestMemoryResultsSchema } from "./ingest-memory.js";
 import { speedReadmeTables } from "./speed-chart.js";
-import { SpeedResultsSchema } from "./speed-results.js";
+import { SpeedResultsSchema, type SpeedResults } from "./speed-results.js";
 import { VectorIndexReportSchema, vectorIndexTables } from "./vector-index.js";
 
 export const RESULTS_FOLDER = fileURLToPath(new URL("./results/", import.meta.url));
@@ -28,12 +28,16 @@ function readJson(folder: string, file: string): unknown {
   return JSON.parse(readFileSync(join(folder, file), "utf8"));
 }
 
+/** A million memories take the better part of an hour with LanceDB beside them: a run of their own, kept in speed-1m.json. */
+const MILLION_FILE = "speed-1m.json";
+
 function speedDocument(folder: string): string {
   const results = SpeedResultsSchema.parse(readJson(folder, "speed.json"));
+  const million = existsSync(join(folder, MILLION_FILE)) ? SpeedResultsSchema.parse(readJson(folder, MILLION_FILE)) : undefined;
   return [
-    "# Speed: the full graph at 1k, 10k and 100k memories",
+    "# Speed: the full graph at 1k, 10k, 100k and a million memories",
     "",
-    generatedFrom(["speed.json"]),
+    generatedFrom(million ? ["speed.json", MILLION_FILE] : ["speed.json"]),
     "",
     `Measured ${results.measuredAt}; ${results.queries} questions per size; ${results.machine}.`,
     "",
@@ -45,7 +49,20 @@ function speedDocument(folder: string): string {
     "",
     ...results.notes.map((note) => `- ${note}`),
     "",
+    ...(million ? millionSection(million) : []),
   ].join("\n");
+}
+
+/** The million's run, with the same tables and the notes it adds to the 1k-100k run's. */
+function millionSection(million: SpeedResults): string[] {
+  return [
+    "## A million memories",
+    "",
+    `Measured ${million.measuredAt} in a run of its own (\`npm run bench:speed -- --sizes 1000000 --index hnsw --scalar-kind i8 --peers lancedb\`); ${million.queries} questions; ${million.machine}.`,
+    "",
+    speedReadmeTables(million),
+    "",
+  ];
 }
 
 /** One embedder's configurations: in the calling thread, then over the worker pool. */

@@ -22,6 +22,12 @@ describe("docs/results", () => {
     assert.deepEqual(generated.sort(), Object.keys(documents).sort());
   });
 
+  it("renders the million's run of its own beside the 1k-100k run", () => {
+    const speed = documents["speed.md"] ?? "";
+    assert.match(speed, /from bench\/results\/speed\.json and bench\/results\/speed-1m\.json/);
+    assert.match(speed, /## A million memories[\s\S]*\| 1,000,000 \| hnsw \|/);
+  });
+
   it("renders every development set with both embedders' columns", () => {
     const report = documents["development-sets.md"] ?? "";
     for (const set of ["## locomo10.json", "## scifact, train", "## cmrc2018_trial.json"]) assert.ok(report.includes(set), set);
