@@ -731,13 +731,13 @@ function lexicalColumnsOf(json: string): LexicalFields | undefined {
   return parsed.success ? ftsColumns(parsed.data) : undefined;
 }
 
-/** The first `k` hits whose rowid is not in `skipped`, in order. */
 /** The rowids every set holds, walking the smallest. */
 function intersection(sets: readonly ReadonlySet<number>[]): number[] {
   const [smallest, ...others] = [...sets].sort((a, b) => a.size - b.size);
   return smallest ? [...smallest].filter((rowid) => others.every((set) => set.has(rowid))) : [];
 }
 
+/** The first `k` hits whose rowid is not in `skipped`, in order. */
 function withoutRowids<Hit extends RowidRow>(hits: readonly Hit[], skipped: ReadonlySet<number>, k: number): Hit[] {
   return hits.filter((hit) => !skipped.has(hit.rowid)).slice(0, k);
 }
