@@ -13,7 +13,7 @@ import { developmentReport, markdownTable, readDevelopmentReports } from "./deve
 import { EmbeddingBenchSchema, type EmbeddingBench } from "./embedding.js";
 import { IngestMemoryResultsSchema } from "./ingest-memory.js";
 import { speedReadmeTables } from "./speed-chart.js";
-import { SpeedResultsSchema, type SpeedResults } from "./speed-results.js";
+import { questionsAsked, SpeedResultsSchema, type SpeedResults } from "./speed-results.js";
 import { VectorIndexReportSchema, vectorIndexTables } from "./vector-index.js";
 
 export const RESULTS_FOLDER = fileURLToPath(new URL("./results/", import.meta.url));
@@ -39,7 +39,7 @@ function speedDocument(folder: string): string {
     "",
     generatedFrom(million ? ["speed.json", MILLION_FILE] : ["speed.json"]),
     "",
-    `Measured ${results.measuredAt}; ${results.queries} questions per size; ${results.machine}.`,
+    `Measured ${results.measuredAt}; ${questionsAsked(results)}; ${results.machine}.`,
     "",
     "![latency p50 of every side](../../bench/results/speed.svg)",
     "",
@@ -58,7 +58,7 @@ function millionSection(million: SpeedResults): string[] {
   return [
     "## A million memories",
     "",
-    `Measured ${million.measuredAt} in a run of its own (\`npm run bench:speed -- --sizes 1000000 --index hnsw --scalar-kind i8 --peers lancedb\`); ${million.queries} questions; ${million.machine}.`,
+    `Measured ${million.measuredAt} in a run of its own (\`npm run bench:speed -- --sizes 1000000 --index hnsw --scalar-kind i8 --peers lancedb\`); ${questionsAsked(million)}; ${million.machine}.`,
     "",
     speedReadmeTables(million),
     "",

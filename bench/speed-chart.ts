@@ -163,11 +163,28 @@ function breakdownTable(results: Pick<SpeedResults, "sizes">): string[] {
 }
 
 /**
+ * The framework's floor in a sentence, beside LanceDB's indexed hybrid query at each size where it ran:
+ * what any graph of this shape costs before its nodes do anything.
+ */
+function floorLines(results: Pick<SpeedResults, "sizes" | "frameworkFloor">): string[] {
+  const floor = results.frameworkFloor;
+  if (!floor) return [];
+  const peers = Object.values(results.sizes).flatMap((size) =>
+    size.lancedb ? [`${p50p95(size.lancedb.hybridMs.indexed)} at ${count(size.entries)} (${(floor.invokeMs.p50 / size.lancedb.hybridMs.indexed.p50).toFixed(2)}×)`] : [],
+  );
+  const beside = peers.length ? `; LanceDB's indexed hybrid query, the whole of it: ${peers.join(", ")}` : "";
+  return [
+    "",
+    `The framework's floor (the same graph, one round, nodes that do nothing; bench/graph-floor.ts): p50 / p95 ${p50p95(floor.invokeMs)}, ${ms(floor.cpuMean)} ms of CPU per question${beside}.`,
+  ];
+}
+
+/**
  * The speed tables (markdown) from the benchmark's results: recallgraph per size and dense search, the
  * peers and the ratios, then where a question's time goes. `npm run bench:speed -- --markdown` prints
  * them after a run; `--from bench/results/speed.json --markdown` from saved results.
  */
-export function speedReadmeTables(results: Pick<SpeedResults, "sizes">): string {
+export function speedReadmeTables(results: Pick<SpeedResults, "sizes" | "frameworkFloor">): string {
   const hasPeers = Object.values(results.sizes).some((size) => size.inMemoryStore || size.lancedb);
-  return [...recallgraphTable(results), ...(hasPeers ? ["", ...peersTable(results)] : []), "", ...breakdownTable(results)].join("\n");
+  return [...recallgraphTable(results), ...(hasPeers ? ["", ...peersTable(results)] : []), "", ...breakdownTable(results), ...floorLines(results)].join("\n");
 }

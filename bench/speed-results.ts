@@ -150,6 +150,18 @@ export type LancedbSide = z.infer<typeof LancedbSideSchema>;
 const PerQuestionSchema = LatencySchema.extend({ mean: z.number() });
 
 /**
+ * The framework's floor (bench/graph-floor.ts): the retrieval graph's shape, one round, its nodes doing
+ * nothing, asked the same questions; measured once per run, since it does not depend on the store.
+ */
+export const FloorSideSchema = z.object({
+  side: z.literal("floor"),
+  invokeMs: LatencySchema.describe("Wall time of one invoke of the graph of nodes that do nothing"),
+  cpuMean: z.number().describe("Mean CPU time per invoke, ms"),
+  load: LoadSchema,
+});
+export type FloorSide = z.infer<typeof FloorSideSchema>;
+
+/**
  * The same graph and questions on the Qdrant store (`--store qdrant`), in a collection of its own on
  * the server at QDRANT_URL, or on SpecCheckingQdrantStub in a process of its own when none is set.
  */
@@ -165,7 +177,7 @@ export const QdrantSideSchema = z.object({
   outsideServerMs: LatencySchema.describe("Per question, wall time less the server's own: client, HTTP and the graph"),
   peakRssMb: z.number(),
 });
-export const ChildOutputSchema = z.discriminatedUnion("side", [RecallgraphSideSchema, InMemorySideSchema, LancedbSideSchema, QdrantSideSchema, ReopenSideSchema]);
+export const ChildOutputSchema = z.discriminatedUnion("side", [RecallgraphSideSchema, InMemorySideSchema, LancedbSideSchema, QdrantSideSchema, ReopenSideSchema, FloorSideSchema]);
 
 /** What `--store qdrant` saves (bench/results/speed-qdrant.json). */
 export const QdrantSpeedResultsSchema = z.object({
@@ -256,13 +268,24 @@ export const SpeedResultsSchema = z.object({
   version: z.literal(2).describe("2: per size, recallgraph per dense search (exact, hnsw) and each peer apart"),
   measuredAt: z.string().describe("When the run began (ISO 8601)"),
   sizes: z.record(z.string(), SizeResultSchema),
+  // Optional: results saved before it was measured lack it.
+  frameworkFloor: FloorSideSchema.omit({ side: true })
+    .optional()
+    .describe("LangGraph's own cost for the retrieval graph's shape with nodes that do nothing (bench/graph-floor.ts), in this run"),
   embedding: SpeedEmbeddingSchema.optional(),
   queries: z.number(),
+  // Optional: results saved before it was a flag lack it (they warmed up with 5).
+  warmup: z.number().int().optional().describe("Questions each side answered untimed before the timed ones"),
   machine: z.string(),
   load: LoadSchema.describe("The machine's load average when the run began and ended"),
   notes: z.array(z.string()),
 });
 export type SpeedResults = z.infer<typeof SpeedResultsSchema>;
+
+/** How many questions each side was timed on, and how many it answered untimed first (5 before the flag). */
+export function questionsAsked(results: Pick<SpeedResults, "queries" | "warmup">): string {
+  return `${results.queries} timed questions per size, each side after ${results.warmup ?? 5} untimed ones`;
+}
 
 /** p50, p95 and the mean CPU time per question (where measured) of each side a ratio can compare. */
 function timesOf(size: Omit<SizeResult, "ratios">, side: Ratio["ours"] | Ratio["peer"]): { p50: number; p95: number; cpu?: number } | undefined {

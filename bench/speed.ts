@@ -62,10 +62,12 @@ import { recallAgainstExact, type RankedHit } from "./recall.js";
 import { parseSpeedArgs, speedUsage, type SpeedArgs } from "./speed-args.js";
 import { breakdownOf } from "./speed-breakdown.js";
 import { speedBreakdownChart, speedChart, speedMemoryChart, speedReadmeTables } from "./speed-chart.js";
+import { floorSide } from "./graph-floor.js";
 import { lancedbSide, loadLancedb } from "./speed-lancedb.js";
 import { qdrantNotes, qdrantSide, qdrantSpeedTable, withQdrantTarget } from "./speed-qdrant.js";
 import {
   ChildOutputSchema,
+  FloorSideSchema,
   GraphAgreementSchema,
   InMemorySideSchema,
   LancedbSideSchema,
@@ -73,6 +75,7 @@ import {
   QdrantSpeedResultsSchema,
   RecallgraphSideSchema,
   ReopenSideSchema,
+  questionsAsked,
   ratiosOf,
   SpeedResultsSchema,
   type QdrantSpeedResults,
@@ -86,7 +89,6 @@ import {
 import { SYNTHETIC_NOW, syntheticMemoryBatches, syntheticQuestions } from "./synthetic.js";
 
 const NAMESPACE = "bench";
-const WARMUP_QUERIES = 5;
 /**
  * Memories per write call: a call holds its inputs, vectors and checked copies until it commits
  * (write-memories.ts), so one call of 100k would measure that transient, not the store's own memory.
@@ -161,6 +163,12 @@ async function ingest(store: SqliteMemoryStore, size: number): Promise<{ embedde
   return { embedder, writeMs, ingestMs: writeMs - timedEmbeddings.spentMs };
 }
 
+/** Questions timed, and answered before them untimed. */
+interface Asking {
+  queries: number;
+  warmup: number;
+}
+
 /** One timed question: its wall time and the garbage collection's pauses within it. */
 interface QuestionTime {
   ms: number;
@@ -168,7 +176,7 @@ interface QuestionTime {
 }
 
 /** Wall time of the full graph per question, after the warm-up questions, with the GC pauses within each. */
-async function retrieveTimes(graph: RetrievalGraph, questions: readonly string[]): Promise<QuestionTime[]> {
+async function retrieveTimes(graph: RetrievalGraph, questions: readonly string[], warmup: number): Promise<QuestionTime[]> {
   const pauses: Array<{ start: number; end: number }> = [];
   const observer = new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) pauses.push({ start: entry.startTime, end: entry.startTime + entry.duration });
@@ -179,7 +187,7 @@ async function retrieveTimes(graph: RetrievalGraph, questions: readonly string[]
     for (const [i, question] of questions.entries()) {
       const asked = performance.now();
       await retrieve(graph, { question, namespace: NAMESPACE, now: SYNTHETIC_NOW });
-      if (i >= WARMUP_QUERIES) spans.push({ start: asked, end: performance.now() });
+      if (i >= warmup) spans.push({ start: asked, end: performance.now() });
     }
     // The observer reports after the fact: give it the last pauses before reading them.
     await new Promise((resolve) => setImmediate(resolve));
@@ -251,6 +259,8 @@ interface AskedStore {
   embedder: Embedder;
   path: string;
   queries: number;
+  /** Questions answered before the timed ones. */
+  warmup: number;
   /** The phases' memory, to which the questions' phases are added. */
   memory: MemoryPhase[];
   /** Whether to compare the answers with exact search on the same file (an indexed store). */
@@ -258,16 +268,16 @@ interface AskedStore {
 }
 
 /** The timed questions, their breakdown, the peak RSS, and the comparison with exact search, on a store whose terms and index are ready. */
-async function askQuestions({ store, embedder, path, queries, memory, compare }: AskedStore) {
+async function askQuestions({ store, embedder, path, queries, warmup, memory, compare }: AskedStore) {
   const graph = createRetrievalGraph({ store, embedder });
-  const questions = syntheticQuestions(queries + WARMUP_QUERIES);
-  const times = await retrieveTimes(graph, questions);
+  const questions = syntheticQuestions(queries + warmup);
+  const times = await retrieveTimes(graph, questions, warmup);
   memory.push(memoryAfter("questions asked"));
-  const breakdown = await breakdownOf(graph, { store, embedder }, NAMESPACE, questions.slice(WARMUP_QUERIES));
+  const breakdown = await breakdownOf(graph, { store, embedder }, NAMESPACE, questions.slice(warmup));
   memory.push(memoryAfter("breakdown pass"));
   // Read before the comparison with exact search, whose copy of the vectors is the benchmark's, not the product's.
   const peakRssMb = ownPeakRssMb();
-  const compared = compare ? await againstExact(store, embedder, path, questions.slice(WARMUP_QUERIES)) : null;
+  const compared = compare ? await againstExact(store, embedder, path, questions.slice(warmup)) : null;
   const measured = {
     retrieveMs: latency(times.map((time) => time.ms)),
     breakdown,
@@ -275,11 +285,11 @@ async function askQuestions({ store, embedder, path, queries, memory, compare }:
     semanticRecallAt10: compared?.semanticRecallAt10 ?? null,
     graphAgreementAt10: compared?.graphAgreementAt10 ?? null,
   };
-  return { questions: questions.slice(WARMUP_QUERIES), times, measured };
+  return { questions: questions.slice(warmup), times, measured };
 }
 
 /** Measures one side on a new store file at `path`, closed when done (an index saved with it). */
-async function measureStore(path: string, size: number, queries: number, index: VectorIndexKind, scalarKind: HnswScalarKind) {
+async function measureStore(path: string, size: number, asking: Asking, index: VectorIndexKind, scalarKind: HnswScalarKind) {
   const before = loadavg();
   const spec = createHashEmbedder().spec;
   const memory = [memoryAfter("started")];
@@ -292,7 +302,7 @@ async function measureStore(path: string, size: number, queries: number, index: 
     memory.push(memoryAfter("lexical terms read"));
     const indexBuildMs = index === "hnsw" ? await timed(() => buildIndex(store)) : null;
     if (index === "hnsw") memory.push(memoryAfter("index built"));
-    const asked = await askQuestions({ store, embedder, path, queries, memory, compare: index === "hnsw" });
+    const asked = await askQuestions({ store, embedder, path, ...asking, memory, compare: index === "hnsw" });
     return {
       ingestPerSec: Math.round(size / (ingestMs / 1000)),
       ingestWithHashEmbeddingPerSec: Math.round(size / (writeMs / 1000)),
@@ -308,12 +318,12 @@ async function measureStore(path: string, size: number, queries: number, index: 
 }
 
 /** Measures recallgraph on a new store: in a temporary folder, removed when done, or at `keep`, kept with its index for --reuse. */
-async function recallgraphSide(size: number, queries: number, index: VectorIndexKind, scalarKind: HnswScalarKind, keep: string | undefined): Promise<RecallgraphSide> {
+async function recallgraphSide(size: number, asking: Asking, index: VectorIndexKind, scalarKind: HnswScalarKind, keep: string | undefined): Promise<RecallgraphSide> {
   if (keep !== undefined && existsSync(keep)) throw new ValidationError("keep", `"${keep}" exists: --keep builds a new store there`);
   const directory = keep === undefined ? mkdtempSync(join(tmpdir(), "recallgraph-speed-")) : undefined;
   const path = directory === undefined ? (keep ?? "") : join(directory, "memory.db");
   try {
-    const measured = await measureStore(path, size, queries, index, scalarKind);
+    const measured = await measureStore(path, size, asking, index, scalarKind);
     // After the close: the second process finds the index as a restart would, saved with the store.
     const reopen = index === "hnsw" ? reopenInChild(path, scalarKind) : null;
     return { side: "recallgraph", index, entries: size, ...(index === "hnsw" ? { scalarKind } : {}), ...measured, reopen };
@@ -374,7 +384,7 @@ async function reuseStore(args: SpeedArgs, path: string) {
     if (result !== "loaded") throw new Error(`--reuse: expected the saved index to load, the store answered "${result}" (same --scalar-kind as --keep?)`);
     const indexLoadMs = round(performance.now() - loading, 1);
     memory.push(memoryAfter("index loaded"));
-    const asked = await askQuestions({ store, embedder, path, queries: args.queries, memory, compare: args.exact });
+    const asked = await askQuestions({ store, embedder, path, queries: args.queries, warmup: args.warmup, memory, compare: args.exact });
     const slowest = asked.times
       .map((time, i) => ({ question: asked.questions[i] ?? "", ms: round(time.ms, 1), gcMs: round(time.gcMs, 1), order: i }))
       .sort((a, b) => b.ms - a.ms)
@@ -399,7 +409,7 @@ async function buildIndex(store: SqliteMemoryStore): Promise<void> {
   if (result !== "built") throw new Error(`--index hnsw: expected the store to build an HNSW index, it answered "${result}" (is usearch installed?)`);
 }
 
-async function inMemorySide(size: number, queries: number): Promise<z.infer<typeof InMemorySideSchema>> {
+async function inMemorySide(size: number, { queries, warmup }: Asking): Promise<z.infer<typeof InMemorySideSchema>> {
   const before = loadavg();
   const embedder = createHashEmbedder();
   const store = new InMemoryStore({ index: { embeddings: embedder.embeddings, dims: embedder.spec.dimension, fields: ["text"] } });
@@ -409,12 +419,12 @@ async function inMemorySide(size: number, queries: number): Promise<z.infer<type
     await store.batch(operations);
   }
   const buildMs = performance.now() - started;
-  const questions = syntheticQuestions(queries + WARMUP_QUERIES);
+  const questions = syntheticQuestions(queries + warmup);
   const times: number[] = [];
   for (const [i, question] of questions.entries()) {
     const asked = performance.now();
     await store.search([NAMESPACE], { query: question, limit: 10 });
-    if (i >= WARMUP_QUERIES) times.push(performance.now() - asked);
+    if (i >= warmup) times.push(performance.now() - asked);
   }
   return { side: "inmemory", buildPerSec: Math.round(size / (buildMs / 1000)), searchMs: latency(times), peakRssMb: ownPeakRssMb(), load: { before, after: loadavg() } };
 }
@@ -433,7 +443,7 @@ function inChild(args: readonly string[], env: Record<string, string> = {}): z.i
 
 /** One size: recallgraph with each dense search asked for, then each peer, each in a child process. */
 function measureSize(args: SpeedArgs, size: number, note: (text: string) => void): SizeResult {
-  const counts = ["--size", String(size), "--queries", String(args.queries)];
+  const counts = ["--size", String(size), ...askingFlags(args)];
   const measured: Omit<SizeResult, "ratios"> = { entries: size, recallgraph: {} };
   for (const index of args.index) {
     note(`  ${size} entries: recallgraph, ${index} dense search ... (load ${loadLine()})`);
@@ -454,6 +464,9 @@ function measureSize(args: SpeedArgs, size: number, note: (text: string) => void
   }
   return { ...measured, ratios: ratiosOf(measured) };
 }
+
+/** How many questions a child asks, timed and before. */
+const askingFlags = (args: SpeedArgs) => ["--queries", String(args.queries), "--warmup", String(args.warmup)];
 
 const loadLine = () => loadavg().map((value) => value.toFixed(2)).join(" ");
 
@@ -496,10 +509,14 @@ async function main(): Promise<void> {
     sizes: {},
     embedding,
     queries: args.queries,
+    warmup: args.warmup,
     machine: machineDescription(),
     load: { before: loadavg(), after: loadavg() },
     notes: NOTES,
   };
+  note(`  the framework's floor (nodes that do nothing) ... (load ${loadLine()})`);
+  const { side: _side, ...floor } = FloorSideSchema.parse(inChild(["--child", "floor", ...askingFlags(args)]));
+  results.frameworkFloor = floor;
   for (const size of args.sizes) {
     results.sizes[String(size)] = measureSize(args, size, note);
     results.load.after = loadavg();
@@ -519,6 +536,7 @@ const NOTES = [
   "recallgraph runs plan + 3 views + RRF + reflection + re-check by rules, no LLM; ingestPerSec excludes time inside the embedder; latencies include embedding the question",
   "hnsw: vectorIndex hnsw with hnswMinEntries 1 (every size indexed) and the run's hnswScalarKind, built before the questions; semantic recall@10 = denseSearch k 10 of each question's vector against exact search, tie-aware; graph agreement = the full graph's top 10 against the same graph over exact search; reopen = a second process opening the closed store, its saved index loaded (not rebuilt), one question answered",
   "breakdown: ms per question (means of a second pass); nodes' own wall time (run account) and CPU time from the same node functions chained by hand (same answers checked); framework = graph invoke minus the nodes' own time",
+  "framework floor: the retrieval graph's shape (the same state channels, node wrappers, Send fan-out to the three views, one round) with nodes that return nothing, asked the same questions in a process of its own: LangGraph's own cost per question, below which no graph of this shape answers",
   "InMemoryStore: LangGraph's, dense search only on the same vectors; LanceDB: its hybrid query (full-text + cosine vector search, RRF k 60, top 10), exact (bypassVectorIndex) and through IVF_HNSW_SQ at its defaults, its vector recall@10 against its own exact search",
   "ratios: recallgraph's latency over the peer's, measured in the same run; each side in a process of its own, its load average recorded (2 shared cores)",
 ];
@@ -535,14 +553,16 @@ function saveResults(results: SpeedResults, note: (text: string) => void): void 
 /** One side's measurement, in this (child) process. */
 function childSide(args: SpeedArgs): Promise<z.infer<typeof ChildOutputSchema>> {
   const size = args.size ?? 1000;
-  if (args.child === "qdrant") return qdrantSide(size, args.queries, WARMUP_QUERIES);
-  if (args.child === "lancedb") return lancedbSide(size, args.queries, WARMUP_QUERIES);
-  if (args.child === "inmemory") return inMemorySide(size, args.queries);
+  const asking: Asking = { queries: args.queries, warmup: args.warmup };
+  if (args.child === "qdrant") return qdrantSide(size, args.queries, args.warmup);
+  if (args.child === "lancedb") return lancedbSide(size, args.queries, args.warmup);
+  if (args.child === "inmemory") return inMemorySide(size, asking);
+  if (args.child === "floor") return floorSide(syntheticQuestions(args.queries + args.warmup), args.warmup);
   if (args.child === "reopen") {
     if (!args.path) throw new Error("--child reopen needs --path");
     return reopenSide(args.path, args.scalarKind);
   }
-  return recallgraphSide(size, args.queries, args.index[0] ?? "exact", args.scalarKind, args.keep);
+  return recallgraphSide(size, asking, args.index[0] ?? "exact", args.scalarKind, args.keep);
 }
 
 /**
@@ -560,7 +580,7 @@ async function qdrantMain(args: SpeedArgs): Promise<void> {
     const env = { QDRANT_URL: target.url, ...(target.apiKey ? { QDRANT_API_KEY: target.apiKey } : {}) };
     const sizes: QdrantSpeedResults["sizes"] = {};
     for (const size of args.sizes) {
-      const counts = ["--size", String(size), "--queries", String(args.queries)];
+      const counts = ["--size", String(size), ...askingFlags(args)];
       note(`  ${size} entries: qdrant (${target.kind}) ...`);
       const { side: _side, ...qdrant } = QdrantSideSchema.parse(inChild(["--child", "qdrant", ...counts], env));
       note(`  ${size} entries: sqlite ...`);
@@ -641,7 +661,7 @@ function speedReport(results: SpeedResults): string {
   return [
     markdownOf(results),
     "",
-    `${results.queries} questions per size; ${results.machine}; load average ${load(results.load.before)} at the start, ${load(results.load.after)} at the end.`,
+    `${questionsAsked(results)}; ${results.machine}; load average ${load(results.load.before)} at the start, ${load(results.load.after)} at the end.`,
     ...results.notes.map((text) => `- ${text}`),
   ].join("\n");
 }

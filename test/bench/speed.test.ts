@@ -12,9 +12,11 @@ import { ValidationError } from "../../src/core/errors.js";
 import { recallAgainstExact } from "../../bench/recall.js";
 import { parseSpeedArgs } from "../../bench/speed-args.js";
 import { loadLancedb, lancedbSide } from "../../bench/speed-lancedb.js";
-import { LancedbSideSchema, ratiosOf, SpeedResultsSchema, type SizeResult, type SpeedResults } from "../../bench/speed-results.js";
+import { FloorSideSchema, LancedbSideSchema, ratiosOf, SpeedResultsSchema, type SizeResult, type SpeedResults } from "../../bench/speed-results.js";
 import { speedReadmeTables } from "../../bench/speed-chart.js";
-import { syntheticMemories, syntheticMemoryBatches } from "../../bench/synthetic.js";
+import { syntheticMemories, syntheticMemoryBatches, syntheticQuestions } from "../../bench/synthetic.js";
+import { floorGraph, floorSide } from "../../bench/graph-floor.js";
+import { VIEWS } from "../../src/graph/views.js";
 
 const SAVED = fileURLToPath(new URL("../../bench/results/speed.json", import.meta.url));
 
@@ -39,6 +41,8 @@ describe("bench:speed arguments", () => {
     assert.deepEqual(args.index, ["exact"]);
     assert.deepEqual(args.peers, ["inmemory"]);
     assert.equal(args.queries, 100);
+    assert.equal(args.warmup, 100, "timed questions answered by compiled code, as a long-lived process answers");
+    assert.equal(parseSpeedArgs(["--warmup", "0"]).warmup, 0);
     assert.equal(args.chart, true);
     assert.equal(args.scalarKind, "f32", "the store's own default");
     assert.equal(parseSpeedArgs(["--index", "hnsw", "--scalar-kind", "i8"]).scalarKind, "i8");
@@ -68,6 +72,7 @@ describe("bench:speed arguments", () => {
     assert.match(failure(["--peers", "qdrant"]), /^peers\.0: /);
     assert.match(failure(["--queries", "5"]), /^queries: /);
     assert.match(failure(["--scalar-kind", "b1"]), /^scalarKind: /);
+    assert.match(failure(["--warmup", "twenty"]), /^warmup: /);
     // A mistyped or unknown flag is refused with the usage, never run with the defaults.
     assert.match(failure(["--verbose"]), /Unknown option '--verbose'[\s\S]*--sizes: /);
     assert.match(failure(["--size", "1000", "--index=hnsw", "--peer", "lancedb"]), /Unknown option '--peer'/);
@@ -166,6 +171,9 @@ describe("bench:speed results", () => {
     };
     const parsed = SpeedResultsSchema.parse(JSON.parse(JSON.stringify(results)));
     assert.match(speedReadmeTables(parsed), /\| 1,000 \| hnsw \| 1,000 \| 0\.1 s \|.*\| 0\.990 \|/);
+    assert.doesNotMatch(speedReadmeTables(parsed), /floor/, "no floor line for a run that did not measure it");
+    const withFloor = { ...parsed, frameworkFloor: { invokeMs: latency(6), cpuMean: 7, load } };
+    assert.match(speedReadmeTables(withFloor), /framework's floor .*p50 \/ p95 6\.00 \/ 12\.0 ms, 7\.00 ms of CPU.*LanceDB's indexed hybrid query.*4\.00 \/ 8\.00 ms at 1,000 \(1\.50×\)/);
     const { load: _load, ...withoutLoad } = results;
     const failure = SpeedResultsSchema.safeParse(withoutLoad);
     assert.equal(failure.success, false);
@@ -178,6 +186,17 @@ describe("bench:speed results", () => {
       if (size.recallgraph.hnsw) assert.notEqual(size.recallgraph.hnsw.semanticRecallAt10, null, `${size.entries} entries`);
       assert.deepEqual(size.ratios, ratiosOf(size));
     }
+  });
+});
+
+describe("the framework's floor", () => {
+  it("runs the retrieval graph's nodes in its order, one round, each doing nothing", async () => {
+    const steps: string[][] = [];
+    for await (const update of await floorGraph().stream({ question: "who?", namespaces: ["bench"] }, { streamMode: "updates" })) steps.push(Object.keys(update).sort());
+    const views = VIEWS.map((view) => [view.name]).sort();
+    assert.deepEqual([steps[0], ...steps.slice(1, 1 + views.length).sort(), ...steps.slice(1 + views.length)], [["plan"], ...views, ["merge"], ["reflect"], ["finalize"]]);
+    const side = FloorSideSchema.parse(await floorSide(syntheticQuestions(12), 2));
+    assert.ok(side.invokeMs.p50 > 0 && side.invokeMs.p95 >= side.invokeMs.p50, JSON.stringify(side.invokeMs));
   });
 });
 
