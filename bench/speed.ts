@@ -495,7 +495,7 @@ async function main(): Promise<void> {
     return;
   }
   const note = (text: string) => process.stderr.write(`${text}\n`);
-  note(`speed benchmark: sizes ${args.sizes.join(", ")}, ${args.queries} questions each, index ${args.index.join(" and ")} (hnsw ${args.scalarKind}), peers ${args.peers.join(", ") || "none"}; ${machineDescription()}`);
+  note(`speed benchmark: sizes ${args.sizes.join(", ")}, ${args.queries} questions each after ${args.warmup} untimed, index ${args.index.join(" and ")} (hnsw ${args.scalarKind}), peers ${args.peers.join(", ") || "none"}; ${machineDescription()}`);
   // Checked first, so that a missing results file or native binary fails before minutes of measuring, not after.
   const embedding = embeddingRates(args.embedder);
   if (embedding.status === "missing") note(`  ${embedding.note}`);
