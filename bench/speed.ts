@@ -254,13 +254,10 @@ async function againstExact(indexed: SqliteMemoryStore, embedder: Embedder, path
   }
 }
 
-interface AskedStore {
+interface AskedStore extends Asking {
   store: SqliteMemoryStore;
   embedder: Embedder;
   path: string;
-  queries: number;
-  /** Questions answered before the timed ones. */
-  warmup: number;
   /** The phases' memory, to which the questions' phases are added. */
   memory: MemoryPhase[];
   /** Whether to compare the answers with exact search on the same file (an indexed store). */
