@@ -19,6 +19,7 @@ import type { MemoryFilter, MemoryRecord, ScoredEntry } from "../../src/stores/p
 import { openStore, storeConfigFromEnv } from "../../src/stores/open-store.js";
 import { HNSW_SCALAR_KINDS, indexFolder } from "../../src/stores/sqlite/hnsw-index.js";
 import { openSqliteStore, SqliteMemoryStore, type SqliteStoreOptions } from "../../src/stores/sqlite/store.js";
+import { DEFAULT_HNSW_PARAMETERS, indexParameters, VectorSearchOptionsSchema } from "../../src/stores/sqlite/vector-search.js";
 import { vec0L2 } from "../../src/stores/sqlite/vectors.js";
 import type { EmbeddingSpec } from "../../src/text/embedder.js";
 import { seededRandom } from "../../bench/synthetic.js";
@@ -671,6 +672,16 @@ describe("vector index configuration", () => {
       openSqliteStore({ path: ":memory:", embedding: SPEC, hnswScalarKind: "b1" as "i8" }),
       (error: unknown) => error instanceof ValidationError && error.field === "sqlite.hnswScalarKind",
     );
+  });
+
+  it("searches an i8 index wider by default, and never overrides parameters given", () => {
+    const f32 = indexParameters(VectorSearchOptionsSchema.parse({}));
+    const i8 = indexParameters(VectorSearchOptionsSchema.parse({ hnswScalarKind: "i8" }));
+    assert.deepEqual(f32, DEFAULT_HNSW_PARAMETERS);
+    assert.ok(i8.expansionSearch > f32.expansionSearch, JSON.stringify(i8));
+    assert.equal(i8.connectivity, f32.connectivity, "the search widens; the graph is built alike");
+    const given = { connectivity: 8, expansionAdd: 32, expansionSearch: 100 };
+    assert.deepEqual(indexParameters(VectorSearchOptionsSchema.parse({ hnswScalarKind: "i8", hnsw: given })), given);
   });
 
   it("passes the store configuration's index settings to the sqlite store", async () => {

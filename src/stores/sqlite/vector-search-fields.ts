@@ -31,7 +31,9 @@ export const VectorSearchFields = {
     .int()
     .min(1)
     .describe(`With vectorIndex "hnsw": namespaces smaller than this are searched exactly (default ${DEFAULT_HNSW_MIN_ENTRIES})`),
-  hnsw: HnswParametersSchema.describe("HNSW construction and search parameters (default DEFAULT_HNSW_PARAMETERS)"),
+  hnsw: HnswParametersSchema.describe(
+    "HNSW construction and search parameters (default DEFAULT_HNSW_PARAMETERS; an i8 index searches 768 wide instead of 512)",
+  ),
   hnswScalarKind: z
     .enum(HNSW_SCALAR_KINDS)
     .describe(
