@@ -12,7 +12,8 @@ const recallText = (value: number | undefined) => value?.toFixed(3);
 function sizeLabel(size: SizeResult): string {
   const ours = recallText(size.recallgraph.hnsw?.semanticRecallAt10?.tieAware);
   const theirs = recallText(size.lancedb?.vectorRecallAt10.tieAware);
-  const recall = [ours && `hnsw ${ours}`, theirs && `LanceDB ${theirs}`].filter(Boolean).join(", ");
+  const refined = recallText(size.lancedb?.refined?.vectorRecallAt10.tieAware);
+  const recall = [ours && `hnsw ${ours}`, theirs && `LanceDB ${theirs}`, refined && `refined ${refined}`].filter(Boolean).join(", ");
   return recall ? `${label(size.entries)} (recall@10: ${recall})` : label(size.entries);
 }
 
@@ -27,6 +28,7 @@ export function speedChart(results: Results): string {
     { name: "InMemoryStore.search (dense only)", values: sizes.map((size) => size.inMemoryStore?.searchMs.p50) },
     { name: "LanceDB hybrid, exact", values: sizes.map((size) => size.lancedb?.hybridMs.exact.p50) },
     { name: "LanceDB hybrid, IVF_HNSW_SQ", values: sizes.map((size) => size.lancedb?.hybridMs.indexed.p50) },
+    { name: "LanceDB hybrid, IVF_HNSW_SQ refined to recall@10 0.95", values: sizes.map((size) => size.lancedb?.refined?.hybridMs.p50) },
   ];
   return groupedBarChart({
     title: "Latency p50 (ms, log scale): recallgraph's full graph beside its peers, one run",
@@ -123,7 +125,7 @@ function recallgraphTable(results: Pick<SpeedResults, "sizes">): string[] {
 
 /** The peers at each size, and recallgraph's latency over theirs. */
 function peersTable(results: Pick<SpeedResults, "sizes">): string[] {
-  const head = ["entries", "InMemoryStore p50 / p95", "LanceDB exact hybrid", "LanceDB indexed hybrid", "LanceDB vector recall@10", "LanceDB ingest/s, FTS / vector index build", "peak RSS (IMS / LanceDB)", "ratios p50, CPU (recallgraph / peer)"];
+  const head = ["entries", "InMemoryStore p50 / p95", "LanceDB exact hybrid", "LanceDB indexed hybrid", "LanceDB vector recall@10", "LanceDB refined hybrid (refineFactor, vector recall@10)", "LanceDB ingest/s, FTS / vector index build", "peak RSS (IMS / LanceDB)", "ratios p50, CPU (recallgraph / peer)"];
   const rows = Object.values(results.sizes).map((size) => {
     const lance = size.lancedb;
     const peaks = [size.inMemoryStore?.peakRssMb, lance?.peakRssMb].map((value) => (value === undefined ? "-" : count(value))).join(" / ");
@@ -133,6 +135,7 @@ function peersTable(results: Pick<SpeedResults, "sizes">): string[] {
       p50p95(lance?.hybridMs.exact),
       p50p95(lance?.hybridMs.indexed),
       lance ? lance.vectorRecallAt10.tieAware.toFixed(3) : "-",
+      lance?.refined ? `${p50p95(lance.refined.hybridMs)} (${lance.refined.refineFactor}, ${lance.refined.vectorRecallAt10.tieAware.toFixed(3)})` : "-",
       lance ? `${count(lance.ingestPerSec)}, ${(lance.ftsBuildMs / 1000).toFixed(1)} / ${(lance.vectorIndexBuildMs / 1000).toFixed(1)} s` : "-",
       `${peaks} MB`,
       size.ratios.map((ratio) => `${ratio.ours} / ${ratio.peer} ${ratio.p50.toFixed(2)}×${ratio.cpu === null ? "" : `, ${ratio.cpu.toFixed(2)}×`}`).join("; ") || "-",

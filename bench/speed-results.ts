@@ -141,6 +141,14 @@ export const LancedbSideSchema = z.object({
     indexed: PeerLatencySchema.describe("Hybrid query with the vector part through the vector index"),
   }),
   vectorRecallAt10: RecallSchema.describe("The indexed vector query (top 10) against LanceDB's exact one, by exact cosine similarity"),
+  refined: z
+    .object({
+      refineFactor: z.number().int().describe("The vector query's refineFactor: its index proposes this many times 10 candidates, re-ranked on full vectors"),
+      hybridMs: PeerLatencySchema.describe("Hybrid query with the vector part through the index, refined"),
+      vectorRecallAt10: RecallSchema.describe("The refined vector query (top 10) against the exact one"),
+    })
+    .optional()
+    .describe("The indexed query at recallgraph's recall target: the smallest refineFactor of a fixed ladder whose vector recall@10 reaches it (the largest tried where none does); absent in runs before it"),
   peakRssMb: z.number(),
   load: LoadSchema,
 });
@@ -230,13 +238,14 @@ export const SpeedEmbeddingSchema = z
   .describe("USE-lite texts per second with and without worker threads, from the embedding benchmark");
 export type SpeedEmbedding = z.infer<typeof SpeedEmbeddingSchema>;
 
-const PEER_SEARCHES = ["InMemoryStore", "LanceDB exact", "LanceDB indexed"] as const;
+const PEER_SEARCHES = ["InMemoryStore", "LanceDB exact", "LanceDB indexed", "LanceDB refined"] as const;
 
 /** What a peer's answer is compared with: each recallgraph search with the peers that search the same way. */
 export const RATIO_PAIRS: ReadonlyArray<{ ours: (typeof VECTOR_INDEX_KINDS)[number]; peer: (typeof PEER_SEARCHES)[number] }> = [
   { ours: "exact", peer: "InMemoryStore" },
   { ours: "exact", peer: "LanceDB exact" },
   { ours: "hnsw", peer: "LanceDB indexed" },
+  { ours: "hnsw", peer: "LanceDB refined" },
 ];
 
 export const RatioSchema = z.object({
@@ -294,7 +303,11 @@ function timesOf(size: Omit<SizeResult, "ratios">, side: Ratio["ours"] | Ratio["
     return run && { ...run.retrieveMs, cpu: run.breakdown.cpu.invokeMs };
   }
   if (side === "InMemoryStore") return size.inMemoryStore?.searchMs;
-  const lance = side === "LanceDB exact" ? size.lancedb?.hybridMs.exact : size.lancedb?.hybridMs.indexed;
+  const lance = {
+    "LanceDB exact": size.lancedb?.hybridMs.exact,
+    "LanceDB indexed": size.lancedb?.hybridMs.indexed,
+    "LanceDB refined": size.lancedb?.refined?.hybridMs,
+  }[side];
   return lance && { ...lance, cpu: lance.cpuMean };
 }
 

@@ -156,6 +156,8 @@ describe("bench:speed results", () => {
       { ours: "hnsw", peer: "LanceDB indexed", p50: 3, p95: 3, cpu: 2.4 },
     ]);
     assert.deepEqual(ratiosOf({ entries: 1000, recallgraph: { hnsw: run(12, 0.99) }, inMemoryStore: size.inMemoryStore }), []);
+    const refined = { refineFactor: 5, hybridMs: { ...latency(6), cpuMean: 8 }, vectorRecallAt10: { tieAware: 0.97, byId: 0.96 } };
+    assert.deepEqual(ratiosOf({ ...size, lancedb: { ...lancedb, refined } }).at(-1), { ours: "hnsw", peer: "LanceDB refined", p50: 2, p95: 2, cpu: 1.5 });
   });
 
   it("holds what the tables and charts read, and names a missing field", () => {
@@ -174,6 +176,9 @@ describe("bench:speed results", () => {
     assert.doesNotMatch(speedReadmeTables(parsed), /floor/, "no floor line for a run that did not measure it");
     const withFloor = { ...parsed, frameworkFloor: { invokeMs: latency(6), cpuMean: 7, load } };
     assert.match(speedReadmeTables(withFloor), /framework's floor .*p50 \/ p95 6\.00 \/ 12\.0 ms, 7\.00 ms of CPU.*LanceDB's indexed hybrid query.*4\.00 \/ 8\.00 ms at 1,000 \(1\.50×\)/);
+    const refined = { refineFactor: 5, hybridMs: { ...latency(6), cpuMean: 8 }, vectorRecallAt10: { tieAware: 0.97, byId: 0.96 } };
+    const withRefined = { ...size, lancedb: { ...lancedb, refined } };
+    assert.match(speedReadmeTables({ sizes: { "1000": { ...withRefined, ratios: ratiosOf(withRefined) } } }), /\| 6\.00 \/ 12\.0 ms \(5, 0\.970\) \|.*hnsw \/ LanceDB refined 2\.00×, 1\.50×/);
     const { load: _load, ...withoutLoad } = results;
     const failure = SpeedResultsSchema.safeParse(withoutLoad);
     assert.equal(failure.success, false);
@@ -208,5 +213,10 @@ describe("the LanceDB peer", { skip: "missing" in lance ? lance.missing : false,
     assert.equal(side.entries, 300);
     assert.match(side.version, /^\d+\.\d+\.\d+/);
     assert.ok(side.vectorRecallAt10.tieAware > 0 && side.vectorRecallAt10.tieAware <= 1, JSON.stringify(side.vectorRecallAt10));
+    const refined = side.refined;
+    assert.ok(refined, "the indexed query is also timed refined");
+    assert.ok([2, 5, 10, 20].includes(refined.refineFactor), String(refined.refineFactor));
+    // The smallest factor that reaches the target is kept, or the largest when none does.
+    assert.ok(refined.vectorRecallAt10.tieAware >= 0.95 || refined.refineFactor === 20, JSON.stringify(refined));
   });
 });
