@@ -31,7 +31,7 @@ import { syntheticMemoryBatches, syntheticQuestions } from "./synthetic.js";
 const BATCH = 5000;
 const TOP_K = 10;
 const RRF_K = 60;
-/** The semantic recall@10 recallgraph's HNSW index is held to at every size (issue 35). */
+/** The semantic recall@10 the speed targets hold recallgraph's HNSW index to, at every size. */
 const RECALL_TARGET = 0.95;
 /** refineFactor values tried in order, each doubling or so the candidates re-ranked on full vectors. */
 const REFINE_FACTORS = [2, 5, 10, 20] as const;
