@@ -212,10 +212,12 @@ export async function lancedbSide(size: number, queries: number, warmup: number)
     const peakRssMb = ownPeakRssMb();
     const refinements = REFINE_FACTORS.map((refineFactor) => ({ refineFactor }));
     const [recall, ...refinedRecalls] = await vectorRecalls(size, queries, warmup, vectors, ["indexed", ...refinements], vectorIds);
-    const refined = refinements
-      .map((refinement, index) => ({ ...refinement, vectorRecallAt10: refinedRecalls[index] ?? { tieAware: 0, byId: 0 } }))
-      .find((candidate, index, all) => candidate.vectorRecallAt10.tieAware >= RECALL_TARGET || index === all.length - 1);
-    if (!recall || !refined) throw new Error("LanceDB: the recall pass answered fewer paths than it was given");
+    const ladder = refinements.flatMap((refinement, index) => {
+      const vectorRecallAt10 = refinedRecalls[index];
+      return vectorRecallAt10 ? [{ ...refinement, vectorRecallAt10 }] : [];
+    });
+    const refined = ladder.find((step) => step.vectorRecallAt10.tieAware >= RECALL_TARGET) ?? ladder.at(-1);
+    if (!recall || !refined || ladder.length < refinements.length) throw new Error("LanceDB: the recall pass answered fewer paths than it was given");
     const refinedMs = await timeQueries(queries, warmup, (i) => hybrid(i, refined));
     return {
       side: "lancedb",
