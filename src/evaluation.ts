@@ -12,6 +12,15 @@ export { RealmemEvalOptionsSchema, runRealmemEval, type RealmemEvalOptions, type
 export { realmemJson, realmemText, type RealmemJson } from "./eval/realmem-report.js";
 export type { EvalContext, EvalProgress } from "./eval/harness.js";
 export {
+  compareQuestionScores,
+  questionScoreLines,
+  QuestionScoreSchema,
+  readQuestionScores,
+  type MeasureComparison,
+  type QuestionScore,
+  type ScoresComparison,
+} from "./eval/question-scores.js";
+export {
   binaryJudgements,
   scoreRanking,
   summarize,

@@ -17,6 +17,7 @@ const commands: CommandModule[] = await Promise.all([
   import("./commands/stats.js"),
   import("./commands/demo.js"),
   import("./commands/eval.js"),
+  import("./commands/eval-compare.js"),
   import("./commands/mcp.js"),
 ]);
 

@@ -196,8 +196,11 @@ export interface PairedComparison {
 /** Reads one measure of a scored question, e.g. recall@10 or nDCG@10. */
 export type Measure = (score: RankingScore) => number | undefined;
 
+/** What a paired comparison reads of a question: its id and its scores. */
+export type ScoredQuestion = Pick<QuestionResult, "questionId"> & RankingScore;
+
 /** Compares `first` with `second` question by question (paired by question id) on `measure`. */
-export function comparePaired(first: readonly QuestionResult[], second: readonly QuestionResult[], measure: Measure): PairedComparison {
+export function comparePaired(first: readonly ScoredQuestion[], second: readonly ScoredQuestion[], measure: Measure): PairedComparison {
   const secondByQuestion = new Map(second.map((result) => [result.questionId, result]));
   let wins = 0;
   let losses = 0;

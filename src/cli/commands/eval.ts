@@ -1,9 +1,10 @@
-import { open, readFile, stat } from "node:fs/promises";
+import { open, readFile, stat, writeFile } from "node:fs/promises";
 import { Option, type Command } from "commander";
 import { z } from "zod";
 import { ValidationError } from "../../core/errors.js";
 import type { EvalStoreChoice } from "../../eval/eval-store.js";
-import type { EvalContext, EvalProgress } from "../../eval/harness.js";
+import type { EvalContext, EvalProgress, RetrieverRun } from "../../eval/harness.js";
+
 import type { PresetName } from "../../graph/preset-names.js";
 import type { EmbedderConfig } from "../../text/embedders/create-embedder.js";
 import { readGlobalOptions, environmentWith } from "../global-options.js";
@@ -40,6 +41,7 @@ const EvalCommandOptionsSchema = z.object({
     .optional()
     .describe("LoCoMo, BEAM and RealMem only: BEIR's cut-offs are its own (10 and 100)"),
   embeddingCache: z.string().trim().min(1, "must not be empty").optional(),
+  questionScores: z.string().trim().min(1, "must not be empty").optional().describe("where to write each scored question's measures of --mode (JSON Lines)"),
   llm: z.boolean().default(true),
 });
 type EvalCommandOptions = z.output<typeof EvalCommandOptionsSchema>;
@@ -66,6 +68,7 @@ export function register(program: Command): void {
     .option("--conversations <ids>", "LoCoMo: comma-separated sample ids (BEAM: conversation folder names; RealMem: person names) to evaluate (default: all)")
     .option("--k <list>", "LoCoMo, BEAM and RealMem: cut-offs for recall@k and hit@k (default: 5,10,25)")
     .option("--embedding-cache <file>", "keep the vectors in this file between runs (read first, written after; one file per embedder)")
+    .option("--question-scores <file>", "also write each scored question's measures of --mode to this file, a JSON line each, for `recallgraph eval-compare`")
     .option("--no-llm", "plan and reflect by rules even when an LLM is configured in the environment")
     .addHelpText(
       "after",
@@ -147,7 +150,21 @@ Examples:
       const output = await EVALUATORS[format](path, options, shared, context).finally(() => progress.stop());
       if (globals.json) printJson(output.json);
       else printLines([output.text]);
+      if (options.questionScores !== undefined) await writeQuestionScores(options.questionScores, output.retrievers);
     });
+}
+
+/** What a format's run gives the command: its report as JSON and as text, and every retriever's scored questions. */
+interface EvalOutput {
+  json: unknown;
+  text: string;
+  retrievers: RetrieverRun[];
+}
+
+/** Writes the scored questions of --mode (question-scores.ts): only the measures, so that two runs' files compare question by question. */
+async function writeQuestionScores(file: string, retrievers: readonly RetrieverRun[]): Promise<void> {
+  const [{ questionScoreLines }, { primaryRun }] = await Promise.all([import("../../eval/question-scores.js"), import("../../eval/report-tables.js")]);
+  await writeFile(file, questionScoreLines(primaryRun({ retrievers }).results));
 }
 
 /** What every format takes from the command line. */
@@ -160,37 +177,37 @@ interface SharedOptions {
   store: EvalStoreChoice;
 }
 
-async function evalBeir(folder: string, options: EvalCommandOptions, shared: SharedOptions, context: EvalContext): Promise<{ json: unknown; text: string }> {
+async function evalBeir(folder: string, options: EvalCommandOptions, shared: SharedOptions, context: EvalContext): Promise<EvalOutput> {
   const [{ runBeirEval }, { beirJson, beirText }] = await Promise.all([import("../../eval/beir-run.js"), import("../../eval/beir-report.js")]);
   const run = await runBeirEval({ folder, ...shared, ...(options.split !== undefined ? { split: options.split } : {}) }, context);
-  return { json: beirJson(run), text: beirText(run) };
+  return { json: beirJson(run), text: beirText(run), retrievers: run.retrievers };
 }
 
-async function evalSquad(file: string, _options: EvalCommandOptions, shared: SharedOptions, context: EvalContext): Promise<{ json: unknown; text: string }> {
+async function evalSquad(file: string, _options: EvalCommandOptions, shared: SharedOptions, context: EvalContext): Promise<EvalOutput> {
   const [{ runSquadEval }, { beirJson, beirText }] = await Promise.all([import("../../eval/beir-run.js"), import("../../eval/beir-report.js")]);
   const run = await runSquadEval({ file, ...shared }, context);
-  return { json: beirJson(run), text: beirText(run) };
+  return { json: beirJson(run), text: beirText(run), retrievers: run.retrievers };
 }
 
-async function evalBeam(folder: string, options: EvalCommandOptions, shared: SharedOptions, context: EvalContext): Promise<{ json: unknown; text: string }> {
+async function evalBeam(folder: string, options: EvalCommandOptions, shared: SharedOptions, context: EvalContext): Promise<EvalOutput> {
   const [{ runBeamEval }, { beamJson, beamText }] = await Promise.all([import("../../eval/beam-run.js"), import("../../eval/beam-report.js")]);
   const run = await runBeamEval(
     { folder, ...shared, ...(options.conversations ? { conversations: options.conversations } : {}), ...(options.k ? { ks: options.k } : {}), ...(options.supersessionBaseline ? { supersessionBaseline: true } : {}) },
     context,
   );
-  return { json: beamJson(run), text: beamText(run) };
+  return { json: beamJson(run), text: beamText(run), retrievers: run.retrievers };
 }
 
-async function evalRealmem(target: string, options: EvalCommandOptions, shared: SharedOptions, context: EvalContext): Promise<{ json: unknown; text: string }> {
+async function evalRealmem(target: string, options: EvalCommandOptions, shared: SharedOptions, context: EvalContext): Promise<EvalOutput> {
   const [{ runRealmemEval }, { realmemJson, realmemText }] = await Promise.all([import("../../eval/realmem-run.js"), import("../../eval/realmem-report.js")]);
   const run = await runRealmemEval(
     { path: target, ...shared, ...(options.conversations ? { personas: options.conversations } : {}), ...(options.k ? { ks: options.k } : {}), ...(options.supersessionBaseline ? { supersessionBaseline: true } : {}) },
     context,
   );
-  return { json: realmemJson(run), text: realmemText(run) };
+  return { json: realmemJson(run), text: realmemText(run), retrievers: run.retrievers };
 }
 
-async function evalLocomo(file: string, options: EvalCommandOptions, shared: SharedOptions, context: EvalContext): Promise<{ json: unknown; text: string }> {
+async function evalLocomo(file: string, options: EvalCommandOptions, shared: SharedOptions, context: EvalContext): Promise<EvalOutput> {
   const [{ runEval }, { evalJson, evalText }] = await Promise.all([import("../../eval/run.js"), import("../../eval/report.js")]);
   const run = await runEval(
     {
@@ -201,10 +218,10 @@ async function evalLocomo(file: string, options: EvalCommandOptions, shared: Sha
     },
     context,
   );
-  return { json: evalJson(run), text: evalText(run) };
+  return { json: evalJson(run), text: evalText(run), retrievers: run.retrievers };
 }
 
-type Evaluator = (path: string, options: EvalCommandOptions, shared: SharedOptions, context: EvalContext) => Promise<{ json: unknown; text: string }>;
+type Evaluator = (path: string, options: EvalCommandOptions, shared: SharedOptions, context: EvalContext) => Promise<EvalOutput>;
 
 const EVALUATORS: Record<EvalFormat, Evaluator> = { locomo: evalLocomo, beir: evalBeir, squad: evalSquad, beam: evalBeam, realmem: evalRealmem };
 
