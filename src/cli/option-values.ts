@@ -27,3 +27,9 @@ export const positiveIntegerText = (max: number) =>
 export function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
 }
+
+/** "a,b,c" -> ["a", "b", "c"], empty items refused. */
+export const commaList = z
+  .string()
+  .transform((text) => text.split(",").map((item) => item.trim()))
+  .pipe(z.array(z.string().min(1, "must be a comma-separated list without empty items")).min(1));

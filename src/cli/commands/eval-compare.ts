@@ -3,14 +3,12 @@ import type { Command } from "commander";
 import { z } from "zod";
 import { ValidationError } from "../../core/errors.js";
 import { readGlobalOptions } from "../global-options.js";
-import { parseOptionValues } from "../option-values.js";
+import { commaList, parseOptionValues } from "../option-values.js";
 import { printJson, printLines, table } from "../terminal-output.js";
 
 const EvalCompareOptionsSchema = z.object({
-  categories: z
-    .string()
-    .transform((text) => text.split(",").map((item) => item.trim()))
-    .pipe(z.array(z.string().regex(/^\d+$/, "must be comma-separated category numbers, e.g. 1,2,3,4").transform(Number)).min(1))
+  categories: commaList
+    .pipe(z.array(z.string().regex(/^\d+$/, "must be comma-separated category numbers, e.g. 1,2,3,4").transform(Number)))
     .optional()
     .describe("only the questions of these categories (LoCoMo's headline: 1,2,3,4)"),
 });

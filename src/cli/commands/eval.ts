@@ -8,7 +8,7 @@ import type { EvalContext, EvalProgress, RetrieverRun } from "../../eval/harness
 import type { PresetName } from "../../graph/preset-names.js";
 import type { EmbedderConfig } from "../../text/embedders/create-embedder.js";
 import { readGlobalOptions, environmentWith } from "../global-options.js";
-import { parseOptionValues, positiveIntegerText } from "../option-values.js";
+import { commaList, parseOptionValues, positiveIntegerText } from "../option-values.js";
 import { printJson, printLines } from "../terminal-output.js";
 
 // Listed here so `--help` does not load the evaluation code; the check below keeps it complete.
@@ -18,12 +18,6 @@ export type EveryModeListed = NothingMissing<Exclude<PresetName, (typeof MODES)[
 
 const FORMATS = ["locomo", "beir", "squad", "beam", "realmem"] as const;
 type EvalFormat = (typeof FORMATS)[number];
-
-/** "a,b,c" -> ["a", "b", "c"], empty items refused. */
-const commaList = z
-  .string()
-  .transform((text) => text.split(",").map((item) => item.trim()))
-  .pipe(z.array(z.string().min(1, "must be a comma-separated list without empty items")).min(1));
 
 const EvalCommandOptionsSchema = z.object({
   format: z
