@@ -4,7 +4,6 @@ import { z } from "zod";
 import { ValidationError } from "../../core/errors.js";
 import type { EvalStoreChoice } from "../../eval/eval-store.js";
 import type { EvalContext, EvalProgress, RetrieverRun } from "../../eval/harness.js";
-
 import type { PresetName } from "../../graph/preset-names.js";
 import type { EmbedderConfig } from "../../text/embedders/create-embedder.js";
 import { readGlobalOptions, environmentWith } from "../global-options.js";
