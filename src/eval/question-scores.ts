@@ -6,7 +6,8 @@
  */
 import { z } from "zod";
 import { ValidationError } from "../core/errors.js";
-import { comparePaired, type QuestionResult, type RankingScore, type ScoredQuestion } from "./metrics.js";
+import { jsonLines } from "../ingest/json-text.js";
+import { comparePaired, mean, type QuestionResult, type RankingScore, type ScoredQuestion } from "./metrics.js";
 
 /** A measure's value per cut-off, keyed by k as JSON keys are: {"5": 0.5, "10": 1}. */
 const PerK = z.record(z.string().regex(/^\d+$/, "cut-offs are whole numbers"), z.number().min(0).max(1));
@@ -39,24 +40,16 @@ export function questionScoreLines(results: readonly QuestionResult[]): string {
 export function readQuestionScores(text: string, file: string): QuestionScore[] {
   const scores: QuestionScore[] = [];
   const seen = new Set<string>();
-  text.split("\n").forEach((line, index) => {
-    if (line.trim() === "") return;
-    const where = `${file} line ${index + 1}`;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      throw new ValidationError(where, "not a JSON line");
-    }
-    const parsed = QuestionScoreSchema.safeParse(value);
+  for (const { line, json } of jsonLines(text, (line, reason) => new ValidationError(`${file} line ${line}`, reason))) {
+    const parsed = QuestionScoreSchema.safeParse(json);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      throw new ValidationError([where, ...(issue?.path ?? []).map(String)].join(": "), issue?.message ?? "not a question's scores");
+      throw new ValidationError([`${file} line ${line}`, ...(issue?.path ?? []).map(String)].join(": "), issue?.message ?? "not a question's scores");
     }
-    if (seen.has(parsed.data.id)) throw new ValidationError(`${where}: id`, `question "${parsed.data.id}" is scored twice`);
+    if (seen.has(parsed.data.id)) throw new ValidationError(`${file} line ${line}: id`, `question "${parsed.data.id}" is scored twice`);
     seen.add(parsed.data.id);
     scores.push(parsed.data);
-  });
+  }
   if (scores.length === 0) throw new ValidationError(file, "no scored question (write one with recallgraph eval --question-scores)");
   return scores;
 }
@@ -101,15 +94,15 @@ export function compareQuestionScores(first: readonly QuestionScore[], second: r
     sharedCutoffs([...pairedA, ...pairedB], family).map((k) => {
       const read = (score: RankingScore) => score[family][k];
       const { difference, wins, losses, pValue } = comparePaired(pairedA, pairedB, read);
-      return { measure: `${FAMILY_LABELS[family]}@${k}`, first: meanOf(pairedA, read), second: meanOf(pairedB, read), difference, better: wins, worse: losses, pValue };
+      return { measure: `${FAMILY_LABELS[family]}@${k}`, first: mean(pairedA.map((score) => read(score) ?? 0)), second: mean(pairedB.map((score) => read(score) ?? 0)), difference, better: wins, worse: losses, pValue };
     }),
   );
   return { paired: pairedA.length, onlyFirst: a.length - pairedA.length, onlySecond: b.length - pairedB.length, measures };
 }
 
+/** A cut-off read as a number finds the key JSON wrote as text, so the scores serve as they are. */
 function asScored({ id, recall, hit, ndcg, reciprocalRank }: QuestionScore): ScoredQuestion {
-  const numeric = (values: Record<string, number>) => Object.fromEntries(Object.entries(values).map(([k, value]) => [Number(k), value]));
-  return { questionId: id, recall: numeric(recall), hit: numeric(hit), ndcg: numeric(ndcg), reciprocalRank: numeric(reciprocalRank) };
+  return { questionId: id, recall, hit, ndcg, reciprocalRank };
 }
 
 /** The cut-offs of a measure that every question scores, ascending. */
@@ -118,8 +111,4 @@ function sharedCutoffs(scores: readonly ScoredQuestion[], family: Family): numbe
   if (!head) return [];
   const cutoffs = Object.keys(head[family]).map(Number);
   return cutoffs.filter((k) => rest.every((score) => score[family][k] !== undefined)).sort((x, y) => x - y);
-}
-
-function meanOf(scores: readonly ScoredQuestion[], read: (score: RankingScore) => number | undefined): number {
-  return scores.reduce((sum, score) => sum + (read(score) ?? 0), 0) / scores.length;
 }
