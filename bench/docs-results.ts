@@ -110,7 +110,8 @@ function vectorIndexDocument(folder: string): string {
     "",
     `${report.dimension}-d vectors of the ${report.data} data, one namespace, ${report.queries} queries per size; whole store calls (\`denseSearch\`); ` +
       `${report.environment.cores} cores, Node ${report.environment.node}, ${report.environment.platform}. ` +
-      `HNSW: connectivity ${connectivity}, expansion ${expansionAdd} on add and ${expansionSearch} on search.`,
+      `HNSW: connectivity ${connectivity}, expansion ${expansionAdd} on add and ` +
+      (expansionSearch === undefined ? "on search a width that follows the namespace's size (vector-search.ts, searchWidth)." : `${expansionSearch} on search.`),
     "",
     vectorIndexTables(report.exact, report.hnsw),
     "",

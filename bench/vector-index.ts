@@ -33,7 +33,7 @@ import { percentile } from "../src/eval/metrics.js";
 import { normalizeEntry } from "../src/memory/entry.js";
 import type { MemoryRecord, ScoredEntry } from "../src/stores/port.js";
 import { openSqliteStore, type SqliteMemoryStore, type SqliteStoreOptions } from "../src/stores/sqlite/store.js";
-import { DEFAULT_HNSW_PARAMETERS } from "../src/stores/sqlite/vector-search.js";
+import { DEFAULT_HNSW_BUILD, searchWidth } from "../src/stores/sqlite/vector-search.js";
 import { hashEmbed } from "../src/text/embedders/hash-features.js";
 import { recallAgainstExact, type RankedHit } from "./recall.js";
 import { randomUnitVector, seededRandom, SYNTHETIC_NOW, syntheticMemories, syntheticQuestions } from "./synthetic.js";
@@ -71,7 +71,9 @@ const ExactResultSchema = z.object({
   copyMs: z.number(),
 });
 const HnswResultSchema = ExactResultSchema.extend({
-  parameters: z.object({ connectivity: z.number(), expansionAdd: z.number(), expansionSearch: z.number() }),
+  parameters: z
+    .object({ connectivity: z.number(), expansionAdd: z.number(), expansionSearch: z.number() })
+    .describe("The index's build, and the width its default search took at this size"),
   upsertSeconds: z.number(),
   buildMs: z.number(),
   saveMs: z.number(),
@@ -93,7 +95,9 @@ export const VectorIndexReportSchema = z.object({
   dimension: z.number(),
   data: DataSchema,
   queries: z.number(),
-  hnswParameters: z.object({ connectivity: z.number(), expansionAdd: z.number(), expansionSearch: z.number() }),
+  hnswParameters: z
+    .object({ connectivity: z.number(), expansionAdd: z.number(), expansionSearch: z.number().optional() })
+    .describe("The default build; a search width where one width served every size (runs before it followed the size)"),
   exact: z.array(ExactResultSchema).describe("Exact search alone, at --exact-sizes"),
   hnsw: z.array(HnswResultSchema).describe("Exact search and the HNSW index, at --sizes"),
 });
@@ -229,7 +233,7 @@ async function measureHnsw(size: number, options: BenchOptions): Promise<HnswRes
     const expansionSweep = await sweepExpansion(path, options, queries, truth);
     return {
       ...exact,
-      parameters: { ...DEFAULT_HNSW_PARAMETERS },
+      parameters: { ...DEFAULT_HNSW_BUILD, expansionSearch: searchWidth({ hnswScalarKind: "f32" }, size) },
       upsertSeconds,
       buildMs,
       saveMs,
@@ -253,7 +257,7 @@ const SWEEP = [64, 128, 256, 1024] as const;
 async function sweepExpansion(path: string, options: BenchOptions, queries: readonly number[][], truth: readonly ScoredEntry[][]): Promise<HnswResult["expansionSweep"]> {
   const sweep: HnswResult["expansionSweep"] = [];
   for (const expansionSearch of SWEEP) {
-    const hnsw = { ...DEFAULT_HNSW_PARAMETERS, expansionSearch };
+    const hnsw = { ...DEFAULT_HNSW_BUILD, expansionSearch };
     const store = await openAs(path, options.data, { vectorIndex: "hnsw", hnswMinEntries: 1, vectorCacheMiB: 0, hnsw });
     if ((await store.buildVectorIndex(NAMESPACE)) !== "loaded") throw new Error("the sweep expects the saved index to load");
     const latency = await timeCalls(options.queries, (i) => store.denseSearch(NAMESPACE, queries[i] ?? [], { k: 10 }));
@@ -358,7 +362,7 @@ async function main(): Promise<void> {
     dimension: DIMENSION,
     data: options.data,
     queries: options.queries,
-    hnswParameters: DEFAULT_HNSW_PARAMETERS,
+    hnswParameters: DEFAULT_HNSW_BUILD,
     exact,
     hnsw,
   };

@@ -19,7 +19,7 @@ import type { MemoryFilter, MemoryRecord, ScoredEntry } from "../../src/stores/p
 import { openStore, storeConfigFromEnv } from "../../src/stores/open-store.js";
 import { HNSW_SCALAR_KINDS, indexFolder } from "../../src/stores/sqlite/hnsw-index.js";
 import { openSqliteStore, SqliteMemoryStore, type SqliteStoreOptions } from "../../src/stores/sqlite/store.js";
-import { DEFAULT_HNSW_PARAMETERS, indexParameters, VectorSearchOptionsSchema } from "../../src/stores/sqlite/vector-search.js";
+import { buildParameters, searchWidth, VectorSearchOptionsSchema } from "../../src/stores/sqlite/vector-search.js";
 import { vec0L2 } from "../../src/stores/sqlite/vectors.js";
 import type { EmbeddingSpec } from "../../src/text/embedder.js";
 import { seededRandom } from "../../bench/synthetic.js";
@@ -190,6 +190,36 @@ describe("exact search through usearch's kernel", () => {
     } finally {
       await reader.close();
       await writer.close();
+    }
+  });
+});
+
+describe("HNSW search width", () => {
+  it("looks as wide as it is told: as wide as the namespace finds exact search's top 10, a width of 1 finds less", async () => {
+    const records = randomRecords("ns", 3000, 16);
+    const exact = await open(":memory:");
+    await exact.upsert("ns", records);
+    const recallAtWidth = async (expansionSearch: number): Promise<number> => {
+      const approximate = await open(":memory:", { ...HNSW, hnsw: { connectivity: 16, expansionAdd: 64, expansionSearch } });
+      try {
+        await approximate.upsert("ns", records);
+        assert.equal(await approximate.buildVectorIndex("ns"), "built");
+        const { found, truth } = await topTens(approximate, exact, 17, 50);
+        assert.ok(
+          found.every((list) => list.length === 10),
+          "k hits whatever the width",
+        );
+        return recall(found, truth);
+      } finally {
+        await approximate.close();
+      }
+    };
+    try {
+      assert.equal(await recallAtWidth(3000), 1);
+      const narrow = await recallAtWidth(1);
+      assert.ok(narrow < 1, `a width of 1 (the k asked for) found all of the top 10: ${narrow}`);
+    } finally {
+      await exact.close();
     }
   });
 });
@@ -674,14 +704,19 @@ describe("vector index configuration", () => {
     );
   });
 
-  it("searches an i8 index wider by default, and never overrides parameters given", () => {
-    const f32 = indexParameters(VectorSearchOptionsSchema.parse({}));
-    const i8 = indexParameters(VectorSearchOptionsSchema.parse({ hnswScalarKind: "i8" }));
-    assert.deepEqual(f32, DEFAULT_HNSW_PARAMETERS);
-    assert.ok(i8.expansionSearch > f32.expansionSearch, JSON.stringify(i8));
-    assert.equal(i8.connectivity, f32.connectivity, "the search widens; the graph is built alike");
+  it("searches wider as a namespace grows, an i8 index wider still, and never overrides a width given", () => {
+    const f32 = VectorSearchOptionsSchema.parse({});
+    const i8 = VectorSearchOptionsSchema.parse({ hnswScalarKind: "i8" });
+    assert.equal(searchWidth(f32, 100_000), 256);
+    assert.equal(searchWidth(f32, 1_000_000), 2 * searchWidth(f32, 100_000), "doubles with each tenfold growth");
+    assert.equal(searchWidth(f32, 10_000), searchWidth(f32, 100_000) / 2);
+    assert.equal(searchWidth(f32, 10), searchWidth(f32, 1), "a floor for small namespaces");
+    assert.ok(searchWidth(i8, 100_000) > searchWidth(f32, 100_000));
+    assert.deepEqual(buildParameters(i8), buildParameters(f32), "the search widens; the graph is built alike");
     const given = { connectivity: 8, expansionAdd: 32, expansionSearch: 100 };
-    assert.deepEqual(indexParameters(VectorSearchOptionsSchema.parse({ hnswScalarKind: "i8", hnsw: given })), given);
+    const configured = VectorSearchOptionsSchema.parse({ hnswScalarKind: "i8", hnsw: given });
+    assert.deepEqual(buildParameters(configured), { connectivity: 8, expansionAdd: 32 });
+    for (const entries of [1, 100_000, 10_000_000]) assert.equal(searchWidth(configured, entries), 100);
   });
 
   it("passes the store configuration's index settings to the sqlite store", async () => {

@@ -41,6 +41,8 @@ export const HnswParametersSchema = z.strictObject({
     .describe("Candidates kept while searching (usearch `expansion_search`, HNSW's ef): higher finds more true neighbours, slower"),
 });
 export type HnswParameters = z.infer<typeof HnswParametersSchema>;
+/** What fixes how an index is built; how wide it is searched is chosen per search. */
+export type HnswBuildParameters = Omit<HnswParameters, "expansionSearch">;
 
 /**
  * How the index holds each vector (usearch's ScalarKind): f32 as stored (4 bytes a dimension), f16 (2)
@@ -59,7 +61,7 @@ const RERANKED_KINDS: ReadonlySet<HnswScalarKind> = new Set(["i8"]);
 
 /** What fixes an index's saved shape: a file built with other values is rebuilt, never loaded. */
 export interface IndexShape {
-  parameters: HnswParameters;
+  parameters: HnswBuildParameters;
   scalarKind: HnswScalarKind;
 }
 
@@ -112,7 +114,8 @@ export class HnswIndex {
         quantization: SCALAR_KIND_OF[scalarKind](usearch),
         connectivity: parameters.connectivity,
         expansion_add: parameters.expansionAdd,
-        expansion_search: parameters.expansionSearch,
+        // usearch looks max(expansion_search, count) wide: each search passes its own width as the count.
+        expansion_search: 1,
         multi: false,
       }),
       shape,
@@ -142,13 +145,16 @@ export class HnswIndex {
     if (rowids.length) this.native.remove(BigUint64Array.from(rowids, (rowid) => BigInt(rowid)));
   }
 
-  /** About the k nearest of a unit query, best first, with the L2 distance of unit vectors (as vec0 reports it). */
-  search(query: Float32Array, k: number): VectorHit[] {
+  /**
+   * About the k nearest of a unit query, best first, with the L2 distance of unit vectors (as vec0
+   * reports it), found among the `width` candidates the search keeps (HNSW's ef).
+   */
+  search(query: Float32Array, k: number, width: number): VectorHit[] {
     if (this.size === 0) return [];
     // One thread: one query, and the machine's other core serves other calls. Matches hold only what was found.
-    const matches = this.native.search(query, k, 1);
+    const matches = this.native.search(query, Math.max(k, width), 1);
     const hits: VectorHit[] = [];
-    for (let index = 0; index < matches.keys.length; index += 1) {
+    for (let index = 0; index < Math.min(k, matches.keys.length); index += 1) {
       // usearch's "ip" distance is 1 - dot; for unit vectors L2² = 2 - 2·dot = 2·distance.
       const distance = Math.sqrt(Math.max(0, 2 * (matches.distances[index] ?? 0)));
       hits.push({ rowid: Number(matches.keys[index] ?? 0n), distance });
@@ -188,8 +194,8 @@ export class HnswIndex {
 
   /**
    * The namespace's saved index when its manifest matches `identity` and `shape` (connectivity and
-   * scalar kind: usearch's load would silently take the file's kind; the search expansion is the
-   * caller's to choose) and the file loads whole; undefined otherwise (none, another store's, another
+   * scalar kind: usearch's load would silently take the file's kind; the search width is each
+   * search's own) and the file loads whole; undefined otherwise (none, another store's, another
    * shape, unreadable), which calls for a rebuild.
    */
   static load(usearch: Usearch, folder: string, identity: IndexIdentity, shape: IndexShape): LoadedIndex | undefined {

@@ -32,7 +32,7 @@ export const VectorSearchFields = {
     .min(1)
     .describe(`With vectorIndex "hnsw": namespaces smaller than this are searched exactly (default ${DEFAULT_HNSW_MIN_ENTRIES})`),
   hnsw: HnswParametersSchema.describe(
-    "HNSW construction and search parameters (default DEFAULT_HNSW_PARAMETERS; an i8 index searches 768 wide instead of 512)",
+    "HNSW construction and search parameters. Default: connectivity 16, expansionAdd 64, and a search width that follows the namespace's size (256 candidates at 100k entries, doubling with each tenfold growth, at least 64; half as wide again for an i8 index); a given expansionSearch is the width at every size",
   ),
   hnswScalarKind: z
     .enum(HNSW_SCALAR_KINDS)

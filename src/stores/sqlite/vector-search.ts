@@ -26,7 +26,7 @@ import { z } from "zod";
 import { describeError, log } from "../../core/log.js";
 import { nextTurn } from "../../core/next-turn.js";
 import { ExactVectors, type TieOrder, type VectorHit } from "./exact-vectors.js";
-import { HnswIndex, indexFolder, type HnswParameters, type IndexIdentity, type IndexShape } from "./hnsw-index.js";
+import { HnswIndex, indexFolder, type HnswBuildParameters, type IndexIdentity, type IndexShape } from "./hnsw-index.js";
 import { hasVectorBookkeeping, storeId, VECTOR_CHANGE_WINDOW, type SqliteDatabase } from "./schema.js";
 import { loadUsearch, type Usearch } from "./usearch.js";
 import { VectorRows, type StoredVector } from "./vector-rows.js";
@@ -34,16 +34,21 @@ import { DEFAULT_HNSW_MIN_ENTRIES, DEFAULT_VECTOR_CACHE_MIB, VectorSearchFields 
 import { floatsOfBlob, vec0L2 } from "./vectors.js";
 
 /**
- * HNSW parameters for 512-d sentence embeddings, chosen with bench/vector-index.ts (results in
- * bench/results/vector-index.json): usearch's default connectivity (16); 64 candidates while adding, half
- * usearch's default, which built a 100k index 3.4x faster for a recall@10 of 0.9975 instead of 0.999;
- * 512 while searching, eight times usearch's default, because recall falls as a namespace grows: on
- * the benchmark's questions (short, far from every memory, many near-ties) 256 reached recall@10 0.99
- * at 100k entries but 0.92 at 1M, 512 reached 0.998 and 0.98 (4 and 7 ms per search).
- * The search expansion is read at opening, not stored in the index: changing it needs no rebuild.
- * Uniform random vectors, which have no neighbourhoods, need far more (see the benchmark).
+ * How the index is built for 512-d sentence embeddings, chosen with bench/vector-index.ts (results in
+ * bench/results/vector-index.json): usearch's default connectivity (16), and 64 candidates while adding,
+ * half usearch's default, which built a 100k index 3.4x faster for a recall@10 of 0.9975 instead of 0.999.
  */
-export const DEFAULT_HNSW_PARAMETERS: HnswParameters = { connectivity: 16, expansionAdd: 64, expansionSearch: 512 };
+export const DEFAULT_HNSW_BUILD: HnswBuildParameters = { connectivity: 16, expansionAdd: 64 };
+
+/**
+ * How wide a search looks by default: 256 candidates at 100k entries, doubling with each tenfold growth
+ * (128 at 10k, 512 at 1M), never under 64. Recall falls as a namespace grows, so a fixed width is either
+ * too narrow for a large one or wasted on a small one. On the benchmark's questions (short, far from
+ * every memory, many near-ties) 256 held 0.995 of the exact top 10 at 100k and 0.914 at 1M, where 512
+ * held 0.98 (bench/results/vector-index.json: 3.2 ms a search at 100k 256 wide, 4.3 ms 512 wide).
+ */
+const SEARCH_WIDTH_AT_100K = 256;
+const MIN_SEARCH_WIDTH = 64;
 
 /**
  * An i8 index's distances are coarse, so the true neighbours it proposes for re-ranking sit further
@@ -51,18 +56,24 @@ export const DEFAULT_HNSW_PARAMETERS: HnswParameters = { connectivity: 16, expan
  * memories (i8, the same 100 questions), 512 held 0.961 of the exact top 10 (0.949 on another build of
  * the index) and 768 held 0.984, for the same CPU time a question (46 ms against 45).
  */
-const I8_EXPANSION_SEARCH = 768;
+const I8_WIDTH_FACTOR = 1.5;
 
-/** The parameters a namespace's index is built and searched with: the given ones, else the defaults for its scalar kind. */
-export function indexParameters(options: Pick<VectorSearchOptions, "hnsw" | "hnswScalarKind">): HnswParameters {
-  if (options.hnsw) return options.hnsw;
-  return options.hnswScalarKind === "i8" ? { ...DEFAULT_HNSW_PARAMETERS, expansionSearch: I8_EXPANSION_SEARCH } : DEFAULT_HNSW_PARAMETERS;
+/** The parameters a namespace's index is built with: the given ones, else the defaults. */
+export function buildParameters(options: Pick<VectorSearchOptions, "hnsw">): HnswBuildParameters {
+  return options.hnsw ? { connectivity: options.hnsw.connectivity, expansionAdd: options.hnsw.expansionAdd } : DEFAULT_HNSW_BUILD;
+}
+
+/** Candidates a search of an index of `entries` vectors looks at: the given `hnsw.expansionSearch`, else a width that follows the size. */
+export function searchWidth(options: Pick<VectorSearchOptions, "hnsw" | "hnswScalarKind">, entries: number): number {
+  if (options.hnsw) return options.hnsw.expansionSearch;
+  const width = Math.max(MIN_SEARCH_WIDTH, SEARCH_WIDTH_AT_100K * 2 ** Math.log10(Math.max(1, entries) / 100_000));
+  return Math.round(options.hnswScalarKind === "i8" ? width * I8_WIDTH_FACTOR : width);
 }
 
 export const VectorSearchOptionsSchema = z.strictObject({
   vectorIndex: VectorSearchFields.vectorIndex.default("exact"),
   hnswMinEntries: VectorSearchFields.hnswMinEntries.default(DEFAULT_HNSW_MIN_ENTRIES),
-  // Unset: indexParameters picks the defaults for the index's scalar kind.
+  // Unset: the default build, and a search width that follows the namespace's size (searchWidth).
   hnsw: VectorSearchFields.hnsw.optional(),
   hnswScalarKind: VectorSearchFields.hnswScalarKind.default("f32"),
   vectorCacheMiB: VectorSearchFields.vectorCacheMiB.default(DEFAULT_VECTOR_CACHE_MIB),
@@ -235,7 +246,10 @@ export class VectorSearch {
    */
   private fromIndex(namespace: string, index: HnswIndex, query: Float32Array, k: number, among: CandidateFilter | undefined): VectorHit[] {
     const factor = index.reranked ? RERANK_FACTOR : 1;
-    const candidates = among ? index.search(query, among.width * factor).filter((hit) => among.accepts(hit.rowid)) : index.search(query, k * factor);
+    const width = searchWidth(this.options, index.size);
+    const candidates = among
+      ? index.search(query, among.width * factor, width).filter((hit) => among.accepts(hit.rowid))
+      : index.search(query, k * factor, width);
     const proposed = candidates.slice(0, k * factor);
     return index.reranked ? this.reranked(namespace, query, proposed, k) : proposed.slice(0, k);
   }
@@ -475,7 +489,7 @@ export class VectorSearch {
   }
 
   private shape(): IndexShape {
-    return { parameters: indexParameters(this.options), scalarKind: this.options.hnswScalarKind };
+    return { parameters: buildParameters(this.options), scalarKind: this.options.hnswScalarKind };
   }
 
   /** What the namespace's saved index must match; undefined when indexes are not saved (no file, or no store id). */
