@@ -5,18 +5,33 @@ import { withoutNames } from "../planning/known-names.js";
 import { withoutRelativeTime } from "../retrieval/query-words.js";
 import { acrossNamespaces, gapConditionOf, runView, searchOptionsFor, type ViewUpdate } from "./run-view.js";
 import { defineView, type ViewSettings } from "./view-definition.js";
+import { yieldingEvidence } from "../retrieval/list-evidence.js";
+import { LexicalYieldSchema, type LexicalYield } from "../text/embedders/profiles.js";
 
 const FIELDS = {
   lexicalTopK: z.number().int().min(1).max(1000).default(25).describe("BM25 hits per query"),
   lexicalMinRelative: z.number().min(0).max(1).default(0).describe("Drop BM25 hits below best score x this"),
+  lexicalYield: z
+    .union([LexicalYieldSchema, z.literal("embedder")])
+    .default("embedder")
+    .describe(
+      "How much of its weight a BM25 list keeps where its first score does not stand out from the rest (z-score ramp); \"embedder\": what the embedder's profile says (a retrieval-trained one takes half the vote of a flat list; a weak one takes none)",
+    ),
 };
+const SETTLED = {
+  lexicalYield: LexicalYieldSchema.describe("The BM25 lists' yield for this run, the embedder's profile's when configured as \"embedder\""),
+};
+type Own = ViewSettings<typeof FIELDS, typeof SETTLED>;
+
+/** Every BM25 list keeps its whole vote. */
+const NO_YIELD: LexicalYield = { ramp: { from: 0, to: 0 }, kept: 1 };
 
 /**
  * Lexical view: BM25 over the question and the plan's keywords on the first round, over each gap
  * query afterwards. Hits scoring under best x lexicalMinRelative are dropped:
  * BM25 scores have no absolute scale, so the threshold is relative to the best hit.
  */
-function lexicalSearch(dependencies: () => Promise<GraphDependencies>, task: ViewTask, own: ViewSettings<typeof FIELDS>): Promise<ViewUpdate> {
+function lexicalSearch(dependencies: () => Promise<GraphDependencies>, task: ViewTask, own: Own): Promise<ViewUpdate> {
   return runView("lexical", task, async () => {
     const { store } = await dependencies();
     const queries = task.round === 0 ? [firstRoundQuery(task)] : task.queries;
@@ -28,14 +43,30 @@ function lexicalSearch(dependencies: () => Promise<GraphDependencies>, task: Vie
   });
 }
 
-/** BM25 over our own tokens: the strongest view on conversations, so the others are weighed against it (weight 1). */
+/**
+ * BM25 over our own tokens: the strongest view on conversations, so the others are weighed against it
+ * (weight 1). A list whose first score does not stand out from the rest has matched the question's
+ * words alike in many memories (a speaker's name, common words): with a retrieval-trained embedder it
+ * yields part of its vote, and the dense view decides between those memories (the embedder's profile).
+ */
 export const lexicalView = defineView({
   name: "lexical",
   weight: z.number().min(0).max(10).default(1).describe("RRF weight of the lexical view's vote"),
   fields: FIELDS,
+  settled: SETTLED,
   rounds: "every",
   votesByScore: true,
   search: lexicalSearch,
+  settle: (weight, own, embedder) => ({
+    weight,
+    own: { ...own, lexicalYield: own.lexicalYield === "embedder" ? (embedder.lexicalYield ?? NO_YIELD) : own.lexicalYield },
+  }),
+  evidence: (list, own) =>
+    yieldingEvidence(
+      list.hits.map((hit) => hit.score),
+      own.lexicalYield.ramp,
+      own.lexicalYield.kept,
+    ),
 });
 
 /**

@@ -36,6 +36,14 @@ export function separationEvidence(scores: readonly number[], ramp: SeparationRa
   return (separation - ramp.from) / (ramp.to - ramp.from);
 }
 
+/**
+ * The share (kept..1) of its view's weight a list keeps when a flat list yields part of its vote: all
+ * of it where its first score stands clear of the rest, `kept` where it does not, linear between.
+ */
+export function yieldingEvidence(scores: readonly number[], ramp: SeparationRamp, kept: number): number {
+  return kept + (1 - kept) * separationEvidence(scores, ramp);
+}
+
 /** How many of a list's first hits are looked at for their length (the hits that decide its vote at a user's k). */
 export const LENGTH_DEPTH = 10;
 

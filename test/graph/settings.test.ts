@@ -34,6 +34,7 @@ describe("configuration and per-namespace settings", () => {
     assert.equal(config.rrfK, 20);
     assert.deepEqual(config.viewWeights, { lexical: 1, symbolic: 0.3 }, "the semantic weight is the embedder's profile's");
     assert.deepEqual(config.denseSeparation, { from: 0, to: 0 }, "a dense list keeps its weight by default");
+    assert.equal(config.lexicalYield, "embedder", "a flat BM25 list yields what the embedder's profile says");
     assert.equal(config.reflectionRoundWeight, 0.5);
     assert.equal(config.contentCap, 800);
   });

@@ -3,7 +3,9 @@ import { describe, it } from "node:test";
 import type { ViewHitList } from "../../src/domain/hits.js";
 import { votesByScore } from "../../src/nodes/merge.js";
 import { fuseRankedLists } from "../../src/retrieval/fusion.js";
-import { LENGTH_DEPTH, overLongTexts, SEPARATION_DEPTH, separationEvidence, topSeparation } from "../../src/retrieval/list-evidence.js";
+import { LENGTH_DEPTH, overLongTexts, SEPARATION_DEPTH, separationEvidence, topSeparation, yieldingEvidence } from "../../src/retrieval/list-evidence.js";
+import { lexicalView } from "../../src/nodes/lexical.js";
+import { EMBEDDER_PROFILES } from "../../src/text/embedders/profiles.js";
 import { SeparationRampSchema } from "../../src/text/embedders/profiles.js";
 
 const ramp = { from: 3, to: 5 };
@@ -66,6 +68,47 @@ describe("fusion with list evidence", () => {
     assert.equal(fused[0]?.key, "d1");
     const unweighed = fuseRankedLists([lexical, list("semantic", keys, flat)], { method: "rrf", rrfK: 20, weights });
     assert.equal(unweighed[0]?.key, "d0", "without evidence the same flat list decides");
+  });
+});
+
+describe("a flat BM25 list yields part of its vote", () => {
+  const list = (view: ViewHitList["view"], keys: string[], scores: number[]): ViewHitList => ({
+    view,
+    query: "q",
+    namespace: "ns",
+    round: 0,
+    hits: keys.map((key, i) => ({ key, score: scores[i] ?? 0 })),
+  });
+  const keys = Array.from({ length: 25 }, (_, i) => `d${i}`);
+  // BM25 matched the question's words alike in 25 memories; the dense view puts its fifth first and its first last.
+  const lexical = list("lexical", keys, flat.map((score) => score * 10));
+  const semantic = list("semantic", [...keys.slice(4), "d1", "d2", "d3", "d0"], flat);
+  const weights = { semantic: 0.25, lexical: 1, symbolic: 0.3 };
+
+  it("keeps `kept` of the vote when flat, all of it when the first score stands out, linearly between", () => {
+    assert.equal(yieldingEvidence(flat, ramp, 0.5), 0.5);
+    assert.equal(yieldingEvidence(separated, ramp, 0.5), 1);
+    assert.equal(yieldingEvidence([3.5, 1, 2, 1, 2], ramp, 0.5), 0.75, "z = 4, halfway up the ramp 3..5");
+    assert.equal(yieldingEvidence(flat, ramp, 1), 1, "kept 1 never yields");
+  });
+
+  it("lets a retrieval-trained embedder's dense list decide between memories BM25 scores alike; a weak embedder's does not", () => {
+    const settledWith = (profile: (typeof EMBEDDER_PROFILES)[keyof typeof EMBEDDER_PROFILES]) =>
+      lexicalView.settle?.(1, { lexicalTopK: 25, lexicalMinRelative: 0, lexicalYield: "embedder" }, profile).own;
+    const fuse = (own: ReturnType<typeof settledWith>) =>
+      fuseRankedLists([lexical, semantic], {
+        method: "rrf",
+        rrfK: 20,
+        weights,
+        evidence: (item) => (item.view === "lexical" && own ? (lexicalView.evidence?.(item, own) ?? 1) : 1),
+      });
+    const minilm = settledWith(EMBEDDER_PROFILES.onnx);
+    const useLite = settledWith(EMBEDDER_PROFILES["use-lite"]);
+    assert.deepEqual(useLite?.lexicalYield, { ramp: { from: 0, to: 0 }, kept: 1 }, "no yield for the weak offline embedder");
+    assert.equal(fuse(minilm)[0]?.key, "d4", "the dense view's first comes first");
+    assert.equal(fuse(useLite)[0]?.key, "d0", "BM25's order stands");
+    const configured = lexicalView.settle?.(1, { lexicalTopK: 25, lexicalMinRelative: 0, lexicalYield: { ramp: { from: 0, to: 0 }, kept: 1 } }, EMBEDDER_PROFILES.onnx).own;
+    assert.equal(fuse(configured)[0]?.key, "d0", "a configured yield wins over the profile's");
   });
 });
 

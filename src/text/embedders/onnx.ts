@@ -406,8 +406,10 @@ export const onnxEmbedder = defineEmbedder({
   profile: {
     denseWeight: 0.7,
     denseWeightWithoutNames: 2.1,
+    // Measured with MiniLM (docs/experiments.md, "A flat BM25 list yields half its vote").
+    lexicalYield: { ramp: { from: 2, to: 4 }, kept: 0.5 },
     basis:
-      "measured with all-MiniLM-L6-v2 (int8) on both development sets: semantic weights 0.3 / 0.5 / 0.7 / 1 / 2 give LoCoMo recall@10 0.766 / 0.768 / 0.768 / 0.767 / -, SciFact train nDCG@10 0.700 / 0.708 / 0.718 / 0.709 / 0.698; no separation ramp (the knowledge-base preset: 0.716 without, 0.712 with 2 / 4; 0.689 with 5 / 7 at weight 1). Over a conversation, a question naming no person: weights 0.7 / 1.4 / 2.1 / 2.8 / 3.5 give BEAM 100K recall@10 0.457 / 0.505 / 0.520 / 0.527 / 0.528 and RealMem session recall@10 0.706 / 0.710 / 0.717 / 0.717 / 0.713 (LoCoMo's questions name a speaker; SciFact's abstracts are documents)",
+      "measured with all-MiniLM-L6-v2 (int8) on both development sets: semantic weights 0.3 / 0.5 / 0.7 / 1 / 2 give LoCoMo recall@10 0.766 / 0.768 / 0.768 / 0.767 / -, SciFact train nDCG@10 0.700 / 0.708 / 0.718 / 0.709 / 0.698; no separation ramp (the knowledge-base preset: 0.716 without, 0.712 with 2 / 4; 0.689 with 5 / 7 at weight 1). Over a conversation, a question naming no person: weights 0.7 / 1.4 / 2.1 / 2.8 / 3.5 give BEAM 100K recall@10 0.457 / 0.505 / 0.520 / 0.527 / 0.528 and RealMem session recall@10 0.706 / 0.710 / 0.717 / 0.717 / 0.713 (LoCoMo's questions name a speaker; SciFact's abstracts are documents). A flat BM25 list keeping half its vote (lexicalYield, ramp 2 / 4): LoCoMo recall@10 0.7825 -> 0.7906 (42 better, 20 worse, p = 0.007), no development set lower beyond chance",
   },
   flagsFor: (spec) => {
     // onnx:NAME:DTYPE; a folder's NAME is its last path segment, so only the user knows where it is.

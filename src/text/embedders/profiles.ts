@@ -18,6 +18,15 @@ export const SeparationRampSchema = z
   .describe("How a list's vote grows with the separation of its first score from the rest");
 export type SeparationRamp = z.infer<typeof SeparationRampSchema>;
 
+/** How much of its vote a BM25 list keeps, from the separation of its first score (retrieval/list-evidence.ts). */
+export const LexicalYieldSchema = z
+  .strictObject({
+    ramp: SeparationRampSchema.describe("Separation at or below which the list keeps only `kept`, at or above which it keeps its whole vote; linear between"),
+    kept: z.number().min(0).max(1).describe("Share of its vote a list keeps however little its first score stands out"),
+  })
+  .describe("How much of its vote a BM25 list whose first score does not stand out keeps");
+export type LexicalYield = z.infer<typeof LexicalYieldSchema>;
+
 export const EmbedderProfileSchema = z.strictObject({
   denseWeight: z
     .number()
@@ -35,6 +44,9 @@ export const EmbedderProfileSchema = z.strictObject({
   basis: z.string().min(1).describe("Where the numbers come from: a measurement, or the published design it follows"),
   denseSeparation: SeparationRampSchema.optional().describe(
     "The ramp a run configured with denseSeparation \"embedder\" (the knowledge-base preset) gives this embedder's dense lists: a weak embedder's first neighbour is evidence only where it stands clear of the rest. Unset: every list keeps its full vote",
+  ),
+  lexicalYield: LexicalYieldSchema.optional().describe(
+    "How much of its vote a BM25 list keeps where its first score does not stand out from the rest: the question's words matched alike by many memories (a speaker's name, common words), so its order says little, and an embedder trained for retrieval decides between them better. Unset: every BM25 list keeps its whole vote (a weak embedder's list is no better a judge)",
   ),
   representsWords: z
     .number()
