@@ -13,6 +13,16 @@ const ramp = { from: 3, to: 5 };
 const flat = Array.from({ length: 25 }, (_, i) => 0.8 - i * 0.004);
 const separated = [0.95, ...flat.slice(1)];
 
+/** A ranked list of one view, its hits scored in order. */
+const list = (view: ViewHitList["view"], keys: string[], scores: number[]): ViewHitList => ({
+  view,
+  query: "q",
+  namespace: "ns",
+  round: 0,
+  hits: keys.map((key, i) => ({ key, score: scores[i] ?? 0 })),
+});
+const keys = Array.from({ length: 25 }, (_, i) => `d${i}`);
+
 describe("list evidence: how far a list's first score stands out", () => {
   it("is the z-score of the first score against the next ones", () => {
     assert.equal(topSeparation([3, 1, 2, 1, 2]), (3 - 1.5) / 0.5);
@@ -46,14 +56,6 @@ describe("list evidence: how far a list's first score stands out", () => {
 });
 
 describe("fusion with list evidence", () => {
-  const list = (view: ViewHitList["view"], keys: string[], scores: number[]): ViewHitList => ({
-    view,
-    query: "q",
-    namespace: "ns",
-    round: 0,
-    hits: keys.map((key, i) => ({ key, score: scores[i] ?? 0 })),
-  });
-  const keys = Array.from({ length: 25 }, (_, i) => `d${i}`);
   const lexical = list("lexical", ["d1", "d0", ...keys.slice(2)], Array.from({ length: 25 }, (_, i) => 20 - i * 0.5));
   const weights = { semantic: 1, lexical: 1, symbolic: 1 };
   const evidence = (item: ViewHitList) => (item.view === "semantic" ? separationEvidence(item.hits.map((hit) => hit.score), ramp) : 1);
@@ -72,14 +74,6 @@ describe("fusion with list evidence", () => {
 });
 
 describe("a flat BM25 list yields part of its vote", () => {
-  const list = (view: ViewHitList["view"], keys: string[], scores: number[]): ViewHitList => ({
-    view,
-    query: "q",
-    namespace: "ns",
-    round: 0,
-    hits: keys.map((key, i) => ({ key, score: scores[i] ?? 0 })),
-  });
-  const keys = Array.from({ length: 25 }, (_, i) => `d${i}`);
   // BM25 matched the question's words alike in 25 memories; the dense view puts its fifth first and its first last.
   const lexical = list("lexical", keys, flat.map((score) => score * 10));
   const semantic = list("semantic", [...keys.slice(4), "d1", "d2", "d3", "d0"], flat);
