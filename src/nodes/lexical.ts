@@ -2,11 +2,11 @@ import { z } from "zod";
 import type { GraphDependencies } from "../runtime/dependencies.js";
 import type { ViewTask } from "../graph/state.js";
 import { withoutNames } from "../planning/known-names.js";
+import { yieldingEvidence } from "../retrieval/list-evidence.js";
 import { withoutRelativeTime } from "../retrieval/query-words.js";
+import { LexicalYieldSchema, type LexicalYield } from "../text/embedders/profiles.js";
 import { acrossNamespaces, gapConditionOf, runView, searchOptionsFor, type ViewUpdate } from "./run-view.js";
 import { defineView, type ViewSettings } from "./view-definition.js";
-import { yieldingEvidence } from "../retrieval/list-evidence.js";
-import { LexicalYieldSchema, type LexicalYield } from "../text/embedders/profiles.js";
 
 const FIELDS = {
   lexicalTopK: z.number().int().min(1).max(1000).default(25).describe("BM25 hits per query"),
