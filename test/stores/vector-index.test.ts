@@ -205,10 +205,7 @@ describe("HNSW search width", () => {
         await approximate.upsert("ns", records);
         assert.equal(await approximate.buildVectorIndex("ns"), "built");
         const { found, truth } = await topTens(approximate, exact, 17, 50);
-        assert.ok(
-          found.every((list) => list.length === 10),
-          "k hits whatever the width",
-        );
+        assert.ok(found.every((list) => list.length === 10), "k hits whatever the width");
         return recall(found, truth);
       } finally {
         await approximate.close();
