@@ -195,7 +195,7 @@ describe("exact search through usearch's kernel", () => {
 });
 
 describe("HNSW search width", () => {
-  it("looks as wide as it is told: as wide as the namespace finds exact search's top 10, a width of 1 finds less", async () => {
+  it("looks as wide as it is told: as wide as the namespace finds nearly all of exact search's top 10, a width of 1 far less", async () => {
     const records = randomRecords("ns", 3000, 16);
     const exact = await open(":memory:");
     await exact.upsert("ns", records);
@@ -212,9 +212,12 @@ describe("HNSW search width", () => {
       }
     };
     try {
-      assert.equal(await recallAtWidth(3000), 1);
+      // As wide as the namespace, a search reaches every node linked to the graph; a build on several
+      // threads may leave one or two unlinked, so not always all of the top 10.
+      const wide = await recallAtWidth(3000);
+      assert.ok(wide >= 0.99, `as wide as the namespace: ${wide}`);
       const narrow = await recallAtWidth(1);
-      assert.ok(narrow < 1, `a width of 1 (the k asked for) found all of the top 10: ${narrow}`);
+      assert.ok(narrow < wide - 0.05, `a width of 1 (the k asked for) found nearly as much: ${narrow} against ${wide}`);
     } finally {
       await exact.close();
     }
