@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import type { Command } from "commander";
 import { z } from "zod";
-import { ValidationError } from "../../core/errors.js";
+import { errorMessage, ValidationError } from "../../core/errors.js";
 import { readGlobalOptions } from "../global-options.js";
 import { commaList, parseOptionValues } from "../option-values.js";
 import { printJson, printLines, table } from "../terminal-output.js";
@@ -64,6 +64,6 @@ async function readScores(file: string): Promise<string> {
   try {
     return await readFile(file, "utf8");
   } catch (error) {
-    throw new ValidationError(file, `cannot read it: ${error instanceof Error ? error.message : String(error)}`);
+    throw new ValidationError(file, `cannot read it: ${errorMessage(error)}`);
   }
 }
