@@ -37,7 +37,7 @@ export const BeirEvalOptionsSchema = z.strictObject({
   folder: z.string().min(1, "folder is required").describe("a BEIR-format folder: corpus.jsonl, queries.jsonl, qrels/SPLIT.tsv"),
   split: z.string().min(1).default("test").describe("which qrels/SPLIT.tsv judges the queries"),
   mode: z.enum(BEIR_MODES).default("full").describe("the preset scored (the headline)"),
-  peers: z.boolean().default(false).describe("also run every other preset, LangGraph's InMemoryStore and a BM25 library on the same entries and vectors"),
+  peers: z.boolean().default(false).describe("also run every other preset, the default with each of its rules off, LangGraph's InMemoryStore and a BM25 library on the same entries and vectors"),
   limit: z
     .number()
     .int()

@@ -1,12 +1,14 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { log } from "../core/log.js";
 import type { RetrievalConfigInput } from "../graph/configuration.js";
+import { DEFAULT_RULES, withRuleOff } from "../graph/default-rules.js";
 import type { PresetName } from "../graph/preset-names.js";
-import { createRetrievalGraph } from "../graph/graph.js";
+import { createRetrievalGraph, type RetrievalGraph } from "../graph/graph.js";
 import { closeEach } from "../library/open-recallgraph.js";
 import type { MemoryStore } from "../stores/port.js";
 import type { Embedder } from "../text/embedder.js";
 import { createEmbedder, type EmbedderConfig } from "../text/embedders/create-embedder.js";
+import { embedderProfileFor } from "../text/embedders/profiles.js";
 import { cachedEmbedder, type CachedEmbeddings } from "./cached-embeddings.js";
 import { loadEmbeddingCache, saveEmbeddingCache } from "./embedding-cache-file.js";
 import { withSupersessionsHidden } from "./hidden-supersessions.js";
@@ -17,9 +19,9 @@ import { bm25Peer, inMemoryStorePeer, recallgraphRetriever, type CorpusEntry, ty
 
 /**
  * What every benchmark's evaluation shares: the embedder with its cache, the retrievers (the asked
- * mode, then with peers every other mode, LangGraph's InMemoryStore and BM25), asking every question
- * of each, scoring and timing. A benchmark (run.ts for LoCoMo, beir-run.ts for BEIR) brings its
- * corpus, its questions and their judgements.
+ * mode, then with peers every other mode, the default's rules off one at a time, LangGraph's
+ * InMemoryStore and BM25), asking every question of each, scoring and timing. A benchmark (run.ts for
+ * LoCoMo, beir-run.ts for BEIR) brings its corpus, its questions and their judgements.
  */
 
 export interface EvalProgress {
@@ -311,8 +313,9 @@ interface EntrantSettings {
 }
 
 /**
- * The requested mode, then with peers every other mode, LangGraph's InMemoryStore, BM25 and LanceDB's
- * hybrid search where its package loads (the peers fill their indexes as rounds write).
+ * The requested mode, then with peers every other mode, the default with each of its rules off (when
+ * the default is the mode asked), LangGraph's InMemoryStore, BM25 and LanceDB's hybrid search where its
+ * package loads (the peers fill their indexes as rounds write).
  */
 async function evalEntrants(store: MemoryStore, embedder: EvalEmbedder, settings: EntrantSettings, context: EvalContext): Promise<EvalEntrant[]> {
   const graph = createRetrievalGraph(context.model ? { store, embedder, model: context.model } : { store, embedder });
@@ -321,12 +324,24 @@ async function evalEntrants(store: MemoryStore, embedder: EvalEmbedder, settings
   if (settings.supersessionBaseline) entrants.push({ retriever: supersessionsHidden(store, embedder, settings, context), primary: false });
   if (!settings.peers) return entrants;
   for (const name of settings.peerModes) if (name !== settings.mode) entrants.push({ retriever: mode(name), primary: false });
+  if (settings.mode === "full") entrants.push(...ruleAblations(graph, embedder, settings, context));
   entrants.push({ retriever: inMemoryStorePeer(embedder.embeddings, embedder.spec.dimension), primary: false });
   entrants.push({ retriever: bm25Peer(), primary: false });
   const loaded = await loadLancedb();
   if ("missing" in loaded) log.warn("eval_peer_skipped", { peer: "LanceDB hybrid", reason: loaded.missing });
   else entrants.push({ retriever: lancedbPeer(loaded.lancedb, embedder.embeddings), primary: false });
   return entrants;
+}
+
+/** The default asked again with each of its rules off that applies to this embedder, one rule at a time. */
+function ruleAblations(graph: RetrievalGraph, embedder: EvalEmbedder, settings: EntrantSettings, context: EvalContext): EvalEntrant[] {
+  const profile = embedderProfileFor(embedder.spec);
+  return DEFAULT_RULES.flatMap((rule) => {
+    const off = rule.off(profile);
+    if (!off) return [];
+    const retriever = recallgraphRetriever(graph, settings.mode, settings.judgedIdsOf, withRuleOff(context.retrieval ?? {}, off));
+    return [{ retriever: { ...retriever, name: `${retriever.name} without ${rule.name}`, description: `${retriever.description}, ${rule.name} off` }, primary: false }];
+  });
 }
 
 /** The requested mode over the same store with its supersessions hidden. */

@@ -26,7 +26,7 @@ export const DEFAULT_KS = [5, 10, 25] as const;
 /** The options of every dialogue benchmark (LoCoMo, BEAM, RealMem) beside its data and its selection. */
 export const DIALOGUE_EVAL_FIELDS = {
   mode: z.enum(PRESET_NAMES).default("full").describe("the preset scored (the headline)"),
-  peers: z.boolean().default(false).describe("also run LangGraph's InMemoryStore, a BM25 library baseline and every other mode on the same entries and vectors"),
+  peers: z.boolean().default(false).describe("also run LangGraph's InMemoryStore, a BM25 library baseline, every other mode and the default with each of its rules off, on the same entries and vectors"),
   ks: z
     .array(z.number().int().min(1).max(1000))
     .min(1)

@@ -2,7 +2,7 @@ import type { RetrievalConfigInput } from "./configuration.js";
 import type { PresetName } from "./preset-names.js";
 
 /** The view's or merge's own order, as measured alone: no hit lends its neighbours a vote. */
-const NO_CONTEXT_VOTES = { ranking: 0, wordsReading: 0 };
+export const NO_CONTEXT_VOTES = { ranking: 0, wordsReading: 0 };
 
 /**
  * Named retrieval recipes: each is data (a partial configuration), never a code branch.

@@ -24,7 +24,7 @@ const SETTLED = {
 type Own = ViewSettings<typeof FIELDS, typeof SETTLED>;
 
 /** Every BM25 list keeps its whole vote. */
-const NO_YIELD: LexicalYield = { ramp: { from: 0, to: 0 }, kept: 1 };
+export const NO_YIELD: LexicalYield = { ramp: { from: 0, to: 0 }, kept: 1 };
 
 /**
  * Lexical view: BM25 over the question and the plan's keywords on the first round, over each gap

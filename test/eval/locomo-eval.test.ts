@@ -46,8 +46,9 @@ describe("recallgraph eval on LoCoMo", () => {
     const peers = new Map((json.peers ?? []).map((peer) => [peer.name, peer]));
     assert.deepEqual([...peers.keys()], [
       "recallgraph full", "recallgraph dense", "recallgraph lexical", "recallgraph symbolic", "recallgraph union",
-      "recallgraph no-plan", "recallgraph no-reflect", "LangGraph InMemoryStore", "BM25 (minisearch)",
-        ...(await lancedbRows()),
+      "recallgraph no-plan", "recallgraph no-reflect", "recallgraph full without context votes", "recallgraph full without the symbolic vote",
+      "LangGraph InMemoryStore", "BM25 (minisearch)",
+      ...(await lancedbRows()),
     ]);
     // Ten entries drawn at random out of conv-26's 419 find a given evidence turn with chance 10/419.
     const random10 = 10 / run.entries;

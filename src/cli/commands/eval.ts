@@ -55,7 +55,7 @@ export function register(program: Command): void {
     )
     .option("--split <name>", "BEIR: the qrels split to score, qrels/<name>.tsv (default: test)")
     .addOption(new Option("--mode <mode>", "retrieval mode (preset) to score (default: full)").choices(MODES))
-    .option("--peers", "also run LangGraph's InMemoryStore, a BM25 library baseline and every mode, on the same entries and vectors, each compared with --mode question by question (sign test)")
+    .option("--peers", "also run LangGraph's InMemoryStore, a BM25 library baseline, every mode and (for --mode full) the default with each of its rules off, on the same entries and vectors, each compared with --mode question by question (sign test)")
     .option("--supersession-baseline", "LoCoMo, BEAM and RealMem: also ask --mode of the same store with its supersessions hidden (as if the builder had linked nothing), compared question by question")
     .option("--limit <n>", "ask at most n questions, in file order (quick runs; a BEIR corpus is still written whole)")
     .option("--conversations <ids>", "LoCoMo: comma-separated sample ids (BEAM: conversation folder names; RealMem: person names) to evaluate (default: all)")
