@@ -45,24 +45,19 @@ interface Headline {
   comparison: string;
 }
 
+/** Recall at 5, 10 and 25, each with its sign test: the cut-offs every conversational set reports. */
+const RECALL_AT = (prefix: string): readonly Headline[] =>
+  ["5", "10", "25"].map((k) => ({ head: `${prefix}R@${k}`, path: ["recall", k], comparison: k }));
+
 /** Each format's headline measures, as its report names them. */
 const HEADLINES: Record<string, readonly Headline[]> = {
-  locomo: [
-    { head: "R@5", path: ["recall", "5"], comparison: "5" },
-    { head: "R@10", path: ["recall", "10"], comparison: "10" },
-  ],
+  locomo: RECALL_AT(""),
   beir: [
     { head: "nDCG@10", path: ["ndcg", "10"], comparison: "ndcg@10" },
     { head: "R@10", path: ["recall", "10"], comparison: "recall@10" },
   ],
-  beam: [
-    { head: "R@10", path: ["recall", "10"], comparison: "10" },
-    { head: "R@25", path: ["recall", "25"], comparison: "25" },
-  ],
-  realmem: [
-    { head: "sessions R@5", path: ["recall", "5"], comparison: "5" },
-    { head: "sessions R@10", path: ["recall", "10"], comparison: "10" },
-  ],
+  beam: RECALL_AT(""),
+  realmem: RECALL_AT("sessions "),
 };
 HEADLINES.squad = HEADLINES.beir ?? [];
 
@@ -104,10 +99,27 @@ export function markdownTable(head: readonly string[], rows: readonly (readonly 
   return [line(head), line(head.map(() => "---")), ...rows.map(line)].join("\n");
 }
 
-/** One set's section: rows in the first report's order, a column per embedder and measure. */
+/**
+ * Every report's rows in one order: the first report's, each row another report adds placed after the
+ * row it follows there (a rule only one embedder's profile has sits beside the other rules, not last).
+ */
+function rowOrder(reports: readonly Report[]): string[] {
+  const names: string[] = [];
+  for (const report of reports) {
+    let after = -1;
+    for (const { name } of report.peers) {
+      const at = names.indexOf(name);
+      if (at < 0) names.splice(after + 1, 0, name);
+      after = at < 0 ? after + 1 : at;
+    }
+  }
+  return names;
+}
+
+/** One set's section: rows in the reports' order, a column per embedder and measure. */
 function setSection(name: string, reports: readonly Report[]): string {
   const headlines = HEADLINES[formatOf(reports[0] as Report)] ?? [];
-  const rowNames = [...new Set(reports.flatMap((report) => report.peers.map((row) => row.name)))];
+  const rowNames = rowOrder(reports);
   const head = ["retriever", ...reports.flatMap((report) => headlines.map((headline) => `${headline.head}, ${embedderName(report)}`))];
   const rows = rowNames.map((rowName) => [
     rowName,
