@@ -1,6 +1,6 @@
 import { storeLabel } from "./eval-store.js";
 import { CATEGORY_NAMES, HEADLINE_CATEGORIES } from "./locomo-questions.js";
-import { mean, percentile, roundTo as round, summarize, type QuestionResult, type Summary } from "./metrics.js";
+import { mean, percentile, roundTo as round, summarize, type PairedComparison, type QuestionResult, type Summary } from "./metrics.js";
 import {
   byK,
   comparisonJson,
@@ -24,8 +24,11 @@ import type { EvalRun, RetrieverRun } from "./run.js";
 
 export { table };
 
-/** One retriever's row in the peers table (categories 1-4; versusPrimary too). */
-export type PeerJson = PeerRowJson;
+/** One retriever's row in the peers table (categories 1-4; versusPrimary too), and the categories reported apart. */
+export interface PeerJson extends PeerRowJson {
+  /** Category 5 (adversarial), never in the headline: its recall, and the requested mode against this row on its questions. */
+  reportedApart?: { n: number; recall: ByK; versusPrimary?: Record<string, PairedComparison> };
+}
 
 /** The machine output of `recallgraph eval --json`; recall, hit and MRR are over categories 1-4. */
 export interface EvalJson extends RecallRunJson {
@@ -68,7 +71,14 @@ function peerJson(retriever: RetrieverRun, primary: RetrieverRun, ks: readonly n
   const summary = headlineSummary(retriever.results, ks);
   const peer: PeerJson = { name: retriever.name, recall: byK(summary.recall, ks), hit: byK(summary.hit, ks), mrr: round(mrrOf(summary, ks), 4), latencyMs: latencyOf(retriever.results) };
   // Keyed by k alone ("10"), as the JSON's recall is.
-  if (retriever !== primary) peer.versusPrimary = comparisonJson(headlineResults(primary.results), headlineResults(retriever.results), recallColumns(ks, String));
+  const columns = recallColumns(ks, String);
+  if (retriever !== primary) peer.versusPrimary = comparisonJson(headlineResults(primary.results), headlineResults(retriever.results), columns);
+  const apart = apartResults(retriever.results);
+  if (apart.length) {
+    const apartSummary = summarize(apart, ks);
+    peer.reportedApart = { n: apartSummary.n, recall: byK(apartSummary.recall, ks) };
+    if (retriever !== primary) peer.reportedApart.versusPrimary = comparisonJson(apartResults(primary.results), apart, columns);
+  }
   return peer;
 }
 
@@ -152,6 +162,11 @@ function categorySummary(results: readonly QuestionResult[], category: number, k
 
 function headlineResults(results: readonly QuestionResult[]): QuestionResult[] {
   return results.filter((result) => result.category !== undefined && HEADLINE_CATEGORIES.includes(result.category));
+}
+
+/** The questions of the categories outside the headline (category 5). */
+function apartResults(results: readonly QuestionResult[]): QuestionResult[] {
+  return results.filter((result) => result.category !== undefined && !HEADLINE_CATEGORIES.includes(result.category));
 }
 
 function headlineRow(retriever: RetrieverRun): ScoredRow {

@@ -163,5 +163,23 @@ describe("eval JSON", () => {
     assert.deepEqual(Object.keys(json.byCategory), ["1", "4", "5"]);
     assert.deepEqual(json.byCategory["5"], { n: 1, recall: { "10": 1 } });
     assert.equal(json.peers, undefined);
+
+    // With another row: each row's category 5 apart from its headline, and the requested mode against it there.
+    const withPeer = evalJson({
+      ...run,
+      retrievers: [
+        ...run.retrievers,
+        { name: "recallgraph full without context votes", description: "", primary: false, results: [result(1, 1), result(4, 0), result(5, 0)] },
+      ],
+    });
+    const [primary, other] = withPeer.peers ?? [];
+    assert.deepEqual(primary?.reportedApart, { n: 1, recall: { "10": 1 } });
+    assert.deepEqual(other?.recall, { "10": 0.5 }, "the headline is the same");
+    assert.deepEqual(other?.reportedApart?.recall, { "10": 0 });
+    assert.deepEqual(
+      { difference: other?.reportedApart?.versusPrimary?.["10"]?.difference, wins: other?.reportedApart?.versusPrimary?.["10"]?.wins },
+      { difference: 1, wins: 1 },
+    );
+    assert.equal(other?.versusPrimary?.["10"]?.wins, 0, "the headline's comparison counts categories 1-4 only");
   });
 });
