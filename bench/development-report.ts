@@ -38,7 +38,7 @@ const ReportSchema = z
 type Report = z.infer<typeof ReportSchema>;
 type Row = z.infer<typeof RowSchema>;
 
-/** A headline measure of a set: where a row holds it, and where its sign test against the default. */
+/** A headline measure of a set: where a row holds it, and where the row holds its sign test against the default. */
 interface Headline {
   head: string;
   path: readonly string[];
@@ -52,7 +52,7 @@ const RECALL_AT = (prefix: string): readonly Headline[] =>
 /** Each format's headline measures, as its report names them. */
 const HEADLINES: Record<string, readonly Headline[]> = {
   // LoCoMo's headline is categories 1-4; category 5 (adversarial: the question names the wrong speaker or
-  // asks what was never said) is reported apart, and is where context votes pay most.
+  // asks what was never said) is reported apart.
   locomo: [...RECALL_AT(""), { head: "cat. 5 R@10", path: ["reportedApart", "recall", "10"], comparison: ["reportedApart", "versusPrimary", "10"] }],
   beir: [
     { head: "nDCG@10", path: ["ndcg", "10"], comparison: ["versusPrimary", "ndcg@10"] },
@@ -115,9 +115,9 @@ function rowOrder(reports: readonly Report[]): string[] {
   for (const report of reports) {
     let after = -1;
     for (const { name } of report.peers) {
-      const at = names.indexOf(name);
-      if (at < 0) names.splice(after + 1, 0, name);
-      after = at < 0 ? after + 1 : at;
+      const index = names.indexOf(name);
+      if (index < 0) names.splice(after + 1, 0, name);
+      after = index < 0 ? after + 1 : index;
     }
   }
   return names;
