@@ -47,6 +47,15 @@ const COMMON_FIELDS = {
     })
     .default({ ranking: 0.05, wordsReading: 0.5, windowMs: 2000 })
     .describe("Votes a hit lends the memories said around it (ranks only: retrieval/context-votes.ts)"),
+  // Half a list's vote: chosen on LoCoMo's rankings (docs/experiments.md, "Questions that ask when").
+  timeAnswerVote: z
+    .number()
+    .min(0)
+    .max(1)
+    .default(0.5)
+    .describe(
+      "For a question that asks when: the RRF vote, as a share of a full list's, that the answer's memories stating a time cast in their own order (retrieval/time-answers.ts; 0: none)",
+    ),
   readingTurns: z
     .number()
     .int()

@@ -28,6 +28,7 @@ export const DEFAULT_RULES = [
     name: "the dense weight without names",
     off: (profile) => (profile.denseWeightWithoutNames === undefined ? undefined : { viewWeights: { semantic: profile.denseWeight } }),
   },
+  { name: "time answers", off: () => ({ timeAnswerVote: 0 }) },
   { name: "the lexical yield", off: (profile) => (profile.lexicalYield === undefined ? undefined : { lexicalYield: NO_YIELD }) },
 ] as const satisfies readonly DefaultRule[];
 

@@ -1,8 +1,11 @@
 import type { RetrievalConfigInput } from "./configuration.js";
 import type { PresetName } from "./preset-names.js";
 
-/** The view's or merge's own order, as measured alone: no hit lends its neighbours a vote. */
+/** No hit lends its neighbours a vote. */
 export const NO_CONTEXT_VOTES = { ranking: 0, wordsReading: 0 };
+
+/** A view's or the merge's own order, as measured alone: no vote lent by neighbours, none for stating a time. */
+const AS_FOUND = { contextVotes: NO_CONTEXT_VOTES, timeAnswerVote: 0 } as const;
 
 /**
  * Named retrieval recipes: each is data (a partial configuration), never a code branch.
@@ -12,13 +15,13 @@ export const RETRIEVAL_PRESETS = {
   /** Plan, three views fused by RRF, reflection, re-check. The default. */
   full: {},
   /** Dense similarity alone: the plain vector-store baseline. */
-  dense: { views: ["semantic"], planning: false, reflection: false, contextVotes: NO_CONTEXT_VOTES },
+  dense: { views: ["semantic"], planning: false, reflection: false, ...AS_FOUND },
   /** BM25 alone over the question. */
-  lexical: { views: ["lexical"], planning: false, reflection: false, contextVotes: NO_CONTEXT_VOTES },
+  lexical: { views: ["lexical"], planning: false, reflection: false, ...AS_FOUND },
   /** Metadata and time filters alone (needs the planner to extract conditions). */
-  symbolic: { views: ["symbolic"], reflection: false, contextVotes: NO_CONTEXT_VOTES },
+  symbolic: { views: ["symbolic"], reflection: false, ...AS_FOUND },
   /** First-seen union instead of RRF: every view's hits in the order they were found. */
-  union: { fusion: "union", contextVotes: NO_CONTEXT_VOTES },
+  union: { fusion: "union", ...AS_FOUND },
   "no-plan": { planning: false },
   "no-reflect": { reflection: false },
   /**

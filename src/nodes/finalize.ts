@@ -11,6 +11,8 @@ import { summarizeAccount, type Degradation, type LlmCallRecord } from "../domai
 import { takeTurns } from "../retrieval/readings.js";
 import { asksAboutChange, memoriesToBringIn, noLinks, readSupersessions, supersessionOrder, withTimeProvenance } from "../retrieval/supersession.js";
 import { withContextVotes } from "../retrieval/context-votes.js";
+import { asksForTime, withTimeAnswerVotes } from "../retrieval/time-answers.js";
+import { findTimeExpressions } from "../time/index.js";
 import { withConflicts } from "../retrieval/conflicts.js";
 import type { RunSettings } from "../graph/run-settings.js";
 import { DeadlineError, deadlineOf, withinDeadline, type RunDeadline } from "../runtime/deadline.js";
@@ -66,17 +68,34 @@ export function finalizeNode(dependencies: () => Promise<GraphDependencies>) {
  * named speaker's best answer leads and every cut-off (a caller's k is not known here) holds the best
  * of both readings. Without that round the fused order stands. Each reading is first reordered by its
  * conversation's context (context-votes.ts), the words reading more: the answer to a question that
- * named the wrong speaker is what the other said around the named one's words. Scores are the fused
- * ones, so they need not fall down the list.
+ * named the wrong speaker is what the other said around the named one's words. A question that asks
+ * when then has the hits that state a time lifted (time-answers.ts). Scores are the fused ones, so they
+ * need not fall down the list.
  */
 function answerOrder(state: RetrievalStateValue, settings: RunSettings): FusedHit[] {
   const depth = settings.finalK * 2;
   const { ranking, wordsReading, windowMs } = settings.contextVotes;
   const timeOf = (key: string) => state.entries[key]?.timestampMs;
-  const inContext = (keys: readonly string[], weight: number) => withContextVotes(keys, timeOf, { weight, windowMs, rrfK: settings.rrfK });
+  const timeAnswers = timeAnswerVotes(state, settings);
+  const inContext = (keys: readonly string[], weight: number) => timeAnswers(withContextVotes(keys, timeOf, { weight, windowMs, rrfK: settings.rrfK }));
   const byKey = new Map(state.fused.map((hit) => [hit.key, hit]));
   const final = [...inContext(state.fused.slice(0, depth).map((hit) => hit.key), ranking).flatMap((key) => byKey.get(key) ?? []), ...state.fused.slice(depth)];
   return state.beforeOwnWords ? takeTurns(final, inContext(state.beforeOwnWords, wordsReading), settings.readingTurns) : final;
+}
+
+/** The reordering time-answers.ts gives a question that asks when; for any other question, none. */
+function timeAnswerVotes(state: RetrievalStateValue, settings: RunSettings): (keys: readonly string[]) => readonly string[] {
+  if (settings.timeAnswerVote <= 0 || !asksForTime(state.question)) return (keys) => keys;
+  const context = { now: referenceMsOf(state), timeZone: settings.timeZone };
+  const stated = new Map<string, boolean>();
+  const statesTime = (key: string) => {
+    const text = state.entries[key]?.text;
+    if (text === undefined) return false;
+    let found = stated.get(key);
+    if (found === undefined) stated.set(key, (found = findTimeExpressions(text, context).length > 0));
+    return found;
+  };
+  return (keys) => withTimeAnswerVotes(keys, statesTime, { weight: settings.timeAnswerVote, rrfK: settings.rrfK });
 }
 
 /**

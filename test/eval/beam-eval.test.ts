@@ -105,7 +105,8 @@ describe("recallgraph eval DIR --format beam", () => {
       const peers = new Map((json.peers ?? []).map((peer) => [peer.name, peer]));
       assert.deepEqual([...peers.keys()], [
         "recallgraph full", "recallgraph dense", "recallgraph lexical", "recallgraph symbolic", "recallgraph union", "recallgraph no-plan",
-        "recallgraph no-reflect", "recallgraph full without context votes", "recallgraph full without the symbolic vote", "LangGraph InMemoryStore",
+        "recallgraph no-reflect", "recallgraph full without context votes", "recallgraph full without the symbolic vote",
+        "recallgraph full without time answers", "LangGraph InMemoryStore",
         "BM25 (minisearch)",
         ...(await lancedbRows()),
       ]);

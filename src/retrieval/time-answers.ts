@@ -1,0 +1,52 @@
+/**
+ * A question that asks when is answered by a memory that says when: "When did Melanie paint a sunrise?"
+ * by the turn that says "I painted that lake sunrise on 8 May 2022", not by the one that only shows the
+ * painting. The dialogue builders write a turn's relative time as a date ("yesterday" as "on 7 May
+ * 2023": time/rewrite.ts), so a conversation's answers to "when" mostly carry one; documents say their
+ * dates anyway.
+ */
+
+/**
+ * Asking for a time: "when" before an auxiliary ("When did...", "so when is..."; "When I sign up, ..." is
+ * a condition, not a question of time), "what/which year", "on what date", "how long ago", and the
+ * Chinese forms (什么时候, 何时, 哪年, 哪一天, 几月, 几号, 几点).
+ */
+const ASKS_FOR_TIME =
+  /\bwhen(?:['’]s|\s+(?:did|do|does|is|was|were|are|am|will|would|has|have|had|can|could|should)\b)|\b(?:what|which)\s+(?:date|year|month|day|time|week|season)\b|\bhow\s+long\s+ago\b|什么时候|何时|哪一?年|哪一?天|哪个?月|几月|几号|几点/iu;
+
+/** True when the question asks for a time. */
+export function asksForTime(question: string): boolean {
+  return ASKS_FOR_TIME.test(question);
+}
+
+/** How much the memories that state a time weigh in the answer to a question that asks for one. */
+export interface TimeAnswerOptions {
+  /** Their list's RRF vote as a share of a full list's (0: the ranking stands). */
+  weight: number;
+  /** The RRF constant the votes are counted with, so they weigh as the fused ranks do. */
+  rrfK: number;
+}
+
+/**
+ * A ranking reordered for a question that asks when, ranks only: the hits that state a time form a
+ * second list in the ranking's own order, and each of them gains that list's RRF vote for its place
+ * there, times `weight` and times how rare such hits are: 1 - 2 x their share of the ranking. Stating a
+ * time sets a hit apart only where few hits do: most of a conversation's turns say no date, while most
+ * of an encyclopedia's paragraphs name a year, and where half the ranking or more states a time the
+ * vote is none. Nothing is added or dropped, the dated hits keep their order among themselves, and ties
+ * keep the ranking's order.
+ */
+export function withTimeAnswerVotes(keys: readonly string[], statesTime: (key: string) => boolean, options: TimeAnswerOptions): string[] {
+  const dated = keys.map(statesTime);
+  const share = dated.filter(Boolean).length / Math.max(1, keys.length);
+  const weight = options.weight * Math.max(0, 1 - 2 * share);
+  if (weight <= 0 || keys.length < 2) return [...keys];
+  let place = 0;
+  const scored = keys.map((key, index) => {
+    const vote = 1 / (options.rrfK + index + 1);
+    const lent = dated[index] ? weight / (options.rrfK + ++place) : 0;
+    return { key, index, score: vote + lent };
+  });
+  scored.sort((a, b) => b.score - a.score || a.index - b.index);
+  return scored.map(({ key }) => key);
+}
