@@ -54,7 +54,7 @@ const COMMON_FIELDS = {
     .max(1)
     .default(0.5)
     .describe(
-      "For a question that asks when: the RRF vote, as a share of a full list's, that the answer's memories stating a time cast in their own order (retrieval/time-answers.ts; 0: none)",
+      "For a question that asks when: the RRF vote, as a share of a full list's, that the answer's memories stating a time cast in their own order, times 1 - 2 x their share of the answer (retrieval/time-answers.ts; 0: none)",
     ),
   readingTurns: z
     .number()
