@@ -11,8 +11,7 @@ import { summarizeAccount, type Degradation, type LlmCallRecord } from "../domai
 import { takeTurns } from "../retrieval/readings.js";
 import { asksAboutChange, memoriesToBringIn, noLinks, readSupersessions, supersessionOrder, withTimeProvenance } from "../retrieval/supersession.js";
 import { withContextVotes } from "../retrieval/context-votes.js";
-import { asksForTime, withTimeAnswerVotes } from "../retrieval/time-answers.js";
-import { findTimeExpressions } from "../time/index.js";
+import { asksForTime, statesTime, withTimeAnswerVotes } from "../retrieval/time-answers.js";
 import { withConflicts } from "../retrieval/conflicts.js";
 import type { RunSettings } from "../graph/run-settings.js";
 import { DeadlineError, deadlineOf, withinDeadline, type RunDeadline } from "../runtime/deadline.js";
@@ -87,15 +86,11 @@ function answerOrder(state: RetrievalStateValue, settings: RunSettings): FusedHi
 function timeAnswerVotes(state: RetrievalStateValue, settings: RunSettings): (keys: readonly string[]) => readonly string[] {
   if (settings.timeAnswerVote <= 0 || !asksForTime(state.question)) return (keys) => keys;
   const context = { now: referenceMsOf(state), timeZone: settings.timeZone };
-  const stated = new Map<string, boolean>();
-  const statesTime = (key: string) => {
+  const dated = (key: string) => {
     const text = state.entries[key]?.text;
-    if (text === undefined) return false;
-    let found = stated.get(key);
-    if (found === undefined) stated.set(key, (found = findTimeExpressions(text, context).length > 0));
-    return found;
+    return text !== undefined && statesTime(text, context);
   };
-  return (keys) => withTimeAnswerVotes(keys, statesTime, { weight: settings.timeAnswerVote, rrfK: settings.rrfK });
+  return (keys) => withTimeAnswerVotes(keys, dated, { weight: settings.timeAnswerVote, rrfK: settings.rrfK });
 }
 
 /**

@@ -2,9 +2,11 @@
  * A question that asks when is answered by a memory that says when: "When did Melanie paint a sunrise?"
  * by the turn that says "I painted that lake sunrise on 8 May 2022", not by the one that only shows the
  * painting. The dialogue builders write a turn's relative time as a date ("yesterday" as "on 7 May
- * 2023": time/rewrite.ts), so a conversation's answers to "when" mostly carry one; documents say their
- * dates anyway.
+ * 2023": time/rewrite.ts), so a conversation's answers to "when" mostly carry one, and most of its other
+ * turns do not.
  */
+import { RecentMap } from "../core/recent-map.js";
+import { findTimeExpressions, type TimeContext } from "../time/index.js";
 
 /**
  * Asking for a time: "when" before an auxiliary ("When did...", "so when is..."; "When I sign up, ..." is
@@ -17,6 +19,19 @@ const ASKS_FOR_TIME =
 /** True when the question asks for a time. */
 export function asksForTime(question: string): boolean {
   return ASKS_FOR_TIME.test(question);
+}
+
+/**
+ * Whether texts state a time, for the texts read lately: finding out is the time module's whole parse
+ * (about 2 ms for a 500-word message), and the same memories answer many questions.
+ */
+const STATED = new RecentMap<string, boolean>(4_096);
+
+/** True when the text holds a time expression the time module reads ("on 7 May 2023", "last week", 上周五). */
+export function statesTime(text: string, context: TimeContext): boolean {
+  let found = STATED.get(text);
+  if (found === undefined) STATED.set(text, (found = findTimeExpressions(text, context).length > 0));
+  return found;
 }
 
 /** How much the memories that state a time weigh in the answer to a question that asks for one. */

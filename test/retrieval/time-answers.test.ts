@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { RecallGraph } from "../../src/library/open-recallgraph.js";
-import { asksForTime, withTimeAnswerVotes } from "../../src/retrieval/time-answers.js";
+import { asksForTime, statesTime, withTimeAnswerVotes } from "../../src/retrieval/time-answers.js";
 import { chatMemory } from "../support/graph-fixture.js";
 
 describe("asksForTime", () => {
@@ -29,6 +29,14 @@ describe("asksForTime", () => {
       "谁在上海见了Alice?",
     ])
       assert.ok(!asksForTime(question), question);
+  });
+});
+
+describe("statesTime", () => {
+  const context = { now: Date.parse("2026-03-20T00:00:00Z") };
+  it("is true of a text with a time expression the time module reads, in English or Chinese, and false otherwise", () => {
+    for (const text of ["I went to a support group on 7 May 2023.", "We met last week at the café.", "我们上周五在上海见过面。"]) assert.ok(statesTime(text, context), text);
+    for (const text of ["Painting a sunrise over the lake calms me.", "I have three dogs and a cat.", "我喜欢画画。"]) assert.ok(!statesTime(text, context), text);
   });
 });
 
