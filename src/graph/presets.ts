@@ -46,7 +46,9 @@ export const RETRIEVAL_PRESETS = {
     // a retrieval-trained model, whose first neighbour is evidence on its own).
     denseSeparation: "embedder",
     timeWindowWeight: 1,
-    // Documents are not conversations: chunks written together are not an exchange.
+    // Documents are not conversations: chunks written together are not an exchange, and a paragraph
+    // that states a time is not set apart by it (most do; on CMRC the vote only cost a question).
     contextVotes: NO_CONTEXT_VOTES,
+    timeAnswerVote: 0,
   },
 } as const satisfies Record<PresetName, Omit<RetrievalConfigInput, "preset">>;

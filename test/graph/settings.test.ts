@@ -46,6 +46,14 @@ describe("configuration and per-namespace settings", () => {
     assert.equal(config.denseSeparation, "embedder");
   });
 
+  it("lifts the memories that state a time for the default's conversations only: not for a view alone, the union or documents", () => {
+    assert.equal(resolveConfiguration({}).timeAnswerVote, 0.5);
+    for (const preset of ["no-plan", "no-reflect"] as const) assert.equal(resolveConfiguration({ configurable: { preset } }).timeAnswerVote, 0.5, preset);
+    for (const preset of ["dense", "lexical", "symbolic", "union", "knowledge-base"] as const)
+      assert.equal(resolveConfiguration({ configurable: { preset } }).timeAnswerVote, 0, preset);
+    assert.equal(resolveConfiguration({ configurable: { preset: "knowledge-base", timeAnswerVote: 0.3 } }).timeAnswerVote, 0.3, "a configured vote wins");
+  });
+
   it("gives the knowledge-base preset's dense lists the separation ramp of the embedder's profile, and none elsewhere", () => {
     const kb = resolveConfiguration({ configurable: { preset: "knowledge-base" } });
     const full = resolveConfiguration({});
