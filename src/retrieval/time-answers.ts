@@ -27,7 +27,11 @@ export function asksForTime(question: string): boolean {
  */
 const STATED = new RecentMap<string, boolean>(4_096);
 
-/** True when the text holds a time expression the time module reads ("on 7 May 2023", "last week", 上周五). */
+/**
+ * True when the text holds a time expression the time module reads ("on 7 May 2023", "last week", 上周五).
+ * The reference time places an expression's window, never decides whether there is one, so a text's
+ * answer is kept whatever the question's reference.
+ */
 export function statesTime(text: string, context: TimeContext): boolean {
   let found = STATED.get(text);
   if (found === undefined) STATED.set(text, (found = findTimeExpressions(text, context).length > 0));
@@ -51,8 +55,8 @@ export interface TimeAnswerOptions {
  * vote is none. Nothing is added or dropped, the dated hits keep their order among themselves, and ties
  * keep the ranking's order.
  */
-export function withTimeAnswerVotes(keys: readonly string[], statesTime: (key: string) => boolean, options: TimeAnswerOptions): string[] {
-  const dated = keys.map(statesTime);
+export function withTimeAnswerVotes(keys: readonly string[], isDated: (key: string) => boolean, options: TimeAnswerOptions): string[] {
+  const dated = keys.map(isDated);
   const share = dated.filter(Boolean).length / Math.max(1, keys.length);
   const weight = options.weight * Math.max(0, 1 - 2 * share);
   if (weight <= 0 || keys.length < 2) return [...keys];
