@@ -87,8 +87,8 @@ function timeAnswerVotes(state: RetrievalStateValue, settings: RunSettings): (ke
   if (settings.timeAnswerVote <= 0 || !asksForTime(state.question)) return (keys) => keys;
   const context = { now: referenceMsOf(state), timeZone: settings.timeZone };
   const dated = (key: string) => {
-    const text = state.entries[key]?.text;
-    return text !== undefined && statesTime(text, context);
+    const entry = state.entries[key];
+    return entry !== undefined && statesTime(entry, context);
   };
   return (keys) => withTimeAnswerVotes(keys, dated, { weight: settings.timeAnswerVote, rrfK: settings.rrfK });
 }

@@ -6,6 +6,8 @@
  * turns do not.
  */
 import { RecentMap } from "../core/recent-map.js";
+import { hitKey } from "../domain/hits.js";
+import type { MemoryEntry } from "../memory/entry.js";
 import { findTimeExpressions, type TimeContext } from "../time/index.js";
 
 /**
@@ -22,19 +24,24 @@ export function asksForTime(question: string): boolean {
 }
 
 /**
- * Whether texts state a time, for the texts read lately: finding out is the time module's whole parse
- * (about 2 ms for a 500-word message), and the same memories answer many questions.
+ * Whether memories state a time, for the memories read lately: finding out is the time module's whole
+ * parse (about 2 ms for a 500-word message), and the same memories answer many questions. Keyed by the
+ * memory and its last write, not by its text, so the cache holds no texts (up to 16k characters each).
  */
 const STATED = new RecentMap<string, boolean>(4_096);
 
+/** What statesTime reads of a memory: which write of which memory it is, and its text. */
+export type DatedCandidate = Pick<MemoryEntry, "namespace" | "id" | "updatedAt" | "text">;
+
 /**
- * True when the text holds a time expression the time module reads ("on 7 May 2023", "last week", 上周五).
- * The reference time places an expression's window, never decides whether there is one, so a text's
- * answer is kept whatever the question's reference.
+ * True when the memory's text holds a time expression the time module reads ("on 7 May 2023", "last
+ * week", 上周五). The reference time places an expression's window, never decides whether there is one,
+ * so a memory's answer is kept whatever the question's reference.
  */
-export function statesTime(text: string, context: TimeContext): boolean {
-  let found = STATED.get(text);
-  if (found === undefined) STATED.set(text, (found = findTimeExpressions(text, context).length > 0));
+export function statesTime(memory: DatedCandidate, context: TimeContext): boolean {
+  const key = `${hitKey(memory.namespace, memory.id)}\u0000${memory.updatedAt}\u0000${memory.text.length}`;
+  let found = STATED.get(key);
+  if (found === undefined) STATED.set(key, (found = findTimeExpressions(memory.text, context).length > 0));
   return found;
 }
 

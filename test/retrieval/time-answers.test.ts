@@ -34,25 +34,26 @@ describe("asksForTime", () => {
 
 describe("statesTime", () => {
   const context = { now: Date.parse("2026-03-20T00:00:00Z") };
+  const memory = (text: string) => ({ namespace: "chat", id: text, updatedAt: "2026-03-19T00:00:00.000Z", text });
   it("is true of a text with a time expression the time module reads, in English or Chinese, and false otherwise", () => {
-    for (const text of ["I went to a support group on 7 May 2023.", "We met last week at the café.", "我们上周五在上海见过面。"]) assert.ok(statesTime(text, context), text);
-    for (const text of ["Painting a sunrise over the lake calms me.", "I have three dogs and a cat.", "我喜欢画画。"]) assert.ok(!statesTime(text, context), text);
+    for (const text of ["I went to a support group on 7 May 2023.", "We met last week at the café.", "我们上周五在上海见过面。"]) assert.ok(statesTime(memory(text), context), text);
+    for (const text of ["Painting a sunrise over the lake calms me.", "I have three dogs and a cat.", "我喜欢画画。"]) assert.ok(!statesTime(memory(text), context), text);
   });
 });
 
 describe("withTimeAnswerVotes", () => {
   const options = { weight: 0.5, rrfK: 20 };
   const dated = new Set(["b", "d"]);
-  const statesTime = (key: string) => dated.has(key);
+  const isDated = (key: string) => dated.has(key);
 
   it("lifts a hit that states a time over undated ones above it, and keeps the dated ones' own order", () => {
     // Two of five state a time, so their list votes 0.5 x (1 - 2 x 0.4): b (rank 2) passes a, d (rank 4) passes c only.
-    assert.deepEqual(withTimeAnswerVotes(["a", "b", "c", "d", "e"], statesTime, options), ["b", "a", "d", "c", "e"]);
+    assert.deepEqual(withTimeAnswerVotes(["a", "b", "c", "d", "e"], isDated, options), ["b", "a", "d", "c", "e"]);
   });
 
   it("weighs a time by how rare it is in the ranking: much where one hit states it, nothing where most do", () => {
     // One of six: its list votes 0.5 x (1 - 2 / 6), enough to carry b from the sixth place to the first.
-    assert.deepEqual(withTimeAnswerVotes(["a", "c", "e", "f", "g", "b"], statesTime, options), ["b", "a", "c", "e", "f", "g"]);
+    assert.deepEqual(withTimeAnswerVotes(["a", "c", "e", "f", "g", "b"], isDated, options), ["b", "a", "c", "e", "f", "g"]);
     // Three of four: the one undated hit keeps its first place.
     const mostlyDated = new Set(["b", "c", "e"]);
     assert.deepEqual(withTimeAnswerVotes(["d", "b", "c", "e"], (key) => mostlyDated.has(key), options), ["d", "b", "c", "e"]);
@@ -60,7 +61,7 @@ describe("withTimeAnswerVotes", () => {
 
   it("leaves the ranking as it is with no weight, or where nothing or everything states a time", () => {
     const ranking = ["a", "b", "c", "d"];
-    assert.deepEqual(withTimeAnswerVotes(ranking, statesTime, { ...options, weight: 0 }), ranking);
+    assert.deepEqual(withTimeAnswerVotes(ranking, isDated, { ...options, weight: 0 }), ranking);
     assert.deepEqual(withTimeAnswerVotes(ranking, () => false, options), ranking);
     assert.deepEqual(withTimeAnswerVotes(ranking, () => true, options), ranking);
   });
