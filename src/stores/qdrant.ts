@@ -64,7 +64,7 @@ import { log } from "../core/log.js";
 import type { MemoryEntry } from "../memory/entry.js";
 import { BM25_B, inverseDocumentFrequency } from "../text/bm25.js";
 import { encodeSparse, encodeSparseQuery, queryTermIndices, type SparseVector } from "../text/sparse.js";
-import { tokenize } from "../text/tokenizer.js";
+import { lexicalTerms } from "../text/tokenizer.js";
 import { lexicalDocument } from "./lexical-document.js";
 import { SharedLeases, type ReleaseLease } from "./origin-lease.js";
 import { QdrantLeaseBook } from "./qdrant-lease.js";
@@ -260,7 +260,7 @@ export class QdrantMemoryStore implements MemoryStore {
     if (!validated.length) return;
     const points: Schemas["PointStruct"][] = validated.map(({ entry, vector }) => {
       // The encoders already give what Qdrant requires: unique, sorted 32-bit indices, positive weights.
-      const lexical = encodeSparse(tokenize(lexicalDocument(entry)), { b: this.bm25B });
+      const lexical = encodeSparse(lexicalTerms(lexicalDocument(entry)), { b: this.bm25B });
       // A text with no indexable token gets no lexical vector at all (Qdrant allows a named vector to be absent).
       const vectors: Record<string, Schemas["Vector"]> = { [DENSE_VECTOR]: Array.from(vector) };
       if (lexical.indices.length) vectors[LEXICAL_VECTOR] = lexical;
@@ -381,7 +381,7 @@ export class QdrantMemoryStore implements MemoryStore {
     const text = validateQuery(query);
     const { k, filter } = validateSearchOptions(options);
     // Tokens become sparse indices: the user's text never reaches Qdrant as query syntax.
-    const terms = queryTermIndices(tokenize(text));
+    const terms = queryTermIndices(lexicalTerms(text));
     if (!terms.length) return [];
     const sparse = await this.namespaceIdf(ns, terms);
     if (!sparse.indices.length) return [];

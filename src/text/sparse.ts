@@ -2,7 +2,7 @@
  * Sparse (BM25) vectors for Qdrant: a document weighs each term by its saturated term frequency, a
  * query each distinct term by its idf in the searched namespace (counted by the store, not by Qdrant,
  * whose `idf` modifier counts the whole collection). The plain dot product is then BM25.
- * Terms come from `tokenize`, so Chinese, identifiers and our stemming work the same as in sqlite.
+ * Terms come from `lexicalTerms`, so Chinese, identifiers and our stemming work the same as in sqlite.
  */
 import { z } from "zod";
 import { BM25_B, BM25_K1, saturatedFrequency } from "./bm25.js";
@@ -103,7 +103,7 @@ function positiveOption(name: string, value: number | undefined, fallback: numbe
 /**
  * The document side: one entry per distinct term (hash), weighted
  * `tf * (k1 + 1) / (tf + k1 * (1 - b + b * length / avgDocLength))` with `length` the token count.
- * Tokens are the output of `tokenize`. An empty token list gives an empty vector.
+ * Tokens are the output of `lexicalTerms`. An empty token list gives an empty vector.
  */
 export function encodeSparse(tokens: readonly string[], options: SparseEncodingOptions = {}): SparseVector {
   const k1 = positiveOption("k1", options.k1, BM25_K1, true);

@@ -157,7 +157,7 @@ function plainTerm(word: string): string | undefined {
   return limitLength(folded);
 }
 
-function wordTokens(raw: string, out: string[]): void {
+function wordTokens(raw: string, out: string[], identifierParts: boolean): void {
   for (const part of raw.split(RUN_SEPARATOR)) {
     const trimmed = trimEdges(part);
     if (!trimmed) continue;
@@ -167,12 +167,30 @@ function wordTokens(raw: string, out: string[]): void {
     if (!word) continue;
     if (IDENTIFIER_MARK.test(word)) {
       out.push(limitLength(word));
+      if (identifierParts) hyphenParts(word, out);
       continue;
     }
     // Letters joined by hyphens are ordinary words ("well-known", "state-of-the-art").
     for (const sub of word.split("-")) {
       if (!sub) continue;
       const term = plainTerm(sub);
+      if (term !== undefined) out.push(term);
+    }
+  }
+}
+
+/**
+ * The parts of a hyphen-joined identifier, each as a token of its own: prose writes the same thing
+ * joined and apart ("CTLA-4" and "CTLA 4", "p53-dependent" beside "p53"), so matching the parts as
+ * well as the whole finds both, as search engines' word-delimiter filters that keep the original do.
+ */
+function hyphenParts(identifier: string, out: string[]): void {
+  if (!identifier.includes("-")) return;
+  for (const part of identifier.split("-")) {
+    if (!part) continue;
+    if (IDENTIFIER_MARK.test(part)) out.push(limitLength(part));
+    else {
+      const term = plainTerm(part);
       if (term !== undefined) out.push(term);
     }
   }
@@ -231,9 +249,24 @@ function seaTokens(run: string, out: string[]): void {
  * Every token matches `TOKEN_PATTERN` and is at most `MAX_TOKEN_CHARS` code points long.
  */
 export function tokenize(text: string): string[] {
+  return tokens(text, false);
+}
+
+/**
+ * The terms BM25 indexes and searches a text by: its tokens, each identifier joined by hyphens
+ * followed by its parts (`CTLA-4` -> `ctla-4 ctla 4`, `p53-dependent` -> `p53-dependent p53 depend`).
+ * The whole identifier is kept, so it still matches exactly, and an index written with `tokenize`
+ * alone still answers a query of these terms by the whole. Not for code that reads tokens by
+ * position: `tokenize` gives one token per word.
+ */
+export function lexicalTerms(text: string): string[] {
+  return tokens(text, true);
+}
+
+function tokens(text: string, identifierParts: boolean): string[] {
   const out: string[] = [];
   forEachPiece(normalizeText(text), (kind, piece) => {
-    if (kind === "word") wordTokens(piece, out);
+    if (kind === "word") wordTokens(piece, out, identifierParts);
     else if (kind === "cjk") cjkTokens(piece, out);
     else seaTokens(piece, out);
   });

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { seededRandom } from "../../bench/synthetic.js";
-import { keywords, MAX_TOKEN_CHARS, TOKEN_PATTERN, tokenize } from "../../src/text/tokenizer.js";
+import { keywords, lexicalTerms, MAX_TOKEN_CHARS, TOKEN_PATTERN, tokenize } from "../../src/text/tokenizer.js";
 
 function shared(a: string, b: string): string[] {
   const right = new Set(tokenize(b));
@@ -59,6 +59,27 @@ describe("tokenize: identifiers, codes and numbers", () => {
   it("cuts very long identifiers to MAX_TOKEN_CHARS", () => {
     const [token] = tokenize(`id_${"a".repeat(200)}`);
     assert.equal(token?.length, MAX_TOKEN_CHARS);
+  });
+});
+
+describe("lexicalTerms: what BM25 indexes", () => {
+  it("adds a hyphen-joined identifier's parts after the whole", () => {
+    assert.deepEqual(lexicalTerms("CTLA-4 and p53-dependent apoptosis"), ["ctla-4", "ctla", "4", "p53-dependent", "p53", "depend", "apoptosi"]);
+    assert.deepEqual(lexicalTerms("tdp-43-induced"), ["tdp-43-induced", "tdp", "43", "induc"]);
+  });
+
+  it("drops a part that is a stopword, and keeps every part a valid token", () => {
+    assert.deepEqual(lexicalTerms("A-769662"), ["a-769662", "769662"]);
+    for (const term of lexicalTerms("XYZ-100 covid-19 7-day-old ER-α36 anti-IL-6")) assert.match(term, TOKEN_PATTERN);
+  });
+
+  it("is tokenize wherever no identifier is joined by a hyphen", () => {
+    const text = "Upgrade to v2.3.1, mail user@example.com; a well-known state-of-the-art ERR_1024 报销的标准是多少";
+    assert.deepEqual(lexicalTerms(text), tokenize(text));
+  });
+
+  it("leaves tokenize one token per word", () => {
+    assert.deepEqual(tokenize("CTLA-4 and p53-dependent"), ["ctla-4", "p53-dependent"]);
   });
 });
 

@@ -4,14 +4,14 @@
  *
  * The FTS5 table uses the `ascii` tokenizer with tokenchars `_.@-` (see schema.ts). It splits only on
  * ASCII characters other than letters, digits and `_ . @ -`, treats every non-ASCII character as part
- * of a token and folds only ASCII case. tokenize() promises tokens of letters, marks, digits and
+ * of a token and folds only ASCII case. lexicalTerms() promises tokens of letters, marks, digits and
  * `_ . @ -` only, lower-cased (TOKEN_PATTERN), so each token is exactly one FTS5 term, readable as
  * itself (`err_1024`, `v2.3.1`, `报销`). A token that ever breaks that promise is stored as `§` plus the
  * hex of its UTF-8 bytes: `§` is a token character to FTS5 and never part of a valid token, so the
  * mapping stays one-to-one and no token can be split or merged.
  */
 import { createHash } from "node:crypto";
-import { TOKEN_PATTERN, tokenize } from "../../text/tokenizer.js";
+import { TOKEN_PATTERN, lexicalTerms } from "../../text/tokenizer.js";
 import { lexicalFields, type LexicalFields } from "../lexical-document.js";
 import type { MemoryEntry } from "../../memory/entry.js";
 
@@ -31,7 +31,7 @@ export function ftsColumns(entry: Pick<MemoryEntry, "text" | "keywords" | "perso
 }
 
 function toTerms(text: string): string {
-  return tokenize(text).map(ftsTerm).join(" ");
+  return lexicalTerms(text).map(ftsTerm).join(" ");
 }
 
 /**
@@ -46,7 +46,7 @@ export function namespaceTerm(namespace: string): string {
 
 /** A query's distinct FTS5 terms, in order: the order each row's score adds them in. */
 export function queryTerms(query: string): string[] {
-  return [...new Set(tokenize(query).map(ftsTerm))];
+  return [...new Set(lexicalTerms(query).map(ftsTerm))];
 }
 
 /** An FTS5 MATCH expression for the rows holding one term in the text or tag columns (in any namespace). */

@@ -79,6 +79,24 @@ export function lexicalSearchTests({ freshStore }: ContractContext): void {
       assert.deepEqual(ids(await store.lexicalSearch("ns", "v2.3.2", { k: 5 })), ["e2048"]);
     });
 
+    it("matches a hyphen-joined identifier by its parts too, and ranks the exact whole first", async () => {
+      const store = await freshStore();
+      const entries = [
+        entry("ns", { id: "joined", text: "LRBA promotes CTLA-4 recycling in regulatory T cells" }),
+        entry("ns", { id: "apart", text: "Loss of CTLA 4 on the surface of T cells" }),
+        entry("ns", { id: "dependent", text: "Apoptosis after irradiation was p53-dependent" }),
+        entry("ns", { id: "other", text: "CTLA-2 is a cysteine protease inhibitor" }),
+        ...fillerEntries("ns", 4),
+      ];
+      await store.upsert("ns", entries.map((e, i) => record(e, basis(i))));
+      const joined = ids(await store.lexicalSearch("ns", "CTLA-4", { k: 5 }));
+      assert.equal(joined[0], "joined", "the whole identifier still counts");
+      assert.ok(joined.includes("apart"), "the parts find the identifier written apart");
+      const apart = ids(await store.lexicalSearch("ns", "CTLA 4 recycling", { k: 5 }));
+      assert.equal(apart[0], "joined", "words written apart find the identifier written joined");
+      assert.deepEqual(ids(await store.lexicalSearch("ns", "p53", { k: 5 })), ["dependent"]);
+    });
+
     it("finds Chinese by words, not whole sentences: 报销标准 finds 报销的标准是多少", async () => {
       const store = await freshStore();
       const entries = [
