@@ -72,6 +72,7 @@ const ASCII_WORD = /^[a-z]+$/;
 const NON_ASCII = /[^\x00-\x7f]/;
 const LATIN_WORD = /^[\p{Script=Latin}\p{M}'-]+$/u;
 const HAS_LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
+const HAS_LETTER = /\p{L}/u;
 const COMBINING_MARKS = /\p{M}+/gu;
 const HIRAGANA_ONLY = /^\p{Script=Hiragana}+$/u;
 /** Thousands separators: "1,000" is the number 1000, not the tokens 1 and 000. */
@@ -180,14 +181,16 @@ function wordTokens(raw: string, out: string[], identifierParts: boolean): void 
 }
 
 /**
- * The parts of a hyphen-joined identifier, each as a token of its own: prose writes the same thing
- * joined and apart ("CTLA-4" and "CTLA 4", "p53-dependent" beside "p53"), so matching the parts as
- * well as the whole finds both, as search engines' word-delimiter filters that keep the original do.
+ * The parts of a hyphen-joined identifier that hold a letter, each as a token of its own: prose writes
+ * the same thing joined and apart ("CTLA-4" and "CTLA 4", "p53-dependent" beside "p53"), so matching
+ * those parts as well as the whole finds both, as search engines' word-delimiter filters that keep the
+ * original do. A part of digits alone says nothing by itself, and an identifier of digits alone (a
+ * range "3-5", a date "2025-12-21") stays whole: split, they matched every text holding the numbers.
  */
 function hyphenParts(identifier: string, out: string[]): void {
   if (!identifier.includes("-")) return;
   for (const part of identifier.split("-")) {
-    if (!part) continue;
+    if (!HAS_LETTER.test(part)) continue;
     if (IDENTIFIER_MARK.test(part)) out.push(limitLength(part));
     else {
       const term = plainTerm(part);
@@ -254,7 +257,8 @@ export function tokenize(text: string): string[] {
 
 /**
  * The terms BM25 indexes and searches a text by: its tokens, each identifier joined by hyphens
- * followed by its parts (`CTLA-4` -> `ctla-4 ctla 4`, `p53-dependent` -> `p53-dependent p53 depend`).
+ * followed by its parts that hold a letter (`CTLA-4` -> `ctla-4 ctla`, `p53-dependent` ->
+ * `p53-dependent p53 depend`; `3-5` stays `3-5`).
  * The whole identifier is kept, so it still matches exactly, and an index written with `tokenize`
  * alone still answers a query of these terms by the whole. Not for code that reads tokens by
  * position: `tokenize` gives one token per word.

@@ -63,14 +63,15 @@ describe("tokenize: identifiers, codes and numbers", () => {
 });
 
 describe("lexicalTerms: what BM25 indexes", () => {
-  it("adds a hyphen-joined identifier's parts after the whole", () => {
-    assert.deepEqual(lexicalTerms("CTLA-4 and p53-dependent apoptosis"), ["ctla-4", "ctla", "4", "p53-dependent", "p53", "depend", "apoptosi"]);
-    assert.deepEqual(lexicalTerms("tdp-43-induced"), ["tdp-43-induced", "tdp", "43", "induc"]);
+  it("adds the parts of a hyphen-joined identifier that hold a letter, after the whole", () => {
+    assert.deepEqual(lexicalTerms("CTLA-4 and p53-dependent apoptosis"), ["ctla-4", "ctla", "p53-dependent", "p53", "depend", "apoptosi"]);
+    assert.deepEqual(lexicalTerms("tdp-43-induced"), ["tdp-43-induced", "tdp", "induc"]);
   });
 
-  it("drops a part that is a stopword, and keeps every part a valid token", () => {
-    assert.deepEqual(lexicalTerms("A-769662"), ["a-769662", "769662"]);
-    for (const term of lexicalTerms("XYZ-100 covid-19 7-day-old ER-α36 anti-IL-6")) assert.match(term, TOKEN_PATTERN);
+  it("keeps ranges and dates whole, and drops a part that is a stopword", () => {
+    assert.deepEqual(lexicalTerms("3-5 times on 2025-12-21"), ["3-5", "time", "2025-12-21"]);
+    assert.deepEqual(lexicalTerms("A-769662"), ["a-769662"]);
+    for (const term of lexicalTerms("XYZ-100 covid-19 7-day-old ER-α36 anti-IL-6 2.5-5kg")) assert.match(term, TOKEN_PATTERN);
   });
 
   it("is tokenize wherever no identifier is joined by a hyphen", () => {
