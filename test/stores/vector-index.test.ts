@@ -477,7 +477,11 @@ describe("HNSW index of a quantised scalar kind", () => {
       try {
         assert.equal(await store.buildVectorIndex("ns"), "built", `${kind} over the other kind's file`);
         assert.deepEqual(store.vectorSearchCounters().loaded, 0);
-        assert.equal(ids(await store.denseSearch("ns", records[7]?.vector ?? [], { k: 1 }))[0], "e7");
+        // The rebuilt index answers: an approximate index may miss a vector now and then (its graph is
+        // built on several threads), so most of twenty stored vectors, not one, must find themselves.
+        let found = 0;
+        for (let i = 0; i < 20; i++) if (ids(await store.denseSearch("ns", records[i]?.vector ?? [], { k: 1 }))[0] === `e${i}`) found++;
+        assert.ok(found >= 18, `${kind}: ${found} of 20 stored vectors found themselves first`);
       } finally {
         await store.close();
       }
