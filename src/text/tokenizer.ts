@@ -168,31 +168,27 @@ function wordTokens(raw: string, out: string[], identifierParts: boolean): void 
     if (!word) continue;
     if (IDENTIFIER_MARK.test(word)) {
       out.push(limitLength(word));
-      if (identifierParts) hyphenParts(word, out);
+      if (identifierParts && word.includes("-")) hyphenParts(word, out);
       continue;
     }
     // Letters joined by hyphens are ordinary words ("well-known", "state-of-the-art").
-    for (const sub of word.split("-")) {
-      if (!sub) continue;
-      const term = plainTerm(sub);
-      if (term !== undefined) out.push(term);
-    }
+    hyphenParts(word, out);
   }
 }
 
 /**
- * The parts of a hyphen-joined identifier that hold a letter, each as a token of its own: prose writes
- * the same thing joined and apart ("CTLA-4" and "CTLA 4", "p53-dependent" beside "p53"), so matching
- * those parts as well as the whole finds both, as search engines' word-delimiter filters that keep the
- * original do. A part of digits alone says nothing by itself, and an identifier of digits alone (a
- * range "3-5", a date "2025-12-21") stays whole: split, they matched every text holding the numbers.
+ * The hyphen-separated parts of a word that hold a letter, each as a token of its own. A plain word is
+ * only its parts. BM25 adds an identifier's parts after the whole: prose writes the same thing joined
+ * and apart ("CTLA-4" and "CTLA 4", "p53-dependent" beside "p53"), so matching both finds both, as
+ * search engines' word-delimiter filters that keep the original do. A part of digits alone says nothing
+ * by itself, and an identifier of digits alone (a range "3-5", a date "2025-12-21") stays whole: split,
+ * they matched every text holding the numbers.
  */
-function hyphenParts(identifier: string, out: string[]): void {
-  if (!identifier.includes("-")) return;
-  for (const part of identifier.split("-")) {
-    if (!HAS_LETTER.test(part)) continue;
-    if (IDENTIFIER_MARK.test(part)) out.push(limitLength(part));
-    else {
+function hyphenParts(word: string, out: string[]): void {
+  for (const part of word.split("-")) {
+    if (IDENTIFIER_MARK.test(part)) {
+      if (HAS_LETTER.test(part)) out.push(limitLength(part));
+    } else {
       const term = plainTerm(part);
       if (term !== undefined) out.push(term);
     }
