@@ -25,7 +25,6 @@ import {
   type CivilDate,
   type Season,
   type WallSpan,
-  type WallTime,
 } from "./calendar.js";
 import type { Reference } from "./rule-result.js";
 
