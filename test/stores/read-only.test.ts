@@ -163,7 +163,7 @@ describe("sqlite store opened readOnly", () => {
     const before = sha1(path);
     await assert.rejects(
       openSqliteStore({ path, embedding: SPEC, readOnly: true }),
-      assertRefusedAs("migrate", /schema version 1 .* reads version 3: open it once writable .* to migrate it/),
+      assertRefusedAs("migrate", /schema version 1 .* reads version 4: open it once writable .* to migrate it/),
     );
     assert.equal(sha1(path), before, "nothing was migrated");
     await (await openSqliteStore({ path, embedding: SPEC })).close();

@@ -13,6 +13,8 @@ import { EmbedderMismatchError, StoreError, ValidationError } from "../../src/co
 import { normalizeEntry, type MemoryInput } from "../../src/memory/entry.js";
 import type { MemoryRecord } from "../../src/stores/port.js";
 import type { EmbeddingSpec } from "../../src/text/embedder.js";
+import { tokenize } from "../../src/text/tokenizer.js";
+import { ftsTerm, namespaceTerm, termMatchExpression } from "../../src/stores/sqlite/fts-terms.js";
 import { createSchemaV1, mapForVectorScans, openDatabase, SCHEMA_VERSION } from "../../src/stores/sqlite/schema.js";
 import { openSqliteStore } from "../../src/stores/sqlite/store.js";
 import { CONTRACT_EMBEDDING, runMemoryStoreContract } from "../contract/memory-store.contract.js";
@@ -279,8 +281,8 @@ describe("sqlite schema migration", () => {
     const fresh = fileFor("migrate-fresh");
     await (await openSqliteStore({ path: fresh, embedding: SPEC })).close();
     const layout = layoutOf(migrated);
-    assert.equal(SCHEMA_VERSION, 3);
-    assert.equal(layout.version, "3");
+    assert.equal(SCHEMA_VERSION, 4);
+    assert.equal(layout.version, "4");
     assert.ok(layout.entryColumns.includes("expires_at_ms"));
     assert.ok(layout.objects.some((object) => object.startsWith("index entries_expiring:") && object.includes("WHERE expires_at_ms IS NOT NULL")));
     assert.deepEqual(layout.objects, layoutOf(fresh).objects);
@@ -303,7 +305,7 @@ describe("sqlite schema migration", () => {
     let now = NOW;
     const store = await openSqliteStore({ path, embedding: SPEC, clock: () => now });
     try {
-      assert.equal(layoutOf(path).version, "3");
+      assert.equal(layoutOf(path).version, "4");
       assert.deepEqual((await store.get("ns", ["old"])).map((e) => e.text), ["Ulla rows on the fjord"]);
       assert.equal((await store.lexicalSearch("ns", "fjord", { k: 1 }))[0]?.entry.id, "old");
       assert.equal((await store.denseSearch("ns", [1, 0, 0, 0], { k: 1 }))[0]?.entry.id, "old");
@@ -335,7 +337,7 @@ describe("sqlite schema migration", () => {
   it("refuses a file written by a newer layout", async () => {
     const path = fileFor("migrate-newer");
     createV1File(path, (db) => db.prepare("UPDATE meta SET value = ? WHERE key = 'schema_version'").run(String(SCHEMA_VERSION + 1)));
-    await assert.rejects(openSqliteStore({ path, embedding: SPEC }), /schema version 4, this recallgraph reads up to 3/);
+    await assert.rejects(openSqliteStore({ path, embedding: SPEC }), /schema version 5, this recallgraph reads up to 4/);
   });
 
   it("migrates a version-2 file: its entries stay readable and a new memory can supersede one of them", async () => {
@@ -350,7 +352,7 @@ describe("sqlite schema migration", () => {
 
     const store = await openSqliteStore({ path, embedding: SPEC, clock: () => NOW });
     try {
-      assert.equal(layoutOf(path).version, "3");
+      assert.equal(layoutOf(path).version, "4");
       assert.deepEqual(await store.supersedersOf("ns", ["old"]), []);
       await store.upsert("ns", [record("ns", { id: "new", text: "Ulla moved to Oslo", supersedes: ["old"] }, [0, 1, 0, 0])]);
       assert.deepEqual((await store.supersedersOf("ns", ["old"])).map((e) => e.id), ["new"]);
@@ -361,6 +363,52 @@ describe("sqlite schema migration", () => {
     const fresh = fileFor("migrate-v2-fresh");
     await (await openSqliteStore({ path: fresh, embedding: SPEC })).close();
     assert.deepEqual(layoutOf(path).objects, layoutOf(fresh).objects);
+  });
+
+  it("migrates a version-3 file: the FTS5 rows of hyphen-joined identifiers gain their parts, other rows are not rewritten", async () => {
+    const path = fileFor("migrate-v3-identifiers");
+    const writer = await openSqliteStore({ path, embedding: SPEC });
+    await writer.upsert("ns", [
+      record("ns", { id: "joined", text: "CTLA-4 blockade with a p53-dependent arrest", keywords: ["IL-2"] }, [1, 0, 0, 0]),
+      record("ns", { id: "plain", text: "Ctla rows 3-5 laps on 2025-12-21" }, [0, 1, 0, 0]),
+    ]);
+    await writer.close();
+    // What version 3 wrote: one term per token (tokenize), each identifier whole.
+    const downgrade = new Database(path);
+    const rowidOf = (id: string): number => downgrade.prepare("SELECT rowid FROM entries WHERE id = ?").pluck().get(id) as number;
+    downgrade.prepare("DELETE FROM entry_terms WHERE rowid = ?").run(rowidOf("joined"));
+    downgrade
+      .prepare("INSERT INTO entry_terms (rowid, namespace_term, text_terms, tag_terms) VALUES (?, ?, ?, ?)")
+      .run(rowidOf("joined"), namespaceTerm("ns"), version3Terms("CTLA-4 blockade with a p53-dependent arrest"), version3Terms("IL-2"));
+    downgrade.exec("UPDATE meta SET value = '3' WHERE key = 'schema_version'");
+    const plainDocsize = downgrade.prepare("SELECT sz FROM entry_terms_docsize WHERE id = ?").pluck().get(rowidOf("plain"));
+    downgrade.close();
+    assert.deepEqual(termRows(path, ["ctla", "p53", "il"]), { ctla: ["plain"], p53: [], il: [] });
+
+    await (await openSqliteStore({ path, embedding: SPEC })).close();
+    assert.equal(layoutOf(path).version, "4");
+    assert.deepEqual(termRows(path, ["ctla", "ctla-4", "p53", "il", "il-2", "3-5", "3"]), {
+      ctla: ["joined", "plain"],
+      "ctla-4": ["joined"],
+      p53: ["joined"],
+      il: ["joined"],
+      "il-2": ["joined"],
+      "3-5": ["plain"],
+      "3": [],
+    });
+    const reader = new Database(path, { readonly: true });
+    try {
+      assert.deepEqual(reader.prepare("SELECT sz FROM entry_terms_docsize WHERE id = (SELECT rowid FROM entries WHERE id = 'plain')").pluck().get(), plainDocsize, "a row without such an identifier keeps its terms");
+    } finally {
+      reader.close();
+    }
+    // FTS5 answers a store asked to keep no terms in memory: it finds the identifier by its part.
+    const store = await openSqliteStore({ path, embedding: SPEC, lexicalCacheEntries: 0 });
+    try {
+      assert.deepEqual((await store.lexicalSearch("ns", "p53", { k: 5 })).map((hit) => hit.entry.id), ["joined"]);
+    } finally {
+      await store.close();
+    }
   });
 
   it("finds superseders, and the rows of a rewritten entry, through the supersession indexes, never a scan", async () => {
@@ -375,6 +423,21 @@ describe("sqlite schema migration", () => {
     });
   });
 });
+
+function version3Terms(text: string): string {
+  return tokenize(text).map(ftsTerm).join(" ");
+}
+
+/** For each FTS5 term, the ids of the entries whose rows hold it, read through a separate connection. */
+function termRows(path: string, terms: readonly string[]): Record<string, string[]> {
+  const db = new Database(path, { readonly: true });
+  try {
+    const ids = db.prepare<[string], string>("SELECT e.id FROM entry_terms JOIN entries AS e ON e.rowid = entry_terms.rowid WHERE entry_terms MATCH ? ORDER BY e.id").pluck();
+    return Object.fromEntries(terms.map((term) => [term, ids.all(termMatchExpression(term))]));
+  } finally {
+    db.close();
+  }
+}
 
 /** A fresh store's file, read-only with sqlite-vec loaded, and `plan(sql)`: how sqlite would run `sql` (EXPLAIN QUERY PLAN). */
 async function withQueryPlans(name: string, check: (plan: (sql: string) => string) => void): Promise<void> {

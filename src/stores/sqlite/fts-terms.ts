@@ -11,9 +11,11 @@
  * mapping stays one-to-one and no token can be split or merged.
  */
 import { createHash } from "node:crypto";
+import { z } from "zod";
 import { TOKEN_PATTERN, lexicalTerms } from "../../text/tokenizer.js";
 import { lexicalFields, type LexicalFields } from "../lexical-document.js";
-import type { MemoryEntry } from "../../memory/entry.js";
+import { MemoryEntrySchema, type MemoryEntry } from "../../memory/entry.js";
+import { jsonOrUndefined } from "./parsed-entries.js";
 
 const ESCAPE_MARK = "§";
 const UPPER_ASCII = /[A-Z]/;
@@ -28,6 +30,15 @@ export function ftsTerm(token: string): string {
 export function ftsColumns(entry: Pick<MemoryEntry, "text" | "keywords" | "persons" | "entities" | "location" | "topic">): LexicalFields {
   const fields = lexicalFields(entry);
   return { text: toTerms(fields.text), tags: toTerms(fields.tags) };
+}
+
+/** The fields of an entry its FTS5 terms come from; the rest of the row is not read. */
+const LexicalSourceSchema = z.object(MemoryEntrySchema.pick({ text: true, keywords: true, persons: true, entities: true, location: true, topic: true }).shape);
+
+/** A row's FTS5 columns as the write path makes them (ftsColumns), from its entry's JSON; undefined when that JSON is not an entry's. */
+export function ftsColumnsOfJson(json: string): LexicalFields | undefined {
+  const parsed = LexicalSourceSchema.safeParse(jsonOrUndefined(json));
+  return parsed.success ? ftsColumns(parsed.data) : undefined;
 }
 
 function toTerms(text: string): string {

@@ -20,7 +20,8 @@
  *   "which entries supersede X" is an index lookup, not a JSON scan.
  *
  * Versions: 1 is the layout of `schemaV1`; 2 adds `entries.expires_at_ms` and its pruning index; 3 adds
- * `entry_supersedes` (empty in a migrated store: no earlier version wrote supersessions). A fresh
+ * `entry_supersedes` (empty in a migrated store: no earlier version wrote supersessions); 4 gives the
+ * FTS5 rows of hyphen-joined identifiers their parts' terms (the layout is 3's). A fresh
  * database is built as version 1 and migrated like an old one, so both paths give the same layout.
  * The vector bookkeeping is no version step: it is purely additive (nothing older reads it), created when
  * absent at every writable opening, and kept by triggers, so an older recallgraph writing the file keeps
@@ -38,6 +39,7 @@ import * as sqliteVec from "sqlite-vec";
 import { z } from "zod";
 import { EmbedderMismatchError, errorMessage, ReadOnlyStoreError, RecallGraphError, StoreError, ValidationError } from "../../core/errors.js";
 import type { EmbeddingSpec } from "../../text/embedder.js";
+import { addIdentifierParts } from "./identifier-parts.js";
 import { ORIGIN_LEASES_SQL } from "./origin-leases.js";
 import { connectReadOnly } from "./read-only.js";
 import { canWriteStoreFile } from "./store-file.js";
@@ -45,7 +47,7 @@ import { canWriteStoreFile } from "./store-file.js";
 export type SqliteDatabase = Database.Database;
 
 /** Version of the layout below. A database written by a newer layout is refused, an older one migrated. */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 /**
  * Rows per vec0 chunk. vec0 allocates whole chunks per partition (namespace), and its KNN cost grows
@@ -161,8 +163,10 @@ function schemaV1(dimension: number): string {
  * v2: the expiry column (NULL for every existing entry: version 1 had no expiry) and a partial index
  * holding only expiring entries, which pruning and the expired-entry lookups of the reads walk.
  * v3: the supersession table, looked up by (namespace, superseded id) and cleared by the entry's rowid.
+ * v4: no new table: the FTS5 rows of entries holding a hyphen-joined identifier gain its parts' terms
+ * (identifier-parts.ts), so FTS5 ranks as the in-memory terms do.
  */
-const MIGRATIONS: Readonly<Record<number, string>> = {
+const MIGRATIONS: Readonly<Record<number, string | ((db: SqliteDatabase) => void)>> = {
   2: `
     ALTER TABLE entries ADD COLUMN expires_at_ms INTEGER;
     CREATE INDEX entries_expiring ON entries (namespace, expires_at_ms) WHERE expires_at_ms IS NOT NULL;
@@ -177,6 +181,7 @@ const MIGRATIONS: Readonly<Record<number, string>> = {
     ) WITHOUT ROWID;
     CREATE INDEX entry_supersedes_by_entry ON entry_supersedes (entry_rowid);
   `,
+  4: addIdentifierParts,
 };
 
 /**
@@ -234,7 +239,8 @@ function migrate(db: SqliteDatabase, from: number): void {
   for (let version = from + 1; version <= SCHEMA_VERSION; version += 1) {
     const step = MIGRATIONS[version];
     if (step === undefined) throw new StoreError("open", `no migration from schema version ${version - 1} to ${version}`);
-    db.exec(step);
+    if (typeof step === "string") db.exec(step);
+    else step(db);
   }
   if (from < SCHEMA_VERSION) db.prepare("UPDATE meta SET value = ? WHERE key = 'schema_version'").run(String(SCHEMA_VERSION));
 }

@@ -25,10 +25,8 @@
  */
 import type Database from "better-sqlite3";
 import { z } from "zod";
-import { describeError, log } from "../../core/log.js";
 import { errorMessage, parseOrThrow, ReadOnlyStoreError, RecallGraphError, StoreError } from "../../core/errors.js";
-import { MemoryEntrySchema, type MemoryEntry } from "../../memory/entry.js";
-import type { LexicalFields } from "../lexical-document.js";
+import type { MemoryEntry } from "../../memory/entry.js";
 import { pageOf } from "../list-cursor.js";
 import { foldName, isEmptyFilter, NamespaceSettingsSchema, type FilteredSearchOptions, type ListOptions, type ListPage, type MemoryFilter, type MemoryRecord, type MemoryStore, type NamespaceSettings, type ScoredEntry, type SearchOptions, type Vocabulary } from "../port.js";
 import { EmbeddingSpecSchema, type EmbeddingSpec } from "../../text/embedder.js";
@@ -51,7 +49,7 @@ import { EntryChanges } from "./entry-changes.js";
 import { FilterMatches, membershipTest } from "./filter-matches.js";
 import { filterParts, filterSql, LIVE_ENTRY_SQL, type FilterSql, type RowidSql } from "./filter-sql.js";
 import { jsonOrUndefined, ParsedEntries } from "./parsed-entries.js";
-import { ftsColumns, namespaceTerm, queryTerms } from "./fts-terms.js";
+import { ftsColumns, ftsColumnsOfJson, namespaceTerm, queryTerms } from "./fts-terms.js";
 import { BM25_B } from "../../text/bm25.js";
 import { LexicalIndex, type LexicalIndexCounters } from "./lexical-index.js";
 import { DEFAULT_LEXICAL_CACHE_ENTRIES, LexicalIndexFields } from "./lexical-index-fields.js";
@@ -184,7 +182,7 @@ export class SqliteMemoryStore implements MemoryStore {
     this.leases = new SharedLeases(new SqliteLeaseBook(db), "sqlite");
     // Without the change log (a read-only file an older version wrote), no terms are kept in memory: every search ranks FTS5's matches.
     this.changes = hasVectorBookkeeping(db) ? new EntryChanges(db) : undefined;
-    this.lexical = new LexicalIndex(db, this.changes, lexicalColumnsOf, lexicalCacheEntries, bm25B);
+    this.lexical = new LexicalIndex(db, this.changes, ftsColumnsOfJson, lexicalCacheEntries, bm25B);
   }
 
   async upsert(namespace: string, records: readonly MemoryRecord[]): Promise<void> {
@@ -720,15 +718,6 @@ export class SqliteMemoryStore implements MemoryStore {
     }
     return entry;
   }
-}
-
-/** The fields of an entry its FTS5 terms come from; the rest of the row is not read. */
-const LexicalSourceSchema = z.object(MemoryEntrySchema.pick({ text: true, keywords: true, persons: true, entities: true, location: true, topic: true }).shape);
-
-/** A row's FTS5 columns as the write path made them (ftsColumns), or undefined when its JSON is not an entry's. */
-function lexicalColumnsOf(json: string): LexicalFields | undefined {
-  const parsed = LexicalSourceSchema.safeParse(jsonOrUndefined(json));
-  return parsed.success ? ftsColumns(parsed.data) : undefined;
 }
 
 /** The rowids every set holds, walking the smallest. */
