@@ -14,10 +14,12 @@ import { after, describe, it } from "node:test";
 import Database from "better-sqlite3";
 import { normalizeEntry, type MemoryEntry, type MemoryInput } from "../../src/memory/entry.js";
 import type { MemoryRecord, SearchOptions } from "../../src/stores/port.js";
-import { ftsColumns, queryTerms } from "../../src/stores/sqlite/fts-terms.js";
+import { lexicalFields } from "../../src/stores/lexical-document.js";
+import { ftsColumns, ftsTerm, namespaceTerm, queryTerms } from "../../src/stores/sqlite/fts-terms.js";
 import { BM25_TAGS_WEIGHT, BM25_TEXT_WEIGHT } from "../../src/stores/sqlite/schema.js";
 import { openSqliteStore, type SqliteMemoryStore } from "../../src/stores/sqlite/store.js";
 import { BM25_B, BM25_K1, inverseDocumentFrequency, saturatedFrequency } from "../../src/text/bm25.js";
+import { tokenize } from "../../src/text/tokenizer.js";
 import { CONTRACT_EMBEDDING } from "../contract/memory-store.contract.js";
 
 const tempDir = mkdtempSync(join(tmpdir(), "recallgraph-lexical-index-"));
@@ -109,6 +111,28 @@ function directScores(entries: readonly MemoryEntry[], query: string, now: numbe
     }
   }
   return scores;
+}
+
+/** Takes a file back to version 3: every row's FTS5 terms as that version wrote them (one per token, identifiers whole). */
+function writeVersion3Terms(path: string): void {
+  const db = new Database(path);
+  try {
+    const rows = db.prepare("SELECT e.rowid AS rowid, e.namespace AS namespace, b.entry_json AS json FROM entries AS e JOIN entry_bodies AS b ON b.rowid = e.rowid").all() as { rowid: number; namespace: string; json: string }[];
+    const remove = db.prepare("DELETE FROM entry_terms WHERE rowid = ?");
+    const insert = db.prepare("INSERT INTO entry_terms (rowid, namespace_term, text_terms, tag_terms) VALUES (?, ?, ?, ?)");
+    for (const row of rows) {
+      const fields = lexicalFields(JSON.parse(row.json) as MemoryEntry);
+      remove.run(row.rowid);
+      insert.run(row.rowid, namespaceTerm(row.namespace), version3Terms(fields.text), version3Terms(fields.tags));
+    }
+    db.exec("UPDATE meta SET value = '3' WHERE key = 'schema_version'");
+  } finally {
+    db.close();
+  }
+}
+
+function version3Terms(text: string): string {
+  return tokenize(text).map(ftsTerm).join(" ");
 }
 
 /** A namespace's lexical answers to every query with every option: ids in order, with scores. */
@@ -298,6 +322,35 @@ describe("sqlite in-memory BM25", () => {
     const build = store.buildLexicalIndex("ns");
     await store.close();
     assert.equal(await build, false);
+  });
+
+  it("ranks a store migrated from version 3 exactly as FTS5 does, hyphen-joined identifiers found by their parts", async () => {
+    const path = join(tempDir, "migrated-identifiers.db");
+    const identifiers = ["CTLA-4", "IL-2", "p53-dependent", "XYZ-100", "3-5"];
+    const written = records("ns", 120, 31).map(({ entry, vector }, i) => ({
+      entry: { ...entry, text: i % 3 === 0 ? `${entry.text} ${identifiers[i % identifiers.length]}` : entry.text },
+      vector,
+    }));
+    const writer = await openSqliteStore({ path, embedding: CONTRACT_EMBEDDING, clock: () => NOW });
+    await writer.upsert("ns", written);
+    await writer.close();
+    writeVersion3Terms(path);
+
+    const store = await openSqliteStore({ path, embedding: CONTRACT_EMBEDDING, clock: () => NOW });
+    const fts5 = await openSqliteStore({ path, embedding: CONTRACT_EMBEDDING, clock: () => NOW, lexicalCacheEntries: 0 });
+    try {
+      assert.equal(await store.buildLexicalIndex("ns"), true);
+      for (const query of ["ctla", "CTLA-4 blockade", "p53", "il heron", "xyz", "3-5 kayak", ...QUERIES]) {
+        const ours = (await store.lexicalSearch("ns", query, { k: 25 })).map((hit) => [hit.entry.id, hit.score]);
+        const theirs = (await fts5.lexicalSearch("ns", query, { k: 25 })).map((hit) => [hit.entry.id, hit.score]);
+        assert.deepEqual(ours, theirs, `"${query}"`);
+      }
+      const byPart = await fts5.lexicalSearch("ns", "ctla", { k: 200 });
+      assert.equal(byPart.length, written.filter(({ entry }) => entry.text.includes("CTLA-4")).length, "FTS5 finds every CTLA-4 memory by its part");
+    } finally {
+      await fts5.close();
+      await store.close();
+    }
   });
 
   it("leaves a namespace with an unreadable entry to FTS5 until the namespace changes", async () => {
