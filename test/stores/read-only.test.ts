@@ -163,11 +163,27 @@ describe("sqlite store opened readOnly", () => {
     const before = sha1(path);
     await assert.rejects(
       openSqliteStore({ path, embedding: SPEC, readOnly: true }),
-      assertRefusedAs("migrate", /schema version 1 .* reads version 4: open it once writable .* to migrate it/),
+      assertRefusedAs("migrate", /schema version 1 .* reads version 3 or later without migrating: open it once writable .* to migrate it/),
     );
     assert.equal(sha1(path), before, "nothing was migrated");
     await (await openSqliteStore({ path, embedding: SPEC })).close();
     await (await openSqliteStore({ path, embedding: SPEC, readOnly: true })).close();
+  });
+
+  it("reads a version-3 file as it is, whose layout is the current one, and leaves it at version 3", async () => {
+    const path = freshPath("v3");
+    await writtenStore(path);
+    const downgrade = new Database(path);
+    downgrade.exec("UPDATE meta SET value = '3' WHERE key = 'schema_version'");
+    downgrade.close();
+    const before = sha1(path);
+    const store = await openSqliteStore({ path, embedding: SPEC, readOnly: true });
+    try {
+      assert.equal((await store.lexicalSearch(NS, "budget", { k: 5 })).length, 1);
+    } finally {
+      await store.close();
+    }
+    assert.equal(sha1(path), before, "nothing was migrated");
   });
 
   it("still tells another embedder's store apart (the CLI reopens it with the recorded one)", async () => {

@@ -29,7 +29,8 @@
  * through sqlite-vec alone.
  *
  * A read-only opening (read-only.ts says how SQLite lets a WAL file be read without writing) checks the
- * same meta rows but creates and migrates nothing: an absent or older store is a ReadOnlyStoreError.
+ * same meta rows but creates and migrates nothing: an absent store, or one older than the layout this
+ * code reads (READ_ONLY_FROM_VERSION), is a ReadOnlyStoreError.
  */
 import { randomUUID } from "node:crypto";
 import { existsSync, mkdirSync } from "node:fs";
@@ -48,6 +49,13 @@ export type SqliteDatabase = Database.Database;
 
 /** Version of the layout below. A database written by a newer layout is refused, an older one migrated. */
 export const SCHEMA_VERSION = 4;
+
+/**
+ * The oldest version a read-only opening reads as it is. Version 4 changed no table, only the FTS5 terms
+ * of some rows, so a version-3 file read without migrating answers as that version did (its FTS5 rows
+ * find an identifier whole, not by its parts); anything older lacks tables this code reads.
+ */
+export const READ_ONLY_FROM_VERSION = 3;
 
 /**
  * Rows per vec0 chunk. vec0 allocates whole chunks per partition (namespace), and its KNN cost grows
@@ -389,10 +397,10 @@ function checkSchema(db: SqliteDatabase, embedding: EmbeddingSpec): void {
     throw new ReadOnlyStoreError("open", "the file holds no recallgraph store yet, and a read-only store is never created");
   }
   checkMeta(meta, embedding);
-  if (meta.schema_version < SCHEMA_VERSION) {
+  if (meta.schema_version < READ_ONLY_FROM_VERSION) {
     throw new ReadOnlyStoreError(
       "migrate",
-      `the store has schema version ${meta.schema_version} and this recallgraph reads version ${SCHEMA_VERSION}: ` +
+      `the store has schema version ${meta.schema_version} and this recallgraph reads version ${READ_ONLY_FROM_VERSION} or later without migrating: ` +
         "open it once writable (without readOnly, --read-only or RECALLGRAPH_READ_ONLY) to migrate it, then read-only again",
     );
   }
