@@ -3,11 +3,14 @@ import type { RetrieverRun } from "./harness.js";
 import { mean, roundTo as round, summarize, type PairedComparison, type QuestionResult } from "./metrics.js";
 import { TURN_LEVEL, type RealmemRun } from "./realmem-run.js";
 import {
+  byGroupJson,
   byK,
   byKindJson,
   comparisonJson,
   comparisonTable,
   fixed,
+  groupComparisonJson,
+  groupComparisonTable,
   kindRecallSection,
   latencyOf,
   measureTable,
@@ -18,6 +21,7 @@ import {
   timeLine,
   type ByK,
   type PeerRowJson,
+  type QuestionGroup,
   type RecallRunJson,
   type ScoredRow,
   PEERS_NOTE,
@@ -39,6 +43,8 @@ export interface RealmemTurnJson extends LevelJson {
 
 export interface RealmemPeerJson extends PeerRowJson {
   turn: LevelJson & { versusPrimary?: Record<string, PairedComparison> };
+  /** Every row but the requested mode's: the requested mode against this one within each persona, per k (session recall). */
+  versusPrimaryByPersona?: Record<string, Record<string, PairedComparison>>;
 }
 
 /** The machine output of `recallgraph eval PATH --format realmem --json`; recall, hit and MRR are at session level, over every scored question. */
@@ -50,6 +56,8 @@ export interface RealmemJson extends RecallRunJson {
   /** Questions whose answer names no session before them: not scored. */
   withoutEvidence: number;
   byKind: Record<string, { n: number; recall: ByK }>;
+  /** Session-level recall of each persona's questions (each persona is its own memory). */
+  byPersona: Record<string, { n: number; recall: ByK }>;
   turn: RealmemTurnJson;
   evidence: RealmemRun["tally"];
   sessionsWritten: number;
@@ -77,6 +85,7 @@ export function realmemJson(run: RealmemRun): RealmemJson {
     mode: run.mode,
     ...levelJson(primary.results, run.ks),
     byKind: byKindJson(primary.results, run.kinds, run.ks),
+    byPersona: byGroupJson(primary.results, personaGroups(run), run.ks),
     turn: { n: turns.length, ...levelJson(turns, run.ks), byKind: byKindJson(turns, run.kinds, run.ks) },
     evidence: run.tally,
     sessionsWritten: run.sessionsWritten,
@@ -96,6 +105,7 @@ function peerJson(run: RealmemRun, retriever: RetrieverRun, primary: RetrieverRu
     const columns = recallColumns(run.ks, String);
     peer.versusPrimary = comparisonJson(primary.results, retriever.results, columns);
     peer.turn.versusPrimary = comparisonJson(turnResults(primary), turnResults(retriever), columns);
+    peer.versusPrimaryByPersona = groupComparisonJson(primary.results, retriever.results, personaGroups(run), columns);
   }
   return peer;
 }
@@ -103,6 +113,12 @@ function peerJson(run: RealmemRun, retriever: RetrieverRun, primary: RetrieverRu
 function levelJson(results: readonly QuestionResult[], ks: readonly number[]): LevelJson {
   const summary = summarize(results, ks);
   return { recall: byK(summary.recall, ks), hit: byK(summary.hit, ks), mrr: round(summary.mrr[ks[ks.length - 1] ?? 10] ?? 0, 4) };
+}
+
+/** Each persona's questions. */
+function personaGroups(run: RealmemRun): QuestionGroup[] {
+  const personaOf = new Map(run.questions.map((question) => [question.id, question.persona]));
+  return run.personas.map((name) => ({ name, has: (result) => personaOf.get(result.questionId) === name }));
 }
 
 function turnResults(retriever: RetrieverRun): QuestionResult[] {
@@ -119,7 +135,14 @@ export function realmemText(run: RealmemRun): string {
     ...header(run),
     primaryKindTable(run, primary),
     "",
-    ...(rows.length > 1 ? [...peerLines(run, rows, turnRows), ...kindRecallSection(rows, run.kinds, k, `session recall@${k}`), ...kindRecallSection(turnRows, run.kinds, k, `turn recall@${k}`)] : []),
+    ...(rows.length > 1
+      ? [
+          ...peerLines(run, rows, turnRows),
+          ...personaLines(run, rows),
+          ...kindRecallSection(rows, run.kinds, k, `session recall@${k}`),
+          ...kindRecallSection(turnRows, run.kinds, k, `turn recall@${k}`),
+        ]
+      : []),
     ...evidenceLines(run),
     ...costLines(run, primary),
   ].join("\n");
@@ -178,6 +201,18 @@ function peerLines(run: RealmemRun, rows: readonly RetrieverRun[], turnRows: rea
     PEERS_NOTE,
     "",
   ];
+}
+
+/** With several personas: the requested mode against each row within each persona, at every k. */
+function personaLines(run: RealmemRun, rows: readonly RetrieverRun[]): string[] {
+  const [primary, ...others] = rows;
+  if (!primary || run.personas.length < 2) return [];
+  const groups = personaGroups(run);
+  return recallColumns(run.ks).flatMap((column) => [
+    `${primary.name} against each row within each persona, session ${column.head}: questions better/worse (▲ / ▼: sign-test p < 0.05)`,
+    groupComparisonTable(primary, others, groups, column),
+    "",
+  ]);
 }
 
 function evidenceLines(run: RealmemRun): string[] {

@@ -101,12 +101,53 @@ export function preferredK(ks: readonly number[]): number {
 
 /** Recall per k of each question kind (a result's `category` is its kind's place in `kinds`, from 1); kinds without results left out. */
 export function byKindJson(results: readonly QuestionResult[], kinds: readonly string[], ks: readonly number[]): Record<string, { n: number; recall: ByK }> {
+  return byGroupJson(
+    results,
+    kinds.map((kind, index) => ({ name: kind, has: (result) => result.category === index + 1 })),
+    ks,
+  );
+}
+
+/**
+ * A part of a run's questions reported apart: a persona, a conversation. Questions of one group share
+ * their memories and their asker, so they do not vary independently; a set's lean that one group carries
+ * says less about data held apart than the per-question sign test over the set suggests.
+ */
+export interface QuestionGroup {
+  name: string;
+  has: (result: QuestionResult) => boolean;
+}
+
+/** Recall per k of each group's questions; groups without results left out. */
+export function byGroupJson(results: readonly QuestionResult[], groups: readonly QuestionGroup[], ks: readonly number[]): Record<string, { n: number; recall: ByK }> {
   return Object.fromEntries(
-    kinds.flatMap((kind, index) => {
-      const ofKind = results.filter((result) => result.category === index + 1);
-      return ofKind.length === 0 ? [] : [[kind, { n: ofKind.length, recall: byK(summarize(ofKind, ks).recall, ks) }]];
+    groups.flatMap((group) => {
+      const ofGroup = results.filter(group.has);
+      return ofGroup.length === 0 ? [] : [[group.name, { n: ofGroup.length, recall: byK(summarize(ofGroup, ks).recall, ks) }]];
     }),
   );
+}
+
+/** The requested row against another within each group, per column, as JSON prints it. */
+export function groupComparisonJson(
+  primary: readonly QuestionResult[],
+  other: readonly QuestionResult[],
+  groups: readonly QuestionGroup[],
+  columns: readonly MeasureColumn[],
+): Record<string, Record<string, PairedComparison>> {
+  return Object.fromEntries(groups.map((group) => [group.name, comparisonJson(primary.filter(group.has), other.filter(group.has), columns)]));
+}
+
+/** The requested row against each other row within each group on one column: questions better/worse, ▲ / ▼ where the sign test gives p < 0.05. */
+export function groupComparisonTable(primary: ScoredRow, others: readonly ScoredRow[], groups: readonly QuestionGroup[], column: MeasureColumn): string {
+  const cells = others.map((other) => [
+    other.name,
+    ...groups.map((group) => {
+      const { wins, losses, pValue } = comparePaired(primary.results.filter(group.has), other.results.filter(group.has), column.measure);
+      return `${wins}/${losses}${pValue < 0.05 ? (wins > losses ? " ▲" : " ▼") : ""}`;
+    }),
+  ]);
+  return table(["against", ...groups.map((group) => group.name)], cells);
 }
 
 /** Every row's recall at one k per question kind (as byKindJson), counted on the first row's questions; titled, then a blank line. */

@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { ValidationError } from "../../src/core/errors.js";
 import { binaryJudgements, scoreRanking } from "../../src/eval/metrics.js";
 import { readPersona, readRealmem } from "../../src/eval/realmem-data.js";
-import { realmemJson, type RealmemJson } from "../../src/eval/realmem-report.js";
+import { realmemJson, realmemText, type RealmemJson } from "../../src/eval/realmem-report.js";
 import { realmemRounds, runRealmemEval, sessionRanking, turnRanking } from "../../src/eval/realmem-run.js";
 import { oneLineError, ROOT, runCli, temporaryFolder } from "../cli/helpers.js";
 
@@ -127,6 +127,45 @@ describe("RealMem: only what was said before a question", () => {
       { questions: 3, withoutEvidence: 1, skipped: 1, sessionsWritten: 3, entries: 14, datesOutOfOrder: 1 },
     );
     assert.deepEqual(json.evidence, { sessionsNotBefore: 1, memories: 6, memoriesUnmatched: 1, memoriesWithoutTurn: 1 });
+  });
+});
+
+describe("RealMem by persona", () => {
+  it("scores each persona's questions apart, and the requested mode against each row within each persona", { timeout: 120_000 }, async () => {
+    const folder = await temporaryFolder();
+    try {
+      // Two personas in one folder: the fixture, and a copy whose first session says nothing of the kayak.
+      const data: FixtureJson & { _metadata: { person_name: string } } = JSON.parse(readFileSync(FIXTURE_FILE, "utf8"));
+      writeFileSync(path.join(folder.path, FILE_NAME), JSON.stringify(data));
+      data._metadata.person_name = "Other_Person";
+      const kayakTurn = data.dialogues[0]?.dialogue_turns[0];
+      assert.ok(kayakTurn);
+      kayakTurn.content = "My bicycle is green and lives in the hallway.";
+      writeFileSync(path.join(folder.path, "Other_Person_dialogues_256k.json"), JSON.stringify(data));
+
+      const run = await runRealmemEval({ path: folder.path, mode: "lexical", ks: [1, 10], embedder: { provider: "hash" }, peers: true });
+      const json = realmemJson(run);
+      // Tiny_Person scores as alone (above). Other_Person's q2 and q4 ask about the kayak, which nothing before
+      // them names: neither is found; q3 (cello, greyhound) is found as in the fixture.
+      assert.deepEqual(json.byPersona, {
+        Other_Person: { n: 3, recall: { "1": 0.1667, "10": 0.3333 } },
+        Tiny_Person: { n: 3, recall: { "1": 0.8333, "10": 1 } },
+      });
+      assert.deepEqual(json.recall, { "1": 0.5, "10": 0.6667 });
+      for (const peer of json.peers?.slice(1) ?? []) {
+        const byPersona = Object.values(peer.versusPrimaryByPersona ?? {});
+        assert.equal(byPersona.length, 2, peer.name);
+        for (const k of ["1", "10"]) {
+          const summed = byPersona.reduce((sum, comparison) => ({ wins: sum.wins + (comparison[k]?.wins ?? 0), losses: sum.losses + (comparison[k]?.losses ?? 0) }), { wins: 0, losses: 0 });
+          assert.deepEqual(summed, { wins: peer.versusPrimary?.[k]?.wins, losses: peer.versusPrimary?.[k]?.losses }, `${peer.name} at ${k}: the personas' counts add up to the whole`);
+        }
+      }
+      const bm25 = json.peers?.find((peer) => peer.name.startsWith("BM25"));
+      assert.deepEqual(bm25?.versusPrimaryByPersona?.["Tiny_Person"]?.["10"], { difference: 0, wins: 0, losses: 0, pValue: 1 });
+      assert.match(realmemText(run), /recallgraph lexical against each row within each persona, session recall@10: questions better\/worse[^\n]*\nagainst +Other_Person +Tiny_Person/);
+    } finally {
+      await folder.remove();
+    }
   });
 });
 
