@@ -10,12 +10,13 @@ import {
   comparisonTable,
   fixed,
   groupComparisonJson,
-  groupComparisonTable,
+  groupComparisonSections,
   kindRecallSection,
   latencyOf,
   measureTable,
   preferredK,
   primaryRun,
+  questionGroups,
   recallColumns,
   table,
   timeLine,
@@ -117,8 +118,7 @@ function levelJson(results: readonly QuestionResult[], ks: readonly number[]): L
 
 /** Each persona's questions. */
 function personaGroups(run: RealmemRun): QuestionGroup[] {
-  const personaOf = new Map(run.questions.map((question) => [question.id, question.persona]));
-  return run.personas.map((name) => ({ name, has: (result) => personaOf.get(result.questionId) === name }));
+  return questionGroups(run.personas, new Map(run.questions.map((question) => [question.id, question.persona])));
 }
 
 function turnResults(retriever: RetrieverRun): QuestionResult[] {
@@ -203,16 +203,10 @@ function peerLines(run: RealmemRun, rows: readonly RetrieverRun[], turnRows: rea
   ];
 }
 
-/** With several personas: the requested mode against each row within each persona, at every k. */
+/** The requested mode against each row within each persona, at every k (session level). */
 function personaLines(run: RealmemRun, rows: readonly RetrieverRun[]): string[] {
   const [primary, ...others] = rows;
-  if (!primary || run.personas.length < 2) return [];
-  const groups = personaGroups(run);
-  return recallColumns(run.ks).flatMap((column) => [
-    `${primary.name} against each row within each persona, session ${column.head}: questions better/worse (▲ / ▼: sign-test p < 0.05)`,
-    groupComparisonTable(primary, others, groups, column),
-    "",
-  ]);
+  return primary ? groupComparisonSections(primary, others, personaGroups(run), recallColumns(run.ks, (k) => `session recall@${k}`), "persona") : [];
 }
 
 function evidenceLines(run: RealmemRun): string[] {

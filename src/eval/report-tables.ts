@@ -118,6 +118,21 @@ export interface QuestionGroup {
   has: (result: QuestionResult) => boolean;
 }
 
+/** Groups named in `order`, each holding the questions `groupOf` (question id -> group name) puts in it. */
+export function questionGroups(order: readonly string[], groupOf: ReadonlyMap<string, string>): QuestionGroup[] {
+  return order.map((name) => ({ name, has: (result) => groupOf.get(result.questionId) === name }));
+}
+
+/** With several groups: the requested row against each other row within each group, a table per column. */
+export function groupComparisonSections(primary: ScoredRow, others: readonly ScoredRow[], groups: readonly QuestionGroup[], columns: readonly MeasureColumn[], what: string): string[] {
+  if (groups.length < 2) return [];
+  return columns.flatMap((column) => [
+    `${primary.name} against each row within each ${what}, ${column.head}: questions better/worse (▲ / ▼: sign-test p < 0.05)`,
+    groupComparisonTable(primary, others, groups, column),
+    "",
+  ]);
+}
+
 /** Recall per k of each group's questions; groups without results left out. */
 export function byGroupJson(results: readonly QuestionResult[], groups: readonly QuestionGroup[], ks: readonly number[]): Record<string, { n: number; recall: ByK }> {
   return Object.fromEntries(

@@ -2,25 +2,30 @@ import { storeLabel } from "./eval-store.js";
 import { CATEGORY_NAMES, HEADLINE_CATEGORIES } from "./locomo-questions.js";
 import { mean, percentile, roundTo as round, summarize, type PairedComparison, type QuestionResult, type Summary } from "./metrics.js";
 import {
+  byGroupJson,
   byK,
   comparisonJson,
   comparisonTable,
   fixed,
+  groupComparisonJson,
+  groupComparisonSections,
   latencyOf,
   measureTable,
   preferredK,
   primaryRun,
+  questionGroups,
   recallColumns,
   table,
   timeLine,
   type ByK,
   type MeasureColumn,
   type PeerRowJson,
+  type QuestionGroup,
   type RecallRunJson,
   type ScoredRow,
   PEERS_NOTE,
 } from "./report-tables.js";
-import type { EvalRun, RetrieverRun } from "./run.js";
+import { locomoQuestionId, type EvalRun, type RetrieverRun } from "./run.js";
 
 export { table };
 
@@ -28,11 +33,15 @@ export { table };
 export interface PeerJson extends PeerRowJson {
   /** Category 5 (adversarial), never in the headline: its recall, and the requested mode against this row on its questions. */
   reportedApart?: { n: number; recall: ByK; versusPrimary?: Record<string, PairedComparison> };
+  /** Every row but the requested mode's: the requested mode against this one within each conversation, per k (categories 1-4). */
+  versusPrimaryByConversation?: Record<string, Record<string, PairedComparison>>;
 }
 
 /** The machine output of `recallgraph eval --json`; recall, hit and MRR are over categories 1-4. */
 export interface EvalJson extends RecallRunJson {
   byCategory: Record<string, { n: number; recall: ByK }>;
+  /** Recall of each conversation's questions of categories 1-4 (each conversation is its own memory). */
+  byConversation: Record<string, { n: number; recall: ByK }>;
   llmCallsPerQuery: { mean: number; p50: number };
   turnsPerEntry: number;
   /** Only with --peers: every retriever of the run, the requested mode first. */
@@ -59,20 +68,25 @@ export function evalJson(run: EvalRun): EvalJson {
     hit: byK(headline.hit, run.ks),
     mrr: round(mrrOf(headline, run.ks), 4),
     byCategory,
+    byConversation: byGroupJson(headlineResults(primary.results), conversationGroups(run), run.ks),
     llmCallsPerQuery: { mean: round(mean(calls), 3), p50: percentile(calls, 50) },
     latencyMs: latencyOf(primary.results),
     turnsPerEntry: round(run.turnsPerEntry, 3),
   };
-  if (run.retrievers.length > 1) json.peers = run.retrievers.map((retriever) => peerJson(retriever, primary, run.ks));
+  if (run.retrievers.length > 1) json.peers = run.retrievers.map((retriever) => peerJson(run, retriever, primary));
   return json;
 }
 
-function peerJson(retriever: RetrieverRun, primary: RetrieverRun, ks: readonly number[]): PeerJson {
+function peerJson(run: EvalRun, retriever: RetrieverRun, primary: RetrieverRun): PeerJson {
+  const ks = run.ks;
   const summary = headlineSummary(retriever.results, ks);
   const peer: PeerJson = { name: retriever.name, recall: byK(summary.recall, ks), hit: byK(summary.hit, ks), mrr: round(mrrOf(summary, ks), 4), latencyMs: latencyOf(retriever.results) };
   // Keyed by k alone ("10"), as the JSON's recall is.
   const columns = recallColumns(ks, String);
-  if (retriever !== primary) peer.versusPrimary = comparisonJson(headlineResults(primary.results), headlineResults(retriever.results), columns);
+  if (retriever !== primary) {
+    peer.versusPrimary = comparisonJson(headlineResults(primary.results), headlineResults(retriever.results), columns);
+    peer.versusPrimaryByConversation = groupComparisonJson(headlineResults(primary.results), headlineResults(retriever.results), conversationGroups(run), columns);
+  }
   const apart = apartResults(retriever.results);
   if (apart.length) {
     const apartSummary = summarize(apart, ks);
@@ -119,6 +133,7 @@ function peerSections(run: EvalRun, primary: RetrieverRun): string[] {
     `${primary.name} against each row, question by question: recall difference (questions better/worse, sign-test p)`,
     comparisonTable(headlineRow(primary), rows.filter((row) => row.name !== primary.name), recallColumns(run.ks)),
     "",
+    ...groupComparisonSections(headlineRow(primary), rows.filter((row) => row.name !== primary.name), conversationGroups(run), recallColumns(run.ks), "conversation"),
     ...categoryRecallTable(run.retrievers, primary, run.ks),
     "Each distinct text was embedded once; every retriever searched those same vectors (LangGraph's",
     "InMemoryStore was given an Embeddings that serves the cached vectors).",
@@ -158,6 +173,11 @@ function categoryLabel(category: number): string {
 
 function categorySummary(results: readonly QuestionResult[], category: number, ks: readonly number[]): Summary {
   return summarize(results.filter((result) => result.category === category), ks);
+}
+
+/** Each conversation's questions. */
+function conversationGroups(run: EvalRun): QuestionGroup[] {
+  return questionGroups(run.conversations, new Map(run.questions.map((question) => [locomoQuestionId(question), question.conversationId])));
 }
 
 function headlineResults(results: readonly QuestionResult[]): QuestionResult[] {

@@ -127,11 +127,16 @@ async function loadSelection(settings: EvalSettings): Promise<EvalSelection> {
   return selection;
 }
 
+/** A question's id within its run: `conv-26:12` (its conversation's sample id, its index among the conversation's questions). */
+export function locomoQuestionId(question: Pick<EvalQuestion, "conversationId" | "index">): string {
+  return `${question.conversationId}:${question.index}`;
+}
+
 /** Each question as the harness asks it: in its conversation's namespace, at its last session, its evidence turns relevant. */
 function questionCases(questions: readonly EvalQuestion[], selected: readonly LocomoConversation[]): EvalCase[] {
   const nowOf = new Map(selected.map((conversation) => [conversation.sampleId, conversation.lastSessionTime]));
   return questions.map((question) => ({
-    id: `${question.conversationId}:${question.index}`,
+    id: locomoQuestionId(question),
     namespace: question.conversationId,
     question: question.question,
     now: nowOf.get(question.conversationId) ?? "",

@@ -19,7 +19,7 @@ describe("recallgraph eval on LoCoMo", () => {
     const json = evalJson(run);
 
     assert.deepEqual(Object.keys(json), [
-      "dataset", "embedder", "store", "questions", "skipped", "mode", "recall", "hit", "mrr", "byCategory", "llmCallsPerQuery", "latencyMs", "turnsPerEntry", "peers",
+      "dataset", "embedder", "store", "questions", "skipped", "mode", "recall", "hit", "mrr", "byCategory", "byConversation", "llmCallsPerQuery", "latencyMs", "turnsPerEntry", "peers",
     ]);
     assert.equal(json.dataset, "locomo10.json");
     assert.match(json.embedder, /^hash-v1 \(\d+-d\)$/, "the report names the vectors every row searched");
@@ -73,7 +73,14 @@ describe("recallgraph eval on LoCoMo", () => {
       }
     }
 
+    // One conversation: its group holds every headline question, and each row's comparison within it is the whole run's.
+    assert.deepEqual(json.byConversation, { "conv-26": { n: headlineN, recall: json.recall } });
+    for (const [name, peer] of peers) {
+      if (name !== "recallgraph full") assert.deepEqual(peer.versusPrimaryByConversation, { "conv-26": peer.versusPrimary }, name);
+    }
+
     const text = evalText(run);
+    assert.doesNotMatch(text, /within each conversation/, "one conversation has no table of its own");
     assert.match(text, /categories 1-4/);
     assert.match(text, /LangGraph InMemoryStore/);
     assert.match(text, /recallgraph full against each row, question by question/);
