@@ -14,13 +14,12 @@ import { after, describe, it } from "node:test";
 import Database from "better-sqlite3";
 import { normalizeEntry, type MemoryEntry, type MemoryInput } from "../../src/memory/entry.js";
 import type { MemoryRecord, SearchOptions } from "../../src/stores/port.js";
-import { lexicalFields } from "../../src/stores/lexical-document.js";
-import { ftsColumns, ftsTerm, namespaceTerm, queryTerms } from "../../src/stores/sqlite/fts-terms.js";
+import { ftsColumns, queryTerms } from "../../src/stores/sqlite/fts-terms.js";
 import { BM25_TAGS_WEIGHT, BM25_TEXT_WEIGHT } from "../../src/stores/sqlite/schema.js";
 import { openSqliteStore, type SqliteMemoryStore } from "../../src/stores/sqlite/store.js";
 import { BM25_B, BM25_K1, inverseDocumentFrequency, saturatedFrequency } from "../../src/text/bm25.js";
-import { tokenize } from "../../src/text/tokenizer.js";
 import { CONTRACT_EMBEDDING } from "../contract/memory-store.contract.js";
+import { writeVersion3Terms } from "../support/sqlite-version3.js";
 
 const tempDir = mkdtempSync(join(tmpdir(), "recallgraph-lexical-index-"));
 after(() => rmSync(tempDir, { recursive: true, force: true }));
@@ -111,28 +110,6 @@ function directScores(entries: readonly MemoryEntry[], query: string, now: numbe
     }
   }
   return scores;
-}
-
-/** Takes a file back to version 3: every row's FTS5 terms as that version wrote them (one per token, identifiers whole). */
-function writeVersion3Terms(path: string): void {
-  const db = new Database(path);
-  try {
-    const rows = db.prepare("SELECT e.rowid AS rowid, e.namespace AS namespace, b.entry_json AS json FROM entries AS e JOIN entry_bodies AS b ON b.rowid = e.rowid").all() as { rowid: number; namespace: string; json: string }[];
-    const remove = db.prepare("DELETE FROM entry_terms WHERE rowid = ?");
-    const insert = db.prepare("INSERT INTO entry_terms (rowid, namespace_term, text_terms, tag_terms) VALUES (?, ?, ?, ?)");
-    for (const row of rows) {
-      const fields = lexicalFields(JSON.parse(row.json) as MemoryEntry);
-      remove.run(row.rowid);
-      insert.run(row.rowid, namespaceTerm(row.namespace), version3Terms(fields.text), version3Terms(fields.tags));
-    }
-    db.exec("UPDATE meta SET value = '3' WHERE key = 'schema_version'");
-  } finally {
-    db.close();
-  }
-}
-
-function version3Terms(text: string): string {
-  return tokenize(text).map(ftsTerm).join(" ");
 }
 
 /** A namespace's lexical answers to every query with every option: ids in order, with scores. */

@@ -13,11 +13,11 @@ import { EmbedderMismatchError, StoreError, ValidationError } from "../../src/co
 import { normalizeEntry, type MemoryInput } from "../../src/memory/entry.js";
 import type { MemoryRecord } from "../../src/stores/port.js";
 import type { EmbeddingSpec } from "../../src/text/embedder.js";
-import { tokenize } from "../../src/text/tokenizer.js";
-import { ftsTerm, namespaceTerm, termMatchExpression } from "../../src/stores/sqlite/fts-terms.js";
+import { termMatchExpression } from "../../src/stores/sqlite/fts-terms.js";
 import { createSchemaV1, mapForVectorScans, openDatabase, SCHEMA_VERSION } from "../../src/stores/sqlite/schema.js";
 import { openSqliteStore } from "../../src/stores/sqlite/store.js";
 import { CONTRACT_EMBEDDING, runMemoryStoreContract } from "../contract/memory-store.contract.js";
+import { writeVersion3Terms } from "../support/sqlite-version3.js";
 
 const tempDir = mkdtempSync(join(tmpdir(), "recallgraph-sqlite-test-"));
 after(() => rmSync(tempDir, { recursive: true, force: true }));
@@ -365,7 +365,7 @@ describe("sqlite schema migration", () => {
     assert.deepEqual(layoutOf(path).objects, layoutOf(fresh).objects);
   });
 
-  it("migrates a version-3 file: the FTS5 rows of hyphen-joined identifiers gain their parts, other rows are not rewritten", async () => {
+  it("migrates a version-3 file: the FTS5 rows of hyphen-joined identifiers gain their parts, other rows keep their terms", async () => {
     const path = fileFor("migrate-v3-identifiers");
     const writer = await openSqliteStore({ path, embedding: SPEC });
     await writer.upsert("ns", [
@@ -373,16 +373,8 @@ describe("sqlite schema migration", () => {
       record("ns", { id: "plain", text: "Ctla rows 3-5 laps on 2025-12-21" }, [0, 1, 0, 0]),
     ]);
     await writer.close();
-    // What version 3 wrote: one term per token (tokenize), each identifier whole.
-    const downgrade = new Database(path);
-    const rowidOf = (id: string): number => downgrade.prepare("SELECT rowid FROM entries WHERE id = ?").pluck().get(id) as number;
-    downgrade.prepare("DELETE FROM entry_terms WHERE rowid = ?").run(rowidOf("joined"));
-    downgrade
-      .prepare("INSERT INTO entry_terms (rowid, namespace_term, text_terms, tag_terms) VALUES (?, ?, ?, ?)")
-      .run(rowidOf("joined"), namespaceTerm("ns"), version3Terms("CTLA-4 blockade with a p53-dependent arrest"), version3Terms("IL-2"));
-    downgrade.exec("UPDATE meta SET value = '3' WHERE key = 'schema_version'");
-    const plainDocsize = downgrade.prepare("SELECT sz FROM entry_terms_docsize WHERE id = ?").pluck().get(rowidOf("plain"));
-    downgrade.close();
+    writeVersion3Terms(path);
+    const plainDocsize = docsizeOf(path, "plain");
     assert.deepEqual(termRows(path, ["ctla", "p53", "il"]), { ctla: ["plain"], p53: [], il: [] });
 
     await (await openSqliteStore({ path, embedding: SPEC })).close();
@@ -396,12 +388,7 @@ describe("sqlite schema migration", () => {
       "3-5": ["plain"],
       "3": [],
     });
-    const reader = new Database(path, { readonly: true });
-    try {
-      assert.deepEqual(reader.prepare("SELECT sz FROM entry_terms_docsize WHERE id = (SELECT rowid FROM entries WHERE id = 'plain')").pluck().get(), plainDocsize, "a row without such an identifier keeps its terms");
-    } finally {
-      reader.close();
-    }
+    assert.deepEqual(docsizeOf(path, "plain"), plainDocsize, "a row without such an identifier keeps its terms");
     // FTS5 answers a store asked to keep no terms in memory: it finds the identifier by its part.
     const store = await openSqliteStore({ path, embedding: SPEC, lexicalCacheEntries: 0 });
     try {
@@ -424,8 +411,14 @@ describe("sqlite schema migration", () => {
   });
 });
 
-function version3Terms(text: string): string {
-  return tokenize(text).map(ftsTerm).join(" ");
+/** The FTS5 doc size (terms per column) of the entry `id`'s row, read through a separate connection. */
+function docsizeOf(path: string, id: string): unknown {
+  const db = new Database(path, { readonly: true });
+  try {
+    return db.prepare("SELECT sz FROM entry_terms_docsize WHERE id = (SELECT rowid FROM entries WHERE id = ?)").pluck().get(id);
+  } finally {
+    db.close();
+  }
 }
 
 /** For each FTS5 term, the ids of the entries whose rows hold it, read through a separate connection. */
