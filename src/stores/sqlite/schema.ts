@@ -50,12 +50,6 @@ export type SqliteDatabase = Database.Database;
 /** Version of the layout below. A database written by a newer layout is refused, an older one migrated. */
 export const SCHEMA_VERSION = 4;
 
-/**
- * The oldest version a read-only opening reads as it is. Version 4 changed no table, only the FTS5 terms
- * of some rows, so a version-3 file read without migrating answers as that version did (its FTS5 rows
- * find an identifier whole, not by its parts); anything older lacks tables this code reads.
- */
-export const READ_ONLY_FROM_VERSION = 3;
 
 /**
  * Rows per vec0 chunk. vec0 allocates whole chunks per partition (namespace), and its KNN cost grows
@@ -166,6 +160,9 @@ function schemaV1(dimension: number): string {
   `;
 }
 
+/** A schema step: SQL that changes the tables, or a rewrite of rows the tables already hold. */
+type MigrationStep = { tables: string } | { rows: (db: SqliteDatabase) => void };
+
 /**
  * Each step takes the layout from the version before to its key, run inside the opening transaction.
  * v2: the expiry column (NULL for every existing entry: version 1 had no expiry) and a partial index
@@ -174,13 +171,16 @@ function schemaV1(dimension: number): string {
  * v4: no new table: the FTS5 rows of entries holding a hyphen-joined identifier gain its parts' terms
  * (identifier-parts.ts), so FTS5 ranks as the in-memory terms do.
  */
-const MIGRATIONS: Readonly<Record<number, string | ((db: SqliteDatabase) => void)>> = {
-  2: `
+const MIGRATIONS: Readonly<Record<number, MigrationStep>> = {
+  2: {
+    tables: `
     ALTER TABLE entries ADD COLUMN expires_at_ms INTEGER;
     CREATE INDEX entries_expiring ON entries (namespace, expires_at_ms) WHERE expires_at_ms IS NOT NULL;
   `,
+  },
   // The superseded id is kept as written, not as a rowid: it may name a memory not stored (yet).
-  3: `
+  3: {
+    tables: `
     CREATE TABLE entry_supersedes (
       namespace TEXT NOT NULL,
       superseded_id TEXT NOT NULL,
@@ -189,8 +189,21 @@ const MIGRATIONS: Readonly<Record<number, string | ((db: SqliteDatabase) => void
     ) WITHOUT ROWID;
     CREATE INDEX entry_supersedes_by_entry ON entry_supersedes (entry_rowid);
   `,
-  4: addIdentifierParts,
+  },
+  4: { rows: addIdentifierParts },
 };
+
+/**
+ * The oldest version a read-only opening reads as it is: the last one whose step changed the tables.
+ * A later step that only rewrote rows (4: FTS5 terms) leaves an older file readable, answering as its
+ * version did (a version-3 file's FTS5 rows find an identifier whole, not by its parts).
+ */
+export const READ_ONLY_FROM_VERSION = Math.max(
+  1,
+  ...Object.entries(MIGRATIONS)
+    .filter(([, step]) => "tables" in step)
+    .map(([version]) => Number(version)),
+);
 
 /**
  * The change log of each namespace's entries, written by triggers in the transaction that writes the
@@ -247,8 +260,8 @@ function migrate(db: SqliteDatabase, from: number): void {
   for (let version = from + 1; version <= SCHEMA_VERSION; version += 1) {
     const step = MIGRATIONS[version];
     if (step === undefined) throw new StoreError("open", `no migration from schema version ${version - 1} to ${version}`);
-    if (typeof step === "string") db.exec(step);
-    else step(db);
+    if ("tables" in step) db.exec(step.tables);
+    else step.rows(db);
   }
   if (from < SCHEMA_VERSION) db.prepare("UPDATE meta SET value = ? WHERE key = 'schema_version'").run(String(SCHEMA_VERSION));
 }
