@@ -43,10 +43,10 @@ const COMMON_FIELDS = {
         .min(0)
         .max(86_400_000)
         .default(2000)
-        .describe("Memories of one namespace at most this far apart in time are neighbours (the LoCoMo loader spaces a session's turns one second apart: 2000 is two turns either side; 0 is only memories said at the same moment)"),
+        .describe("Turns (memories with a speaker) of one namespace at most this far apart in time are neighbours (the LoCoMo loader spaces a session's turns one second apart: 2000 is two turns either side; 0 is only memories said at the same moment)"),
     })
     .default({ ranking: 0.05, wordsReading: 0.5, windowMs: 2000 })
-    .describe("Votes a hit lends the memories said around it (ranks only: retrieval/context-votes.ts)"),
+    .describe("Votes a hit lends the turns said around it (ranks only: retrieval/context-votes.ts; memories without a speaker neither lend nor gain)"),
   // Half a list's vote: chosen on LoCoMo's rankings (docs/experiments.md, "Questions that ask when").
   timeAnswerVote: z
     .number()

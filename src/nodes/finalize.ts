@@ -74,12 +74,21 @@ export function finalizeNode(dependencies: () => Promise<GraphDependencies>) {
 function answerOrder(state: RetrievalStateValue, settings: RunSettings): FusedHit[] {
   const depth = settings.finalK * 2;
   const { ranking, wordsReading, windowMs } = settings.contextVotes;
-  const timeOf = (key: string) => state.entries[key]?.timestampMs;
   const timeAnswers = timeAnswerVotes(state, settings);
-  const inContext = (keys: readonly string[], weight: number) => timeAnswers(withContextVotes(keys, timeOf, { weight, windowMs, rrfK: settings.rrfK }));
+  const inContext = (keys: readonly string[], weight: number) =>
+    timeAnswers(withContextVotes(keys, (key) => turnTimeOf(state.entries[key]), { weight, windowMs, rrfK: settings.rrfK }));
   const byKey = new Map(state.fused.map((hit) => [hit.key, hit]));
   const final = [...inContext(state.fused.slice(0, depth).map((hit) => hit.key), ranking).flatMap((key) => byKey.get(key) ?? []), ...state.fused.slice(depth)];
   return state.beforeOwnWords ? takeTurns(final, inContext(state.beforeOwnWords, wordsReading), settings.readingTurns) : final;
+}
+
+/**
+ * When a memory was said, if it is a turn of an exchange: one with a speaker. Notes and documents are
+ * no one's turn; written together they share a moment, and as neighbours they lifted each other over
+ * the memory written alone that answers.
+ */
+function turnTimeOf(entry: MemoryEntry | undefined): number | undefined {
+  return entry?.speaker === undefined ? undefined : entry.timestampMs;
 }
 
 /** The reordering time-answers.ts gives a question that asks when; for any other question, none. */
