@@ -20,6 +20,7 @@ export const ViewHitListSchema = z.object({
   namespace: z.string(),
   round: z.number().int(),
   hits: z.array(z.object({ key: z.string(), score: z.number() })),
+  voteMinScore: z.number().optional().describe("Hits scoring under this were found but cast no vote in the fusion; absent, every hit votes"),
 });
 export type ViewHitList = z.infer<typeof ViewHitListSchema>;
 

@@ -8,9 +8,27 @@ import { LexicalYieldSchema, type LexicalYield } from "../text/embedders/profile
 import { acrossNamespaces, gapConditionOf, runView, searchOptionsFor, type ViewUpdate } from "./run-view.js";
 import { defineView, type ViewSettings } from "./view-definition.js";
 
+/**
+ * A word in over half a namespace weighs almost nothing in BM25 (its idf is floored at a millionth,
+ * text/bm25.ts), yet a hit that matched only such a word took a rank, and a rank's full vote in the
+ * fusion. "Where does Dana work?" over a person's notes, every one of which names Dana, ranked all of
+ * them after the one that says where she works, and the semantic view's first guess passed it. Under
+ * a ten-thousandth of the best score a hit stays a candidate but casts no vote: dropped, it was lost
+ * outright where a small namespace holds the word that matters in over half its memories.
+ */
+const VOTE_MIN_RELATIVE = 1e-4;
+
 const FIELDS = {
   lexicalTopK: z.number().int().min(1).max(1000).default(25).describe("BM25 hits per query"),
   lexicalMinRelative: z.number().min(0).max(1).default(0).describe("Drop BM25 hits below best score x this"),
+  lexicalVoteMinRelative: z
+    .number()
+    .min(0)
+    .max(1)
+    .default(VOTE_MIN_RELATIVE)
+    .describe(
+      "BM25 hits below best score x this are kept but cast no vote in the fusion (default 1e-4: hits that match only words in over half the namespace, when a hit matches a rarer one; 0: every hit votes)",
+    ),
   lexicalYield: z
     .union([LexicalYieldSchema, z.literal("embedder")])
     .default("embedder")
@@ -28,18 +46,20 @@ export const NO_YIELD: LexicalYield = { ramp: { from: 0, to: 0 }, kept: 1 };
 
 /**
  * Lexical view: BM25 over the question and the plan's keywords on the first round, over each gap
- * query afterwards. Hits scoring under best x lexicalMinRelative are dropped:
- * BM25 scores have no absolute scale, so the threshold is relative to the best hit.
+ * query afterwards. Hits scoring under best x lexicalMinRelative are dropped, and under best x
+ * lexicalVoteMinRelative kept without a vote: BM25 scores have no absolute scale, so both thresholds
+ * are relative to the best hit.
  */
 function lexicalSearch(dependencies: () => Promise<GraphDependencies>, task: ViewTask, own: Own): Promise<ViewUpdate> {
   return runView("lexical", task, async () => {
     const { store } = await dependencies();
     const queries = task.round === 0 ? [firstRoundQuery(task)] : task.queries;
-    return acrossNamespaces(task, queries, async (namespace, query) => {
+    const searches = await acrossNamespaces(task, queries, async (namespace, query) => {
       const hits = await store.lexicalSearch(namespace, searchedWords(task, query), searchOptionsFor(task, query, own.lexicalTopK));
       const best = hits[0]?.score ?? 0;
       return hits.filter((hit) => hit.score >= best * own.lexicalMinRelative);
     });
+    return searches.map((found) => ({ ...found, voteMinScore: (found.hits[0]?.score ?? 0) * own.lexicalVoteMinRelative }));
   });
 }
 

@@ -17,6 +17,8 @@ export interface ViewSearch {
   query: string;
   namespace: string;
   hits: ScoredEntry[];
+  /** Hits scoring under this are returned but cast no vote in the fusion (ViewHitList's field). */
+  voteMinScore?: number;
 }
 
 /** What a view's node adds to the state. */
@@ -47,13 +49,14 @@ export async function runView(view: ViewName, task: ViewTask, search: () => Prom
       }
       const viewHits: ViewHitList[] = [];
       const entries: Record<string, MemoryEntry> = {};
-      for (const { query, namespace, hits } of searches) {
+      for (const { query, namespace, hits, voteMinScore } of searches) {
         viewHits.push({
           view,
           query,
           namespace,
           round: task.round,
           hits: hits.map(({ entry, score }) => ({ key: hitKey(namespace, entry.id), score })),
+          ...(voteMinScore === undefined ? {} : { voteMinScore }),
         });
         for (const { entry } of hits) entries[hitKey(namespace, entry.id)] = entry;
       }

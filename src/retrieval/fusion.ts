@@ -28,6 +28,7 @@ export interface FusionOptions {
  *   (roundWeight < 1): a gap query is a guess at what is missing, weaker evidence than the question.
  *   A list's votes are also scaled by its own evidence when one is given: a dense list whose first
  *   hit does not stand out from the rest says little about this query, whatever the view's weight.
+ *   A list's hits under its voteMinScore cast no vote: they are candidates, after every voted hit.
  *   Ranks only: raw scores of different views are never added, since cosine and BM25 live on
  *   unrelated scales.
  * - union: a plain merge, first-seen order over rounds, then views, then queries;
@@ -48,7 +49,8 @@ export function fuseRankedLists(lists: readonly ViewHitList[], options: FusionOp
         fused = { firstSeen: byKey.size, bestVote: new Map(), provenance: { views: [], subQueries: [], ranks: [], fusedScore: 0 } };
         byKey.set(hit.key, fused);
       }
-      const vote = listWeight / (options.rrfK + (voteRanks?.[index] ?? rank));
+      const votes = list.voteMinScore === undefined || hit.score >= list.voteMinScore;
+      const vote = votes ? listWeight / (options.rrfK + (voteRanks?.[index] ?? rank)) : 0;
       const voter = `${list.view} ${list.round}`;
       fused.bestVote.set(voter, { view: list.view, vote: Math.max(vote, fused.bestVote.get(voter)?.vote ?? 0) });
       const provenance = fused.provenance;

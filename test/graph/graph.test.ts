@@ -244,6 +244,9 @@ describe("a question about one speaker of a conversation", () => {
       { id: "theo-replies", text: "Theo said: A bowl from the pottery class, Mia? I want to make one in that class too.", speaker: "Theo", persons: ["Mia"], timestamp: at(3) },
       { id: "mia-saturdays", text: "Mia said: Sign up, it is on Saturdays.", speaker: "Mia", timestamp: at(4) },
       { id: "theo-fence", text: "Theo said: I will. My week was busy, I fixed the garden fence.", speaker: "Theo", timestamp: at(5) },
+      // Two more turns, so "pottery" is in fewer than half of them: a BM25 hit of a word in more casts no vote.
+      { id: "mia-film", text: "Mia said: We watched a film about whales last night.", speaker: "Mia", timestamp: at(6) },
+      { id: "theo-rain", text: "Theo said: It rained all week here.", speaker: "Theo", timestamp: at(7) },
     ]);
   });
   after(() => memory.close());

@@ -26,6 +26,23 @@ describe("weighted RRF", () => {
     assert.equal(equal[0]?.key, "l", "with equal weights the semantic vote decides");
   });
 
+  it("takes no vote from a list's hits under its voteMinScore, and keeps them after every hit some list voted for", () => {
+    // BM25 found "answer" by a rare word and the rest by a word every memory holds; the dense view's first is "night".
+    const found = ["answer", "night", "allergy"];
+    const semantic = list("semantic", 0, ["night", "other", "answer"]);
+    const equal = { semantic: 1, lexical: 1, symbolic: 1 };
+    const fused = fuseRankedLists([{ ...list("lexical", 0, found), voteMinScore: 0.9 }, semantic], { method: "rrf", rrfK: 20, weights: equal });
+    assert.deepEqual(
+      fused.map((hit) => hit.key),
+      ["answer", "night", "other", "allergy"],
+    );
+    assert.equal(fused[1]?.score, 1 / 21, "night has the dense view's vote alone");
+    assert.equal(fused[3]?.score, 0, "allergy is a candidate without a vote");
+    assert.ok(fused[3]?.provenance.ranks.some((rank) => rank.view === "lexical" && rank.rank === 3), "its provenance keeps where BM25 found it");
+    const everyHitVotes = fuseRankedLists([list("lexical", 0, found), semantic], { method: "rrf", rrfK: 20, weights: equal });
+    assert.equal(everyHitVotes[0]?.key, "night", "with every hit voting, BM25's second rank and the dense first pass the answer");
+  });
+
   it("counts a reflection round's lists at roundWeight per round, so gap hits join without displacing round 0", () => {
     const lists = [list("lexical", 0, ["a", "b"]), list("lexical", 1, ["g", "h"], "gap")];
     const discounted = fuseRankedLists(lists, { method: "rrf", rrfK: 20, weights, roundWeight: 0.5 });

@@ -88,7 +88,7 @@ describe("a flat BM25 list yields part of its vote", () => {
 
   it("lets a retrieval-trained embedder's dense list decide between memories BM25 scores alike; a weak embedder's does not", () => {
     const settledWith = (profile: (typeof EMBEDDER_PROFILES)[keyof typeof EMBEDDER_PROFILES]) =>
-      lexicalView.settle?.(1, { lexicalTopK: 25, lexicalMinRelative: 0, lexicalYield: "embedder" }, profile).own;
+      lexicalView.settle?.(1, { lexicalTopK: 25, lexicalMinRelative: 0, lexicalVoteMinRelative: 0, lexicalYield: "embedder" }, profile).own;
     const fuse = (own: ReturnType<typeof settledWith>) =>
       fuseRankedLists([lexical, semantic], {
         method: "rrf",
@@ -101,7 +101,7 @@ describe("a flat BM25 list yields part of its vote", () => {
     assert.deepEqual(useLite?.lexicalYield, { ramp: { from: 0, to: 0 }, kept: 1 }, "no yield for the weak offline embedder");
     assert.equal(fuse(minilm)[0]?.key, "d4", "the dense view's first comes first");
     assert.equal(fuse(useLite)[0]?.key, "d0", "BM25's order stands");
-    const configured = lexicalView.settle?.(1, { lexicalTopK: 25, lexicalMinRelative: 0, lexicalYield: { ramp: { from: 0, to: 0 }, kept: 1 } }, EMBEDDER_PROFILES.onnx).own;
+    const configured = lexicalView.settle?.(1, { lexicalTopK: 25, lexicalMinRelative: 0, lexicalVoteMinRelative: 0, lexicalYield: { ramp: { from: 0, to: 0 }, kept: 1 } }, EMBEDDER_PROFILES.onnx).own;
     assert.equal(fuse(configured)[0]?.key, "d0", "a configured yield wins over the profile's");
   });
 });
