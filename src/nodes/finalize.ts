@@ -84,8 +84,8 @@ function answerOrder(state: RetrievalStateValue, settings: RunSettings): FusedHi
 
 /**
  * When a memory was said, if it is a turn of an exchange: one with a speaker. Notes and documents are
- * no one's turn; written together they share a moment, and as neighbours they lifted each other over
- * the memory written alone that answers.
+ * no one's turn: written together they share a moment, and as neighbours they would lift each other
+ * over the memory written alone that answers.
  */
 function turnTimeOf(entry: MemoryEntry | undefined): number | undefined {
   return entry?.speaker === undefined ? undefined : entry.timestampMs;

@@ -10,11 +10,12 @@ import { defineView, type ViewSettings } from "./view-definition.js";
 
 /**
  * A word in over half a namespace weighs almost nothing in BM25 (its idf is floored at a millionth,
- * text/bm25.ts), yet a hit that matched only such a word took a rank, and a rank's full vote in the
- * fusion. "Where does Dana work?" over a person's notes, every one of which names Dana, ranked all of
- * them after the one that says where she works, and the semantic view's first guess passed it. Under
- * a ten-thousandth of the best score a hit stays a candidate but casts no vote: dropped, it was lost
- * outright where a small namespace holds the word that matters in over half its memories.
+ * text/bm25.ts), but a hit that matched only such a word would still take a rank, and a rank's full
+ * vote in the fusion: over a person's notes that nearly all name Dana, "Where does Dana work?" would
+ * rank them all after the one that says where she works, and the semantic view's first guess would
+ * pass it. So under a ten-thousandth of the best score a hit casts no vote. It stays a candidate: in a
+ * small namespace the word that matters is often in over half the memories, and a dropped hit would
+ * not be returned at all.
  */
 const VOTE_MIN_RELATIVE = 1e-4;
 

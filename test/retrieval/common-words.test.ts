@@ -23,7 +23,7 @@ describe("a word every memory holds", () => {
   const lexical = (question: string, settings: object = {}) =>
     memory.retrieve({ question, namespace: "chat" }, { preset: "lexical", finalK: 10, ...settings }).then((output) => output.results);
 
-  it("lets a BM25 hit that matched only that word vote, while another matched a rarer word: it is kept, without a vote", async () => {
+  it("keeps a BM25 hit that matched only that word, without a vote, while another hit matched a rarer word", async () => {
     const results = await lexical("Where does Dana work?");
     assert.equal(results[0]?.id, "note-0");
     assert.ok(results[0] && results[0].score > 0);
@@ -43,7 +43,7 @@ describe("a word every memory holds", () => {
   });
 });
 
-describe("a word every memory holds, with the default embedder", () => {
+describe("a word nearly every memory holds, with the default embedder", () => {
   // A new user's notes, as an assistant would write them: all but one name Dana.
   const notes = [
     "The user's name is Dana Kowalski and she works as a nurse in Leeds.",
@@ -69,7 +69,7 @@ describe("a word every memory holds, with the default embedder", () => {
   });
   after(() => memory.close());
 
-  it("puts the note that answers first, where BM25's ranks by the name alone let the semantic view's first guess pass it", async () => {
+  it("puts the note that answers first; with BM25's ranks by the name alone voting, the semantic view's first guess passes it", async () => {
     const ask = (settings: object) =>
       memory.retrieve({ question: "Where does Dana work?", namespace: "dana" }, { finalK: 3, ...settings }).then((output) => output.results.map((result) => result.id));
     assert.equal((await ask({}))[0], "note-0");
