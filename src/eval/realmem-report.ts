@@ -73,6 +73,7 @@ export interface RealmemJson extends RecallRunJson {
 export function realmemJson(run: RealmemRun): RealmemJson {
   const primary = primaryRun(run);
   const turns = turnResults(primary);
+  const personas = personaGroups(run);
   const json: RealmemJson = {
     dataset: run.dataset,
     format: "realmem",
@@ -86,7 +87,7 @@ export function realmemJson(run: RealmemRun): RealmemJson {
     mode: run.mode,
     ...levelJson(primary.results, run.ks),
     byKind: byKindJson(primary.results, run.kinds, run.ks),
-    byPersona: byGroupJson(primary.results, personaGroups(run), run.ks),
+    byPersona: byGroupJson(primary.results, personas, run.ks),
     turn: { n: turns.length, ...levelJson(turns, run.ks), byKind: byKindJson(turns, run.kinds, run.ks) },
     evidence: run.tally,
     sessionsWritten: run.sessionsWritten,
@@ -96,17 +97,17 @@ export function realmemJson(run: RealmemRun): RealmemJson {
     datesOutOfOrder: run.datesOutOfOrder,
     latencyMs: latencyOf(primary.results),
   };
-  if (run.retrievers.length > 1) json.peers = run.retrievers.map((retriever) => peerJson(run, retriever, primary));
+  if (run.retrievers.length > 1) json.peers = run.retrievers.map((retriever) => peerJson(run, retriever, primary, personas));
   return json;
 }
 
-function peerJson(run: RealmemRun, retriever: RetrieverRun, primary: RetrieverRun): RealmemPeerJson {
+function peerJson(run: RealmemRun, retriever: RetrieverRun, primary: RetrieverRun, personas: readonly QuestionGroup[]): RealmemPeerJson {
   const peer: RealmemPeerJson = { name: retriever.name, ...levelJson(retriever.results, run.ks), latencyMs: latencyOf(retriever.results), turn: levelJson(turnResults(retriever), run.ks) };
   if (retriever !== primary) {
     const columns = recallColumns(run.ks, String);
     peer.versusPrimary = comparisonJson(primary.results, retriever.results, columns);
     peer.turn.versusPrimary = comparisonJson(turnResults(primary), turnResults(retriever), columns);
-    peer.versusPrimaryByPersona = groupComparisonJson(primary.results, retriever.results, personaGroups(run), columns);
+    peer.versusPrimaryByPersona = groupComparisonJson(primary.results, retriever.results, personas, columns);
   }
   return peer;
 }

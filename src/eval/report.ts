@@ -50,6 +50,7 @@ export interface EvalJson extends RecallRunJson {
 
 export function evalJson(run: EvalRun): EvalJson {
   const primary = primaryRun(run);
+  const conversations = conversationGroups(run);
   const headline = headlineSummary(primary.results, run.ks);
   const byCategory: EvalJson["byCategory"] = {};
   for (const category of categoriesOf(primary.results)) {
@@ -68,24 +69,25 @@ export function evalJson(run: EvalRun): EvalJson {
     hit: byK(headline.hit, run.ks),
     mrr: round(mrrOf(headline, run.ks), 4),
     byCategory,
-    byConversation: byGroupJson(headlineResults(primary.results), conversationGroups(run), run.ks),
+    byConversation: byGroupJson(headlineResults(primary.results), conversations, run.ks),
     llmCallsPerQuery: { mean: round(mean(calls), 3), p50: percentile(calls, 50) },
     latencyMs: latencyOf(primary.results),
     turnsPerEntry: round(run.turnsPerEntry, 3),
   };
-  if (run.retrievers.length > 1) json.peers = run.retrievers.map((retriever) => peerJson(run, retriever, primary));
+  if (run.retrievers.length > 1) json.peers = run.retrievers.map((retriever) => peerJson(run, retriever, primary, conversations));
   return json;
 }
 
-function peerJson(run: EvalRun, retriever: RetrieverRun, primary: RetrieverRun): PeerJson {
+function peerJson(run: EvalRun, retriever: RetrieverRun, primary: RetrieverRun, conversations: readonly QuestionGroup[]): PeerJson {
   const ks = run.ks;
   const summary = headlineSummary(retriever.results, ks);
   const peer: PeerJson = { name: retriever.name, recall: byK(summary.recall, ks), hit: byK(summary.hit, ks), mrr: round(mrrOf(summary, ks), 4), latencyMs: latencyOf(retriever.results) };
   // Keyed by k alone ("10"), as the JSON's recall is.
   const columns = recallColumns(ks, String);
   if (retriever !== primary) {
-    peer.versusPrimary = comparisonJson(headlineResults(primary.results), headlineResults(retriever.results), columns);
-    peer.versusPrimaryByConversation = groupComparisonJson(headlineResults(primary.results), headlineResults(retriever.results), conversationGroups(run), columns);
+    const [asked, answered] = [headlineResults(primary.results), headlineResults(retriever.results)];
+    peer.versusPrimary = comparisonJson(asked, answered, columns);
+    peer.versusPrimaryByConversation = groupComparisonJson(asked, answered, conversations, columns);
   }
   const apart = apartResults(retriever.results);
   if (apart.length) {

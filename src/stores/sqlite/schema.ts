@@ -50,7 +50,6 @@ export type SqliteDatabase = Database.Database;
 /** Version of the layout below. A database written by a newer layout is refused, an older one migrated. */
 export const SCHEMA_VERSION = 4;
 
-
 /**
  * Rows per vec0 chunk. vec0 allocates whole chunks per partition (namespace), and its KNN cost grows
  * with chunk size for large k: 64 keeps a one-entry namespace at 128 KiB of 512-d vectors instead of
