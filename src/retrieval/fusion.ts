@@ -51,7 +51,7 @@ export function fuseRankedLists(lists: readonly ViewHitList[], options: FusionOp
       }
       const votes = list.voteMinScore === undefined || hit.score >= list.voteMinScore;
       const vote = votes ? listWeight / (options.rrfK + (voteRanks?.[index] ?? rank)) : 0;
-      const voter = voterOf(list.view, list.round);
+      const voter = `${list.view} ${list.round}`;
       fused.bestVote.set(voter, { view: list.view, vote: Math.max(vote, fused.bestVote.get(voter)?.vote ?? 0) });
       const provenance = fused.provenance;
       if (!provenance.views.includes(list.view)) provenance.views.push(list.view);
@@ -85,11 +85,6 @@ export function ranksByScore(scores: readonly number[]): number[] {
   return scores.map((score, index) => (index < depth ? 1 + ((depth - 1) * (first - score)) / (first - last) : index + 1));
 }
 
-/** Who casts a vote: a view in a round (its lists of the round, sub-queries and gap queries, vote once per hit). */
-function voterOf(view: ViewName, round: number): string {
-  return `${view} ${round}`;
-}
-
 /**
  * A hit's RRF score with every list voting alike: over views and rounds, the sum of its best
  * 1 / (k + rank) among that view's lists of the round, read from its provenance. No view weight, list
@@ -98,7 +93,7 @@ function voterOf(view: ViewName, round: number): string {
 export function equalVote(provenance: Provenance, rrfK: number): number {
   const best = new Map<string, number>();
   for (const { view, round, rank } of provenance.ranks) {
-    const voter = voterOf(view, round);
+    const voter = `${view} ${round}`;
     best.set(voter, Math.max(best.get(voter) ?? 0, 1 / (rrfK + rank)));
   }
   let sum = 0;
