@@ -16,7 +16,7 @@ export const RetrievalResultSchema = z.object({
   source: SourceSchema.optional(),
   validFrom: z.string().optional().describe("When what it says began to hold, when the memory says so"),
   validUntil: z.string().optional().describe("When what it says stopped holding, when the memory says so"),
-  score: z.number().describe("Fused score (RRF), higher is better; after an own-words round two rankings take turns, and the places after the weighted ones (weightedPlaces) go by an equal vote of the lists, so scores need not fall down the list"),
+  score: z.number().describe("Fused score (RRF), higher is better; after an own-words round two rankings take turns, so scores need not fall down the list"),
   rerankScore: z.number().optional().describe("The model's 0-10 score, when reranked"),
   provenance: ProvenanceSchema,
 });

@@ -21,17 +21,6 @@ const COMMON_FIELDS = {
   maxGapQueries: z.number().int().min(1).max(3).default(3).describe("Gap queries per reflection round"),
   fusion: z.enum(["rrf", "union"]).default("rrf").describe("rrf: Reciprocal Rank Fusion; union: first-seen order"),
   rrfK: z.number().min(1).max(1000).default(20).describe("RRF constant k (smaller keeps a strong view's top order)"),
-  // Chosen for recall past the tenth place on LoCoMo and RealMem (docs/experiments.md, "Fusion: the places after the first ten").
-  weightedPlaces: z
-    .number()
-    .int()
-    .min(0)
-    .max(1000)
-    .nullable()
-    .default(10)
-    .describe(
-      "Places of the answer ordered by the weighted fusion and its rules; the places after them go by an equal RRF vote of every list that found a hit (retrieval/fusion.ts, equalVote), so that what one view found near its top is not passed by a heavier view's deep hits. null: the weighted order throughout",
-    ),
   reflectionRoundWeight: z
     .number()
     .min(0)

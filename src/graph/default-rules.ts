@@ -30,7 +30,6 @@ export const DEFAULT_RULES = [
   },
   { name: "time answers", off: () => ({ timeAnswerVote: 0 }) },
   { name: "the lexical yield", off: (profile) => (profile.lexicalYield === undefined ? undefined : { lexicalYield: NO_YIELD }) },
-  { name: "equal votes after the weighted places", off: () => ({ weightedPlaces: null }) },
 ] as const satisfies readonly DefaultRule[];
 
 /** `settings` with a rule's off-settings laid over them, per-view weights merged view by view. */

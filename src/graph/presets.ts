@@ -4,8 +4,8 @@ import type { PresetName } from "./preset-names.js";
 /** No hit lends its neighbours a vote. */
 export const NO_CONTEXT_VOTES = { ranking: 0, wordsReading: 0 };
 
-/** A view's or the merge's own order, as measured alone: no vote lent by neighbours, none for stating a time, no equal votes past the first places. */
-const AS_FOUND = { contextVotes: NO_CONTEXT_VOTES, timeAnswerVote: 0, weightedPlaces: null } as const;
+/** A view's or the merge's own order, as measured alone: no vote lent by neighbours, none for stating a time. */
+const AS_FOUND = { contextVotes: NO_CONTEXT_VOTES, timeAnswerVote: 0 } as const;
 
 /**
  * Named retrieval recipes: each is data (a partial configuration), never a code branch.

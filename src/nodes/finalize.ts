@@ -16,7 +16,6 @@ import { withConflicts } from "../retrieval/conflicts.js";
 import type { RunSettings } from "../graph/run-settings.js";
 import { DeadlineError, deadlineOf, withinDeadline, type RunDeadline } from "../runtime/deadline.js";
 import { rerankWithin } from "../reranking/model-rerank.js";
-import { withEqualVotesAfter } from "../retrieval/fusion.js";
 
 /**
  * Last node: the optional LLM rerank (reranking/) reorders the candidates, then every answer is re-read from the
@@ -69,9 +68,8 @@ export function finalizeNode(dependencies: () => Promise<GraphDependencies>) {
  * of both readings. Without that round the fused order stands. Each reading is first reordered by its
  * conversation's context (context-votes.ts), the words reading more: the answer to a question that
  * named the wrong speaker is what the other said around the named one's words. A question that asks
- * when then has the hits that state a time lifted (time-answers.ts). The places after the first
- * `weightedPlaces` then go by every list's equal vote (fusion.ts, withEqualVotesAfter). Scores are the
- * fused ones, so they need not fall down the list.
+ * when then has the hits that state a time lifted (time-answers.ts). Scores are the fused ones, so they
+ * need not fall down the list.
  */
 function answerOrder(state: RetrievalStateValue, settings: RunSettings): FusedHit[] {
   const depth = settings.finalK * 2;
@@ -81,8 +79,7 @@ function answerOrder(state: RetrievalStateValue, settings: RunSettings): FusedHi
     timeAnswers(withContextVotes(keys, (key) => turnTimeOf(state.entries[key]), { weight, windowMs, rrfK: settings.rrfK }));
   const byKey = new Map(state.fused.map((hit) => [hit.key, hit]));
   const final = [...inContext(state.fused.slice(0, depth).map((hit) => hit.key), ranking).flatMap((key) => byKey.get(key) ?? []), ...state.fused.slice(depth)];
-  const ordered = state.beforeOwnWords ? takeTurns(final, inContext(state.beforeOwnWords, wordsReading), settings.readingTurns) : final;
-  return settings.weightedPlaces === null || settings.fusion !== "rrf" ? ordered : withEqualVotesAfter(ordered, settings.weightedPlaces, settings.rrfK);
+  return state.beforeOwnWords ? takeTurns(final, inContext(state.beforeOwnWords, wordsReading), settings.readingTurns) : final;
 }
 
 /**

@@ -84,32 +84,3 @@ export function ranksByScore(scores: readonly number[]): number[] {
   if (first === undefined || last === undefined || depth < 2 || first <= last) return scores.map((_, index) => index + 1);
   return scores.map((score, index) => (index < depth ? 1 + ((depth - 1) * (first - score)) / (first - last) : index + 1));
 }
-
-/**
- * A hit's RRF score with every list voting alike: over views and rounds, the sum of its best
- * 1 / (k + rank) among that view's lists of the round, read from its provenance. No view weight, list
- * evidence, vote floor or round discount.
- */
-export function equalVote(provenance: Provenance, rrfK: number): number {
-  const best = new Map<string, number>();
-  for (const { view, round, rank } of provenance.ranks) {
-    const voter = `${view} ${round}`;
-    best.set(voter, Math.max(best.get(voter) ?? 0, 1 / (rrfK + rank)));
-  }
-  let sum = 0;
-  for (const vote of best.values()) sum += vote;
-  return sum;
-}
-
-/**
- * The ranking with its first `places` as they stand and the places after them ordered by equalVote
- * (ties keep their order). The views' weights and the rules that reorder the answer were chosen for
- * its first places; past them a heavy view's deep hits would otherwise pass every other view's
- * best ones (at k 20 and a dense weight of 2.1, BM25's first hit votes like the dense list's 24th),
- * and a hit that some view placed near its top is the likelier find there.
- */
-export function withEqualVotesAfter<T extends { provenance: Provenance }>(hits: readonly T[], places: number, rrfK: number): T[] {
-  const after = hits.slice(places).map((hit, index) => ({ hit, index, vote: equalVote(hit.provenance, rrfK) }));
-  after.sort((a, b) => b.vote - a.vote || a.index - b.index);
-  return [...hits.slice(0, places), ...after.map(({ hit }) => hit)];
-}

@@ -106,7 +106,7 @@ describe("recallgraph eval DIR --format beam", () => {
       assert.deepEqual([...peers.keys()], [
         "recallgraph full", "recallgraph dense", "recallgraph lexical", "recallgraph symbolic", "recallgraph union", "recallgraph no-plan",
         "recallgraph no-reflect", "recallgraph full without context votes", "recallgraph full without the symbolic vote",
-        "recallgraph full without time answers", "recallgraph full without equal votes after the weighted places", "LangGraph InMemoryStore",
+        "recallgraph full without time answers", "LangGraph InMemoryStore",
         "BM25 (minisearch)",
         ...(await lancedbRows()),
       ]);

@@ -125,7 +125,7 @@ describe("recallgraph eval DIR --format beir", () => {
       assert.deepEqual([...peers.keys()], [
         "recallgraph full", "recallgraph dense", "recallgraph lexical", "recallgraph symbolic", "recallgraph union", "recallgraph no-plan",
         "recallgraph no-reflect", "recallgraph knowledge-base", "recallgraph full without context votes", "recallgraph full without the symbolic vote",
-        "recallgraph full without time answers", "recallgraph full without equal votes after the weighted places", "LangGraph InMemoryStore", "BM25 (minisearch)",
+        "recallgraph full without time answers", "LangGraph InMemoryStore", "BM25 (minisearch)",
         ...(await lancedbRows()),
       ]);
       assert.equal(peers.get("recallgraph full")?.ndcg["10"], json.ndcg["10"], "the first row is the requested mode");

@@ -47,7 +47,7 @@ describe("recallgraph eval on LoCoMo", () => {
     assert.deepEqual([...peers.keys()], [
       "recallgraph full", "recallgraph dense", "recallgraph lexical", "recallgraph symbolic", "recallgraph union",
       "recallgraph no-plan", "recallgraph no-reflect", "recallgraph full without context votes", "recallgraph full without the symbolic vote",
-      "recallgraph full without time answers", "recallgraph full without equal votes after the weighted places", "LangGraph InMemoryStore", "BM25 (minisearch)",
+      "recallgraph full without time answers", "LangGraph InMemoryStore", "BM25 (minisearch)",
       ...(await lancedbRows()),
     ]);
     // Ten entries drawn at random out of conv-26's 419 find a given evidence turn with chance 10/419.

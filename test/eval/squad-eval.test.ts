@@ -113,8 +113,8 @@ describe("recallgraph eval FILE --format squad", () => {
       assert.equal(run.code, 0, run.stderr);
       const json = JSON.parse(run.stdout) as BeirJson;
       const peers = new Map((json.peers ?? []).map((peer) => [peer.name, peer]));
-      // Every preset, the default without each rule the hashing embedder's profile has (context votes, the symbolic vote, time answers, equal votes after the weighted places), the peers.
-      assert.equal(peers.size, 14 + (await lancedbRows()).length);
+      // Every preset, the default without each rule the hashing embedder's profile has (context votes, the symbolic vote, time answers), the peers.
+      assert.equal(peers.size, 13 + (await lancedbRows()).length);
       assert.equal(json.peers?.[0]?.name, "recallgraph full");
       assert.deepEqual(peers.get("LangGraph InMemoryStore")?.ndcg, peers.get("recallgraph dense")?.ndcg, "exact cosine over the same vectors");
       assert.deepEqual(peers.get("recallgraph lexical")?.recall["10"], Number(mean(LEXICAL_FOUND).toFixed(4)));

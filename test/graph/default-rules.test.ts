@@ -18,10 +18,9 @@ function changedFields(before: Record<string, unknown>, after: Record<string, un
 describe("the default's rules, each with the settings that turn it off", () => {
   it("applies to an embedder where its profile has the rule, and turning it off changes what the run settles to", () => {
     const applies = (kind: EmbedderKind) => DEFAULT_RULES.filter((rule) => rule.off(EMBEDDER_PROFILES[kind]) !== undefined).map((rule) => rule.name);
-    const equalVotes = "equal votes after the weighted places";
-    assert.deepEqual(applies("onnx"), ["context votes", "the symbolic vote", "the dense weight without names", "time answers", "the lexical yield", equalVotes]);
-    assert.deepEqual(applies("use-lite"), ["context votes", "the symbolic vote", "the dense weight without names", "time answers", equalVotes], "the weak offline embedder has no yield");
-    assert.deepEqual(applies("hash"), ["context votes", "the symbolic vote", "time answers", equalVotes]);
+    assert.deepEqual(applies("onnx"), ["context votes", "the symbolic vote", "the dense weight without names", "time answers", "the lexical yield"]);
+    assert.deepEqual(applies("use-lite"), ["context votes", "the symbolic vote", "the dense weight without names", "time answers"], "the weak offline embedder has no yield");
+    assert.deepEqual(applies("hash"), ["context votes", "the symbolic vote", "time answers"]);
 
     const expected: Record<string, string[]> = {
       "context votes": ["contextVotes"],
@@ -29,7 +28,6 @@ describe("the default's rules, each with the settings that turn it off", () => {
       "the dense weight without names": ["semanticWeightWithoutNames"],
       "time answers": ["timeAnswerVote"],
       "the lexical yield": ["lexicalYield"],
-      "equal votes after the weighted places": ["weightedPlaces"],
     };
     for (const kind of ["onnx", "use-lite"] as const) {
       const byDefault = settled(kind, {});
