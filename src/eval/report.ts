@@ -85,9 +85,9 @@ function peerJson(run: EvalRun, retriever: RetrieverRun, primary: RetrieverRun, 
   // Keyed by k alone ("10"), as the JSON's recall is.
   const columns = recallColumns(ks, String);
   if (retriever !== primary) {
-    const [asked, answered] = [headlineResults(primary.results), headlineResults(retriever.results)];
-    peer.versusPrimary = comparisonJson(asked, answered, columns);
-    peer.versusPrimaryByConversation = groupComparisonJson(asked, answered, conversations, columns);
+    const [primaryResults, peerResults] = [headlineResults(primary.results), headlineResults(retriever.results)];
+    peer.versusPrimary = comparisonJson(primaryResults, peerResults, columns);
+    peer.versusPrimaryByConversation = groupComparisonJson(primaryResults, peerResults, conversations, columns);
   }
   const apart = apartResults(retriever.results);
   if (apart.length) {

@@ -5,7 +5,7 @@ import { withoutNames } from "../planning/known-names.js";
 import { yieldingEvidence } from "../retrieval/list-evidence.js";
 import { withoutRelativeTime } from "../retrieval/query-words.js";
 import { LexicalYieldSchema, type LexicalYield } from "../text/embedders/profiles.js";
-import { acrossNamespaces, gapConditionOf, runView, searchOptionsFor, type ViewUpdate } from "./run-view.js";
+import { acrossNamespaces, gapConditionOf, runView, searchOptionsFor, type ViewSearch, type ViewUpdate } from "./run-view.js";
 import { defineView, type ViewSettings } from "./view-definition.js";
 
 /**
@@ -55,13 +55,17 @@ function lexicalSearch(dependencies: () => Promise<GraphDependencies>, task: Vie
   return runView("lexical", task, async () => {
     const { store } = await dependencies();
     const queries = task.round === 0 ? [firstRoundQuery(task)] : task.queries;
-    const searches = await acrossNamespaces(task, queries, async (namespace, query) => {
-      const hits = await store.lexicalSearch(namespace, searchedWords(task, query), searchOptionsFor(task, query, own.lexicalTopK));
-      const best = hits[0]?.score ?? 0;
-      return hits.filter((hit) => hit.score >= best * own.lexicalMinRelative);
-    });
-    return searches.map((found) => ({ ...found, voteMinScore: (found.hits[0]?.score ?? 0) * own.lexicalVoteMinRelative }));
+    const searches = await acrossNamespaces(task, queries, (namespace, query) =>
+      store.lexicalSearch(namespace, searchedWords(task, query), searchOptionsFor(task, query, own.lexicalTopK)),
+    );
+    return searches.map((found) => relativeToBest(found, own));
   });
+}
+
+/** A BM25 list with both relative thresholds read from its best score: hits under the one dropped, under the other kept without a vote. */
+function relativeToBest(found: ViewSearch, own: Own): ViewSearch {
+  const best = found.hits[0]?.score ?? 0;
+  return { ...found, hits: found.hits.filter((hit) => hit.score >= best * own.lexicalMinRelative), voteMinScore: best * own.lexicalVoteMinRelative };
 }
 
 /**
