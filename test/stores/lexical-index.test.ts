@@ -7,14 +7,17 @@
  * move a score.
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import Database from "better-sqlite3";
 import { normalizeEntry, type MemoryEntry, type MemoryInput } from "../../src/memory/entry.js";
 import type { MemoryRecord, SearchOptions } from "../../src/stores/port.js";
+import { StoreError } from "../../src/core/errors.js";
 import { ftsColumns, queryTerms } from "../../src/stores/sqlite/fts-terms.js";
+import { NamespaceTerms } from "../../src/stores/sqlite/namespace-terms.js";
+import { termsFolder } from "../../src/stores/sqlite/saved-terms.js";
 import { BM25_TAGS_WEIGHT, BM25_TEXT_WEIGHT } from "../../src/stores/sqlite/schema.js";
 import { openSqliteStore, type SqliteMemoryStore } from "../../src/stores/sqlite/store.js";
 import { BM25_B, BM25_K1, inverseDocumentFrequency, saturatedFrequency } from "../../src/text/bm25.js";
@@ -359,5 +362,136 @@ describe("sqlite in-memory BM25", () => {
       await fts5.close();
       await store.close();
     }
+  });
+});
+
+describe("sqlite BM25 terms saved between openings", () => {
+  const savedFile = (path: string, ending: string) => {
+    const folder = termsFolder(path);
+    const name = readdirSync(folder).find((file) => file.endsWith(ending));
+    assert.ok(name, `a ${ending} file in ${folder}`);
+    return join(folder, name);
+  };
+
+  it("loads a namespace's saved terms at the next opening, caught up from the change log, with the same answers", async () => {
+    const path = join(tempDir, "saved.db");
+    const first = await openSqliteStore({ path, embedding: CONTRACT_EMBEDDING, clock: () => NOW });
+    try {
+      await first.upsert("ns", records("ns", 300, 31));
+      assert.equal(await first.buildLexicalIndex("ns"), true);
+      assert.deepEqual(first.lexicalIndexCounters(), { copied: 1, loaded: 0, caughtUp: 0, saved: 1 });
+    } finally {
+      await first.close();
+    }
+    // Written while no opening holds the terms: the saved ones are behind the file. (An erase would
+    // remove them instead: they would hold the erased words.)
+    const writer = await openSqliteStore({ path, embedding: CONTRACT_EMBEDDING, clock: () => NOW, lexicalCacheEntries: 0 });
+    try {
+      await writer.upsert("ns", records("ns", 40, 32));
+      await writer.upsert("ns", records("ns", 20, 37, "new-"));
+    } finally {
+      await writer.close();
+    }
+    const second = await openSqliteStore({ path, embedding: CONTRACT_EMBEDDING, clock: () => NOW });
+    const reader = await openSqliteStore({ path, embedding: CONTRACT_EMBEDDING, clock: () => NOW, readOnly: true });
+    const fts5 = await openSqliteStore({ path, embedding: CONTRACT_EMBEDDING, clock: () => NOW, lexicalCacheEntries: 0 });
+    try {
+      await second.lexicalSearch("ns", "heron", { k: 5 });
+      assert.deepEqual(second.lexicalIndexCounters(), { copied: 0, loaded: 1, caughtUp: 1, saved: 0 }, "the first search already ranks from the loaded terms");
+      await assertSameAsFts5(second, fts5, "ns", "loaded and caught up");
+      assert.equal(await reader.buildLexicalIndex("ns"), true);
+      assert.deepEqual(reader.lexicalIndexCounters(), { copied: 0, loaded: 1, caughtUp: 1, saved: 0 }, "a read-only opening loads them too");
+      await assertSameAsFts5(reader, fts5, "ns", "loaded read-only");
+    } finally {
+      await fts5.close();
+      await reader.close();
+      await second.close();
+    }
+  });
+
+  it("reads the entries again when the saved terms are damaged or another store's, and saves them anew", async () => {
+    const path = join(tempDir, "damaged.db");
+    const elsewhere = join(tempDir, "elsewhere.db");
+    for (const file of [path, elsewhere]) {
+      const store = await openSqliteStore({ path: file, embedding: CONTRACT_EMBEDDING, clock: () => NOW });
+      try {
+        await store.upsert("ns", records("ns", 120, file === path ? 33 : 34));
+        assert.equal(await store.buildLexicalIndex("ns"), true);
+      } finally {
+        await store.close();
+      }
+    }
+    const termsFile = savedFile(path, ".terms");
+    const bytes = readFileSync(termsFile);
+    bytes[bytes.length - 3] = (bytes[bytes.length - 3] ?? 0) ^ 0xff;
+    writeFileSync(termsFile, bytes);
+    await assertReadAgain(path, "a damaged file");
+
+    // The other store's terms, of the same namespace, put in this store's folder.
+    rmSync(termsFolder(path), { recursive: true });
+    cpSync(termsFolder(elsewhere), termsFolder(path), { recursive: true });
+    await assertReadAgain(path, "another store's terms");
+  });
+
+  async function assertReadAgain(path: string, what: string): Promise<void> {
+    const store = await openSqliteStore({ path, embedding: CONTRACT_EMBEDDING, clock: () => NOW });
+    const fts5 = await openSqliteStore({ path, embedding: CONTRACT_EMBEDDING, clock: () => NOW, lexicalCacheEntries: 0 });
+    try {
+      assert.equal(await store.buildLexicalIndex("ns"), true);
+      assert.deepEqual(store.lexicalIndexCounters(), { copied: 1, loaded: 0, caughtUp: 0, saved: 1 }, what);
+      await assertSameAsFts5(store, fts5, "ns", what);
+    } finally {
+      await fts5.close();
+      await store.close();
+    }
+  }
+
+  it("saves anew, or removes, every namespace's terms when expired entries are pruned everywhere", async () => {
+    const path = join(tempDir, "pruned.db");
+    let now = NOW;
+    const clock = () => now;
+    const first = await openSqliteStore({ path, embedding: CONTRACT_EMBEDDING, clock });
+    try {
+      await first.upsert("held", records("held", 150, 35));
+      await first.upsert("unheld", records("unheld", 150, 36));
+      assert.equal(await first.buildLexicalIndex("held"), true);
+      assert.equal(await first.buildLexicalIndex("unheld"), true);
+    } finally {
+      await first.close();
+    }
+    const second = await openSqliteStore({ path, embedding: CONTRACT_EMBEDDING, clock });
+    try {
+      assert.equal(await second.buildLexicalIndex("held"), true);
+      now = NOW + 4 * DAY;
+      assert.ok((await second.deleteExpired()) > 0);
+      assert.equal(second.lexicalIndexCounters().saved, 1, "the terms held here are saved without the pruned entries");
+      assert.equal(readdirSync(termsFolder(path)).filter((name) => name.endsWith(".json")).length, 1, "the others' are removed");
+    } finally {
+      await second.close();
+    }
+    const third = await openSqliteStore({ path, embedding: CONTRACT_EMBEDDING, clock });
+    const fts5 = await openSqliteStore({ path, embedding: CONTRACT_EMBEDDING, clock, lexicalCacheEntries: 0 });
+    try {
+      assert.equal(await third.buildLexicalIndex("held"), true);
+      assert.equal(await third.buildLexicalIndex("unheld"), true);
+      assert.deepEqual(third.lexicalIndexCounters(), { copied: 1, loaded: 1, caughtUp: 0, saved: 1 });
+      await assertSameAsFts5(third, fts5, "held", "saved after the prune");
+      await assertSameAsFts5(third, fts5, "unheld", "read again after the prune");
+    } finally {
+      await fts5.close();
+      await third.close();
+    }
+  });
+
+  it("refuses saved bytes that do not add up, naming what is wrong", () => {
+    const terms = new NamespaceTerms(4);
+    terms.set(1, { text: "heron kayak heron", tags: "ada" });
+    terms.set(2, { text: "river", tags: "" });
+    const bytes = terms.toSnapshot();
+    const again = NamespaceTerms.fromSnapshot(bytes, 4);
+    assert.deepEqual(again.statistics(), terms.statistics());
+    const rank = (held: NamespaceTerms) => held.ranked(["heron", "river"], held.statistics(), () => true, 5, BM25_B);
+    assert.deepEqual(rank(again), rank(terms));
+    assert.throws(() => NamespaceTerms.fromSnapshot(bytes.subarray(0, bytes.length - 8), 4), (error: unknown) => error instanceof StoreError && /saved terms/.test(error.message));
   });
 });

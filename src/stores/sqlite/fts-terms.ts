@@ -46,6 +46,32 @@ function toTerms(text: string): string {
 }
 
 /**
+ * A memory whose terms go through each of the tokenizer's rules: case and Latin diacritics, stopwords
+ * and stems, contractions and apostrophes, hyphen-joined and dotted identifiers, addresses, grouped
+ * numbers, Chinese and Japanese runs, Thai, and every tag field.
+ */
+const TERMS_PROBE = {
+  text: "Zoë didn't go to São Paulo; she's re-running ERR_1024 on v2.3.1 (CTLA-4) with ops@example.com, 12,500 tests. 报销标准是什么？東京へ行きました。สวัสดีครับ",
+  keywords: ["Running-Shoes", "budgets"],
+  persons: ["Anne-Marie O'Neil"],
+  entities: ["XYZ-100"],
+  location: "Malmö",
+  topic: "Travel plans",
+};
+
+let fingerprint: string | undefined;
+
+/**
+ * A fingerprint of the terms this version's tokenizer writes: terms saved beside the store by another
+ * version (saved-terms.ts) are read only when it is theirs too, so a tokenizer change never serves
+ * terms it would not write.
+ */
+export function termsFingerprint(): string {
+  fingerprint ??= createHash("sha256").update(JSON.stringify(ftsColumns(TERMS_PROBE))).digest("hex");
+  return fingerprint;
+}
+
+/**
  * The term naming a namespace in the `namespace_term` column: `§ns` plus the SHA-256 of the name, so
  * any namespace (any length, any characters) is one fixed-size term that no token can equal. Every
  * row is written with it, and it counts 1 in the row's size D; searches join `entries.namespace`

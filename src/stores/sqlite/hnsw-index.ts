@@ -1,21 +1,14 @@
 /**
  * One namespace's approximate (HNSW) vector index, usearch's, keyed by entry rowid, and its files.
  *
- * Files, beside the store file: `<db>.vectors/<key>.<generation>.usearch` holds the index as usearch
- * saves it, and `<key>.json` (the manifest) says which of them is current and which store state it
- * matches: the store file's id, the namespace, its generation (schema.ts) and the index's parameters.
- * `<key>` is a hash of the namespace, so any namespace makes a safe file name; the manifest names the
- * namespace itself, so a collision is caught. A save writes the index, flushes it to disk, then
- * replaces the manifest (a rename, atomic): a crash at any point leaves the old manifest naming a
- * whole older file, or the new one naming a whole new file, never one naming a partial file. The
- * manifest holds the file's SHA-256, checked before usearch reads it: usearch trusts its input, and a
- * truncated or damaged file can corrupt its heap and abort the process.
+ * Saved beside the store file in `<db>.vectors/` as saved-files.ts saves a structure: `<key>.<generation>.usearch`
+ * holds the index as usearch saves it, and its manifest says which store state it matches: the store
+ * file's id, the namespace, its generation (schema.ts) and the index's parameters. The file's SHA-256 is
+ * checked before usearch reads it: usearch trusts its input, and a truncated or damaged file can corrupt
+ * its heap and abort the process.
  */
-import { createHash } from "node:crypto";
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { z } from "zod";
-import { errorMessage, StoreError } from "../../core/errors.js";
+import { intactFile, readManifest, saveCurrent } from "./saved-files.js";
 import type { Usearch } from "./usearch.js";
 import type { VectorHit } from "./exact-vectors.js";
 
@@ -162,34 +155,27 @@ export class HnswIndex {
     return hits;
   }
 
-  /** Saves the index into `folder` as matching `generation`, then makes it the current file (see the module comment). */
+  /** Saves the index into `folder` as matching `generation`, then makes it the current file (saved-files.ts). */
   save(folder: string, identity: IndexIdentity, generation: number): void {
-    mkdirSync(folder, { recursive: true });
-    const key = namespaceKey(identity.namespace);
-    const file = `${key}.${generation}.usearch`;
-    const temporary = join(folder, `${file}.partial`);
-    this.native.save(temporary);
-    flush(temporary);
-    const sha256 = fileSha256(temporary);
-    renameSync(temporary, join(folder, file));
-    const manifest: Manifest = {
-      format: 2,
-      storeId: identity.storeId,
-      namespace: identity.namespace,
+    saveCurrent(
+      folder,
+      identity.namespace,
       generation,
-      file,
-      size: this.size,
-      sha256,
-      dimension: identity.dimension,
-      connectivity: this.shape.parameters.connectivity,
-      scalarKind: this.shape.scalarKind,
-    };
-    const manifestTemporary = join(folder, `${key}.json.partial`);
-    writeFileSync(manifestTemporary, JSON.stringify(manifest));
-    flush(manifestTemporary);
-    renameSync(manifestTemporary, join(folder, `${key}.json`));
-    flush(folder);
-    removeOtherFiles(folder, key, file);
+      "usearch",
+      (path) => this.native.save(path),
+      ({ file, sha256 }): Manifest => ({
+        format: 2,
+        storeId: identity.storeId,
+        namespace: identity.namespace,
+        generation,
+        file,
+        size: this.size,
+        sha256,
+        dimension: identity.dimension,
+        connectivity: this.shape.parameters.connectivity,
+        scalarKind: this.shape.scalarKind,
+      }),
+    );
   }
 
   /**
@@ -199,7 +185,7 @@ export class HnswIndex {
    * shape, unreadable), which calls for a rebuild.
    */
   static load(usearch: Usearch, folder: string, identity: IndexIdentity, shape: IndexShape): LoadedIndex | undefined {
-    const manifest = readManifest(folder, identity.namespace);
+    const manifest = readManifest(folder, identity.namespace, ManifestSchema);
     if (!manifest) return undefined;
     const matches =
       manifest.storeId === identity.storeId &&
@@ -208,23 +194,15 @@ export class HnswIndex {
       manifest.connectivity === shape.parameters.connectivity &&
       manifest.scalarKind === shape.scalarKind;
     if (!matches) return undefined;
-    const path = join(folder, manifest.file);
+    const path = intactFile(folder, manifest);
+    if (!path) return undefined;
     const index = HnswIndex.create(usearch, identity.dimension, shape);
     try {
-      if (fileSha256(path) !== manifest.sha256) return undefined;
       index.native.load(path);
     } catch {
       return undefined;
     }
     return index.size === manifest.size ? { index, generation: manifest.generation } : undefined;
-  }
-
-  /** Removes the namespace's files (its manifest first, so no manifest ever names a missing file). */
-  static removeFiles(folder: string, namespace: string): void {
-    if (!existsSync(folder)) return;
-    const key = namespaceKey(namespace);
-    rmSync(join(folder, `${key}.json`), { force: true });
-    removeOtherFiles(folder, key, undefined);
   }
 }
 
@@ -234,59 +212,7 @@ const SCALAR_KIND_OF: Readonly<Record<HnswScalarKind, (usearch: Usearch) => Usea
   i8: (usearch) => usearch.ScalarKind.I8,
 };
 
-/** Bytes hashed per read: the file is never held whole (an index of a million 512-d vectors is 2 GB). */
-const HASH_CHUNK_BYTES = 1 << 20;
-
-/** The SHA-256 of a file, read a chunk at a time. */
-function fileSha256(path: string): string {
-  const descriptor = openSync(path, "r");
-  try {
-    const hash = createHash("sha256");
-    const chunk = Buffer.allocUnsafe(HASH_CHUNK_BYTES);
-    for (let read = readSync(descriptor, chunk); read > 0; read = readSync(descriptor, chunk)) hash.update(chunk.subarray(0, read));
-    return hash.digest("hex");
-  } finally {
-    closeSync(descriptor);
-  }
-}
-
 /** The folder of a store file's indexes. */
 export function indexFolder(storeFile: string): string {
   return `${storeFile}.vectors`;
-}
-
-/** A file-name-safe key of a namespace. */
-export function namespaceKey(namespace: string): string {
-  return createHash("sha256").update(namespace).digest("hex").slice(0, 32);
-}
-
-function readManifest(folder: string, namespace: string): Manifest | undefined {
-  const path = join(folder, `${namespaceKey(namespace)}.json`);
-  if (!existsSync(path)) return undefined;
-  try {
-    const parsed = ManifestSchema.safeParse(JSON.parse(readFileSync(path, "utf8")));
-    return parsed.success ? parsed.data : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Flushes a file (or folder) to disk: a rename must never make a file current before its bytes are durable. */
-function flush(path: string): void {
-  let descriptor: number | undefined;
-  try {
-    descriptor = openSync(path, "r");
-    fsyncSync(descriptor);
-  } catch (error) {
-    throw new StoreError("vectorIndex", `cannot flush "${path}" to disk: ${errorMessage(error)}`, { cause: error });
-  } finally {
-    if (descriptor !== undefined) closeSync(descriptor);
-  }
-}
-
-/** Deletes the namespace's index files other than `keep`: older generations and partial writes a crash left. */
-function removeOtherFiles(folder: string, key: string, keep: string | undefined): void {
-  for (const name of readdirSync(folder)) {
-    if (name.startsWith(`${key}.`) && name !== keep && name !== `${key}.json`) rmSync(join(folder, name), { force: true });
-  }
 }

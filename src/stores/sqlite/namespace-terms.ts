@@ -15,6 +15,8 @@
  * whole), so a whole number of at most a few tens of thousands (an entry's text and tags are bounded),
  * which float32 holds exactly: the scores are the bits a float64 count would give.
  */
+import { z } from "zod";
+import { StoreError } from "../../core/errors.js";
 import { BM25_K1, inverseDocumentFrequency, saturatedFrequency, type Bm25Statistics } from "../../text/bm25.js";
 import type { LexicalFields } from "../lexical-document.js";
 import { BM25_TAGS_WEIGHT, BM25_TEXT_WEIGHT } from "./schema.js";
@@ -184,6 +186,62 @@ export class NamespaceTerms {
     }
     if (!freed) return;
     for (const id of touched) this.removeFromPosting(id, freed);
+  }
+
+  /**
+   * The rows held, as bytes `fromSnapshot` reads back: a JSON header (the term dictionary, the row and
+   * pair counts), then each row's rowid, size D and number of terms, then every row's term ids and
+   * counts end to end. Postings are not written: they follow from the rows.
+   */
+  toSnapshot(): Buffer {
+    const rows = this.slotOf.size;
+    const rowids = new Float64Array(rows);
+    const lengths = new Int32Array(rows);
+    const termCounts = new Int32Array(rows);
+    const ids = new Int32Array(this.poolLive);
+    const counts = new Float32Array(this.poolLive);
+    let row = 0;
+    let pairs = 0;
+    for (const slot of this.slotOf.values()) {
+      const start = this.termStarts[slot] ?? 0;
+      const count = this.termCounts[slot] ?? 0;
+      rowids[row] = this.rowids[slot] ?? 0;
+      lengths[row] = this.lengths[slot] ?? 0;
+      termCounts[row] = count;
+      ids.set(this.pool.subarray(start, start + count), pairs);
+      counts.set(this.poolCounts.subarray(start, start + count), pairs);
+      pairs += count;
+      row += 1;
+    }
+    const header: SnapshotHeader = { rows, pairs, terms: this.postings.map((posting) => posting?.term ?? null) };
+    return joinSections([Buffer.from(JSON.stringify(header)), rowids, lengths, termCounts, ids, counts]);
+  }
+
+  /** The terms `toSnapshot` wrote, held as matching `generation`; a StoreError names what does not add up in damaged bytes. */
+  static fromSnapshot(bytes: Buffer, generation: number): NamespaceTerms {
+    const [headerBytes, rowidBytes, lengthBytes, termCountBytes, idBytes, countBytes] = splitSections(bytes, 6);
+    const header = SnapshotHeaderSchema.parse(JSON.parse(headerBytes?.toString("utf8") ?? ""));
+    const rowids = typedCopy(Float64Array, rowidBytes, header.rows);
+    const lengths = typedCopy(Int32Array, lengthBytes, header.rows);
+    const termCounts = typedCopy(Int32Array, termCountBytes, header.rows);
+    const ids = typedCopy(Int32Array, idBytes, header.pairs);
+    const counts = typedCopy(Float32Array, countBytes, header.pairs);
+    const terms = new NamespaceTerms(generation);
+    let at = 0;
+    for (let row = 0; row < header.rows; row += 1) {
+      const rowCounts = new Map<string, number>();
+      const end = at + (termCounts[row] ?? 0);
+      if (end > header.pairs) throw new StoreError("lexicalIndex", `saved terms: row ${row} runs past the ${header.pairs} terms written`);
+      for (; at < end; at += 1) {
+        const term = header.terms[ids[at] ?? -1];
+        if (typeof term !== "string") throw new StoreError("lexicalIndex", `saved terms: row ${row} names term id ${ids[at]}, which the dictionary does not hold`);
+        rowCounts.set(term, counts[at] ?? 0);
+      }
+      terms.setCounts(rowids[row] ?? 0, lengths[row] ?? 0, rowCounts);
+    }
+    if (at !== header.pairs) throw new StoreError("lexicalIndex", `saved terms: ${header.pairs} terms written, ${at} read`);
+    terms.trim();
+    return terms;
   }
 
   /** Gives back the room the arrays grew into beyond what they hold. */
@@ -464,4 +522,49 @@ function siftDown(size: number, worse: (i: number, j: number) => boolean, swap: 
     swap(at, worst);
     at = worst;
   }
+}
+
+const SnapshotHeaderSchema = z.strictObject({
+  rows: z.number().int().min(0).describe("Rows held"),
+  pairs: z.number().int().min(0).describe("Term ids (with their counts) of all rows together"),
+  terms: z.array(z.string().nullable()).describe("The term dictionary by id; null where an id is free"),
+});
+type SnapshotHeader = z.output<typeof SnapshotHeaderSchema>;
+
+/** Sections end to end, each after its byte length (uint32, little-endian) and padded to 8 bytes, so any typed array can be read from it. */
+function joinSections(sections: ReadonlyArray<Buffer | Int32Array | Float32Array | Float64Array>): Buffer {
+  const parts: Buffer[] = [];
+  for (const section of sections) {
+    const bytes = Buffer.isBuffer(section) ? section : Buffer.from(section.buffer, section.byteOffset, section.byteLength);
+    const length = Buffer.alloc(8);
+    length.writeUInt32LE(bytes.byteLength, 0);
+    parts.push(length, bytes, Buffer.alloc((8 - (bytes.byteLength % 8)) % 8));
+  }
+  return Buffer.concat(parts);
+}
+
+/** The `count` sections joinSections wrote, as views of `bytes`. */
+function splitSections(bytes: Buffer, count: number): Buffer[] {
+  const sections: Buffer[] = [];
+  let at = 0;
+  for (let i = 0; i < count; i += 1) {
+    if (at + 8 > bytes.byteLength) throw new StoreError("lexicalIndex", `saved terms: section ${i} is missing`);
+    const length = bytes.readUInt32LE(at);
+    if (at + 8 + length > bytes.byteLength) throw new StoreError("lexicalIndex", `saved terms: section ${i} is cut short`);
+    sections.push(bytes.subarray(at + 8, at + 8 + length));
+    at += 8 + length + ((8 - (length % 8)) % 8);
+  }
+  return sections;
+}
+
+/** A typed array of `length` values copied out of `bytes`, which must hold exactly that many. */
+function typedCopy<T extends Int32Array | Float32Array | Float64Array>(
+  kind: { new (length: number): T; BYTES_PER_ELEMENT: number },
+  bytes: Buffer | undefined,
+  length: number,
+): T {
+  if (!bytes || bytes.byteLength !== length * kind.BYTES_PER_ELEMENT) throw new StoreError("lexicalIndex", `saved terms: a section does not hold ${length} values`);
+  const copy = new kind(length);
+  new Uint8Array(copy.buffer).set(bytes);
+  return copy;
 }

@@ -53,7 +53,8 @@ import { ftsColumns, ftsColumnsOfJson, namespaceTerm, queryTerms } from "./fts-t
 import { BM25_B } from "../../text/bm25.js";
 import { LexicalIndex, type LexicalIndexCounters } from "./lexical-index.js";
 import { DEFAULT_LEXICAL_CACHE_ENTRIES, LexicalIndexFields } from "./lexical-index-fields.js";
-import { hasVectorBookkeeping, mapForVectorScans, openDatabase, type SqliteDatabase } from "./schema.js";
+import { hasVectorBookkeeping, mapForVectorScans, openDatabase, storeId, type SqliteDatabase } from "./schema.js";
+import { termsFolder } from "./saved-terms.js";
 import { freshCounters, VectorSearch, VectorSearchOptionsSchema, type IndexBuildResult, type VectorSearchCounters } from "./vector-search.js";
 import { SharedLeases, type ReleaseLease } from "../origin-lease.js";
 import { SqliteLeaseBook } from "./origin-leases.js";
@@ -184,7 +185,9 @@ export class SqliteMemoryStore implements MemoryStore {
     this.leases = new SharedLeases(new SqliteLeaseBook(db), "sqlite");
     // Without the change log (a read-only file an older version wrote), no terms are kept in memory: every search ranks FTS5's matches.
     this.changes = hasVectorBookkeeping(db) ? new EntryChanges(db) : undefined;
-    this.lexical = new LexicalIndex(db, this.changes, ftsColumnsOfJson, lexicalCacheEntries, bm25B);
+    const id = file ? storeId(db) : undefined;
+    const savedTerms = id === undefined ? undefined : { folder: termsFolder(file), storeId: id, readOnly };
+    this.lexical = new LexicalIndex(db, this.changes, ftsColumnsOfJson, lexicalCacheEntries, bm25B, savedTerms);
   }
 
   async upsert(namespace: string, records: readonly MemoryRecord[]): Promise<void> {
@@ -510,10 +513,12 @@ export class SqliteMemoryStore implements MemoryStore {
    * After entries are deleted: the connection's secure_delete has zeroed their rows' pages, but their
    * words stay in FTS5's index segments until those merge, and the old page images stay in the WAL
    * until a checkpoint. Merging the index (milliseconds at 20k entries) and checkpointing (best effort:
-   * another connection's open read keeps the WAL) leave a forgotten memory's text in neither.
+   * another connection's open read keeps the WAL) leave a forgotten memory's text in neither; the
+   * namespace's saved terms are saved anew without its words, or removed (lexical-index.ts).
    */
   private afterErase(namespace: string | undefined): void {
     this.vectors?.afterWrite(namespace);
+    this.lexical.afterErase(namespace);
     this.db.exec("INSERT INTO entry_terms (entry_terms) VALUES ('optimize')");
     this.db.pragma("wal_checkpoint(TRUNCATE)");
   }

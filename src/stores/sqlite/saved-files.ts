@@ -1,0 +1,139 @@
+/**
+ * A namespace's in-memory structure saved beside the store file, so that the next opening loads it
+ * instead of building it again: the HNSW index (hnsw-index.ts) and the BM25 terms (saved-terms.ts).
+ *
+ * In a folder of its own per kind, `<key>.<generation>.<extension>` holds the structure and `<key>.json`
+ * (the manifest) says which of those files is current and which store state it matches. `<key>` is a
+ * hash of the namespace, so any namespace makes a safe file name; the manifest names the namespace
+ * itself, so a collision is caught. A save writes the file, flushes it to disk, then replaces the
+ * manifest (a rename, atomic): a crash at any point leaves the old manifest naming a whole older file,
+ * or the new one naming a whole new file, never one naming a partial file. The manifest holds the
+ * file's SHA-256, checked before the file is read.
+ */
+import { createHash } from "node:crypto";
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { z } from "zod";
+import { errorMessage, StoreError } from "../../core/errors.js";
+
+/** What every manifest records of its file. */
+export interface SavedFile {
+  file: string;
+  sha256: string;
+}
+
+/**
+ * Saves the namespace's structure as matching `generation`: `write` writes it to the path given, then
+ * the file is flushed, hashed and made current by a new manifest (`manifestOf` gives it from the
+ * file's name and hash). The namespace's other files in the folder are removed after.
+ */
+export function saveCurrent(
+  folder: string,
+  namespace: string,
+  generation: number,
+  extension: string,
+  write: (path: string) => void,
+  manifestOf: (saved: SavedFile) => object,
+): void {
+  mkdirSync(folder, { recursive: true });
+  const key = namespaceKey(namespace);
+  const file = `${key}.${generation}.${extension}`;
+  const temporary = join(folder, `${file}.partial`);
+  write(temporary);
+  flush(temporary);
+  const sha256 = fileSha256(temporary);
+  renameSync(temporary, join(folder, file));
+  const manifestTemporary = join(folder, `${key}.json.partial`);
+  writeFileSync(manifestTemporary, JSON.stringify(manifestOf({ file, sha256 })));
+  flush(manifestTemporary);
+  renameSync(manifestTemporary, join(folder, `${key}.json`));
+  flush(folder);
+  removeOtherFiles(folder, key, file);
+}
+
+/** The namespace's manifest as `schema` reads it; undefined when there is none or it does not parse. */
+export function readManifest<S extends z.ZodType>(folder: string, namespace: string, schema: S): z.output<S> | undefined {
+  const path = join(folder, `${namespaceKey(namespace)}.json`);
+  if (!existsSync(path)) return undefined;
+  try {
+    const parsed = schema.safeParse(JSON.parse(readFileSync(path, "utf8")));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The path of a manifest's file when its SHA-256 is still the manifest's; undefined when it is not (or cannot be read). */
+export function intactFile(folder: string, saved: SavedFile): string | undefined {
+  const path = join(folder, saved.file);
+  try {
+    return fileSha256(path) === saved.sha256 ? path : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Removes the namespace's files (its manifest first, so no manifest ever names a missing file). */
+export function removeSaved(folder: string, namespace: string): void {
+  if (!existsSync(folder)) return;
+  const key = namespaceKey(namespace);
+  rmSync(join(folder, `${key}.json`), { force: true });
+  removeOtherFiles(folder, key, undefined);
+}
+
+/** The namespaces whose manifests in `folder` `schema` reads (each manifest names its namespace). */
+export function savedNamespaces<S extends z.ZodType<{ namespace: string }>>(folder: string, schema: S): string[] {
+  if (!existsSync(folder)) return [];
+  const namespaces: string[] = [];
+  for (const name of readdirSync(folder)) {
+    if (!name.endsWith(".json")) continue;
+    try {
+      const parsed = schema.safeParse(JSON.parse(readFileSync(join(folder, name), "utf8")));
+      if (parsed.success) namespaces.push(parsed.data.namespace);
+    } catch {
+      // Not a manifest this schema reads: left alone.
+    }
+  }
+  return namespaces;
+}
+
+/** A file-name-safe key of a namespace. */
+export function namespaceKey(namespace: string): string {
+  return createHash("sha256").update(namespace).digest("hex").slice(0, 32);
+}
+
+/** Bytes hashed per read: the file is never held whole (an index of a million 512-d vectors is 2 GB). */
+const HASH_CHUNK_BYTES = 1 << 20;
+
+/** The SHA-256 of a file, read a chunk at a time. */
+function fileSha256(path: string): string {
+  const descriptor = openSync(path, "r");
+  try {
+    const hash = createHash("sha256");
+    const chunk = Buffer.allocUnsafe(HASH_CHUNK_BYTES);
+    for (let read = readSync(descriptor, chunk); read > 0; read = readSync(descriptor, chunk)) hash.update(chunk.subarray(0, read));
+    return hash.digest("hex");
+  } finally {
+    closeSync(descriptor);
+  }
+}
+
+/** Flushes a file (or folder) to disk: a rename must never make a file current before its bytes are durable. */
+function flush(path: string): void {
+  let descriptor: number | undefined;
+  try {
+    descriptor = openSync(path, "r");
+    fsyncSync(descriptor);
+  } catch (error) {
+    throw new StoreError("savedFile", `cannot flush "${path}" to disk: ${errorMessage(error)}`, { cause: error });
+  } finally {
+    if (descriptor !== undefined) closeSync(descriptor);
+  }
+}
+
+/** Deletes the namespace's files other than `keep`: older generations and partial writes a crash left. */
+function removeOtherFiles(folder: string, key: string, keep: string | undefined): void {
+  for (const name of readdirSync(folder)) {
+    if (name.startsWith(`${key}.`) && name !== keep && name !== `${key}.json`) rmSync(join(folder, name), { force: true });
+  }
+}
