@@ -68,7 +68,11 @@ export const ReopenSideSchema = z.object({
   side: z.literal("reopen"),
   openMs: z.number().describe("Opening the store file (openSqliteStore)"),
   indexLoadMs: z.number().describe("Making the namespace's index ready (buildVectorIndex), which must answer \"loaded\": its file's SHA-256 checked, then read"),
-  firstQuestionMs: z.number().describe("The first question through the full graph after opening (the lexical terms are read meanwhile, in the background)"),
+  termsLoadMs: z
+    .number()
+    .optional()
+    .describe("Making the namespace's lexical terms ready (buildLexicalIndex), which must load the saved ones; absent in results measured before terms were saved"),
+  firstQuestionMs: z.number().describe("The first question through the full graph after opening, the index and the lexical terms ready"),
   built: z.number().describe("Indexes the reopened store built (0: the saved one served)"),
   peakRssMb: z.number().describe("The reopening process's peak RSS"),
   memory: z.array(MemoryPhaseSchema).optional().describe("The reopening process's memory after each phase, in order"),

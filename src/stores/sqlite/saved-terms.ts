@@ -1,7 +1,7 @@
 /**
  * A namespace's BM25 terms (namespace-terms.ts) saved beside the store file, in `<db>.terms/` as
  * saved-files.ts saves a structure, so that the next opening loads them instead of reading and
- * tokenizing every entry again (35 s at a million memories, during which FTS5 answers, seconds a
+ * tokenizing every entry again (47 s at a million memories, during which FTS5 answers, seconds a
  * question). The manifest says which store state the file matches: the store file's id, the namespace,
  * its generation, and the fingerprint of the tokenizer's terms, since terms are kept as this version
  * writes them.
