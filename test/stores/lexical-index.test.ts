@@ -493,5 +493,16 @@ describe("sqlite BM25 terms saved between openings", () => {
     const rank = (held: NamespaceTerms) => held.ranked(["heron", "river"], held.statistics(), () => true, 5, BM25_B);
     assert.deepEqual(rank(again), rank(terms));
     assert.throws(() => NamespaceTerms.fromSnapshot(bytes.subarray(0, bytes.length - 8), 4), (error: unknown) => error instanceof StoreError && /saved terms/.test(error.message));
+    // Restored arrays are sized to what they hold, empty ones too: rows added after still land.
+    const empty = NamespaceTerms.fromSnapshot(new NamespaceTerms(1).toSnapshot(), 1);
+    empty.set(7, { text: "heron", tags: "" });
+    again.set(3, { text: "heron heron", tags: "" });
+    assert.deepEqual(rank(empty).map((hit) => hit.rowid), [7]);
+    const direct = new NamespaceTerms(4);
+    direct.set(1, { text: "heron kayak heron", tags: "ada" });
+    direct.set(2, { text: "river", tags: "" });
+    direct.set(3, { text: "heron heron", tags: "" });
+    assert.deepEqual(rank(again), rank(direct));
+    assert.equal(rank(again).length, 3);
   });
 });
