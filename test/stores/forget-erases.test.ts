@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, describe, it } from "node:test";
 import { openRecallGraph, type RecallGraph } from "../../src/library/open-recallgraph.js";
-import { termsFolder } from "../../src/stores/sqlite/saved-terms.js";
+import { termsFolder } from "../../src/stores/sqlite/store-file.js";
 import { SqliteMemoryStore } from "../../src/stores/sqlite/store.js";
 
 const folder = mkdtempSync(path.join(tmpdir(), "recallgraph-erase-"));

@@ -17,7 +17,7 @@ import type { MemoryRecord, SearchOptions } from "../../src/stores/port.js";
 import { StoreError } from "../../src/core/errors.js";
 import { ftsColumns, queryTerms } from "../../src/stores/sqlite/fts-terms.js";
 import { NamespaceTerms } from "../../src/stores/sqlite/namespace-terms.js";
-import { termsFolder } from "../../src/stores/sqlite/saved-terms.js";
+import { termsFolder } from "../../src/stores/sqlite/store-file.js";
 import { BM25_TAGS_WEIGHT, BM25_TEXT_WEIGHT } from "../../src/stores/sqlite/schema.js";
 import { openSqliteStore, type SqliteMemoryStore } from "../../src/stores/sqlite/store.js";
 import { BM25_B, BM25_K1, inverseDocumentFrequency, saturatedFrequency } from "../../src/text/bm25.js";

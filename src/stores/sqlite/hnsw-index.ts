@@ -211,8 +211,3 @@ const SCALAR_KIND_OF: Readonly<Record<HnswScalarKind, (usearch: Usearch) => Usea
   f16: (usearch) => usearch.ScalarKind.F16,
   i8: (usearch) => usearch.ScalarKind.I8,
 };
-
-/** The folder of a store file's indexes. */
-export function indexFolder(storeFile: string): string {
-  return `${storeFile}.vectors`;
-}

@@ -30,11 +30,6 @@ export interface TermsIdentity {
   namespace: string;
 }
 
-/** The folder of a store file's saved terms. */
-export function termsFolder(storeFile: string): string {
-  return `${storeFile}.terms`;
-}
-
 /** Saves the namespace's terms as matching their generation, then makes them the current file (saved-files.ts). */
 export function saveTerms(folder: string, identity: TermsIdentity, terms: NamespaceTerms): void {
   saveCurrent(

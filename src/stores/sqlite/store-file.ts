@@ -1,7 +1,7 @@
 /**
- * A sqlite store's file on disk: whether it is there, whether this process could write it, and undoing
- * an opening that created it. Apart from the database's modules, so that deciding how to open a store
- * (and the command line's help) loads none of them.
+ * A sqlite store's file on disk: whether it is there, whether this process could write it, the folders
+ * beside it, and undoing an opening that created it. Apart from the database's modules, so that deciding
+ * how to open a store (and the command line's help) loads none of them.
  */
 import { accessSync, constants, existsSync } from "node:fs";
 import { rm, rmdir } from "node:fs/promises";
@@ -26,9 +26,20 @@ function isWritable(path: string): boolean {
   }
 }
 
+/** The folder beside a store file where its namespaces' HNSW indexes are saved (hnsw-index.ts). */
+export function indexFolder(storeFile: string): string {
+  return `${storeFile}.vectors`;
+}
+
+/** The folder beside a store file where its namespaces' BM25 terms are saved (saved-terms.ts). */
+export function termsFolder(storeFile: string): string {
+  return `${storeFile}.terms`;
+}
+
 /**
- * For a store file that does not exist yet, a function that removes what opening it creates (the file,
- * its WAL and shared-memory files, and the folder if it was made for it); for any other, undefined.
+ * For a store file that does not exist yet, a function that removes what opening and using it creates
+ * (the file, its WAL and shared-memory files, the folders of what it saved, and the folder if it was
+ * made for it); for any other, undefined.
  */
 export function storeFileRemover(path: string): (() => Promise<void>) | undefined {
   if (!storeFileMissing(path)) return undefined;
@@ -36,6 +47,7 @@ export function storeFileRemover(path: string): (() => Promise<void>) | undefine
   const folderExisted = existsSync(folder);
   return async () => {
     await Promise.all(["", "-wal", "-shm"].map((suffix) => rm(`${path}${suffix}`, { force: true })));
+    await Promise.all([indexFolder(path), termsFolder(path)].map((saved) => rm(saved, { recursive: true, force: true })));
     // Only when empty: anything else in it is not this run's to remove.
     if (!folderExisted) await rmdir(folder).catch(() => undefined);
   };

@@ -54,7 +54,7 @@ import { BM25_B } from "../../text/bm25.js";
 import { LexicalIndex, type LexicalIndexCounters } from "./lexical-index.js";
 import { DEFAULT_LEXICAL_CACHE_ENTRIES, LexicalIndexFields } from "./lexical-index-fields.js";
 import { hasVectorBookkeeping, mapForVectorScans, openDatabase, storeId, type SqliteDatabase } from "./schema.js";
-import { termsFolder } from "./saved-terms.js";
+import { termsFolder } from "./store-file.js";
 import { freshCounters, VectorSearch, VectorSearchOptionsSchema, type IndexBuildResult, type VectorSearchCounters } from "./vector-search.js";
 import { SharedLeases, type ReleaseLease } from "../origin-lease.js";
 import { SqliteLeaseBook } from "./origin-leases.js";
