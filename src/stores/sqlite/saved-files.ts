@@ -23,25 +23,27 @@ export interface SavedFile {
 }
 
 /**
- * Saves the namespace's structure as matching `generation`: `write` writes it to the path given, then
- * the file is flushed, hashed and made current by a new manifest (`manifestOf` gives it from the
- * file's name and hash). The namespace's other files in the folder are removed after.
+ * Saves the namespace's structure as matching `generation`: `contents` are its bytes, or write it to
+ * the path given; the file is flushed and made current by a new manifest (`manifestOf` gives it from
+ * the file's name and SHA-256: of the bytes when given, else read back from the file). The namespace's
+ * other files in the folder are removed after.
  */
 export function saveCurrent(
   folder: string,
   namespace: string,
   generation: number,
   extension: string,
-  write: (path: string) => void,
+  contents: Buffer | ((path: string) => void),
   manifestOf: (saved: SavedFile) => object,
 ): void {
   mkdirSync(folder, { recursive: true });
   const key = namespaceKey(namespace);
   const file = `${key}.${generation}.${extension}`;
   const temporary = join(folder, `${file}.partial`);
-  write(temporary);
+  if (Buffer.isBuffer(contents)) writeFileSync(temporary, contents);
+  else contents(temporary);
   flush(temporary);
-  const sha256 = fileSha256(temporary);
+  const sha256 = Buffer.isBuffer(contents) ? sha256Of(contents) : fileSha256(temporary);
   renameSync(temporary, join(folder, file));
   const manifestTemporary = join(folder, `${key}.json.partial`);
   writeFileSync(manifestTemporary, JSON.stringify(manifestOf({ file, sha256 })));
@@ -53,14 +55,7 @@ export function saveCurrent(
 
 /** The namespace's manifest as `schema` reads it; undefined when there is none or it does not parse. */
 export function readManifest<S extends z.ZodType>(folder: string, namespace: string, schema: S): z.output<S> | undefined {
-  const path = join(folder, `${namespaceKey(namespace)}.json`);
-  if (!existsSync(path)) return undefined;
-  try {
-    const parsed = schema.safeParse(JSON.parse(readFileSync(path, "utf8")));
-    return parsed.success ? parsed.data : undefined;
-  } catch {
-    return undefined;
-  }
+  return parsedJson(join(folder, `${namespaceKey(namespace)}.json`), schema);
 }
 
 /** The path of a manifest's file when its SHA-256 is still the manifest's; undefined when it is not (or cannot be read). */
@@ -68,6 +63,16 @@ export function intactFile(folder: string, saved: SavedFile): string | undefined
   const path = join(folder, saved.file);
   try {
     return fileSha256(path) === saved.sha256 ? path : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A manifest's file read whole and checked against its SHA-256 in one pass; undefined when it does not match (or cannot be read). */
+export function intactBytes(folder: string, saved: SavedFile): Buffer | undefined {
+  try {
+    const bytes = readFileSync(join(folder, saved.file));
+    return sha256Of(bytes) === saved.sha256 ? bytes : undefined;
   } catch {
     return undefined;
   }
@@ -86,24 +91,35 @@ export function savedNamespaces<S extends z.ZodType<{ namespace: string }>>(fold
   if (!existsSync(folder)) return [];
   const namespaces: string[] = [];
   for (const name of readdirSync(folder)) {
-    if (!name.endsWith(".json")) continue;
-    try {
-      const parsed = schema.safeParse(JSON.parse(readFileSync(join(folder, name), "utf8")));
-      if (parsed.success) namespaces.push(parsed.data.namespace);
-    } catch {
-      // Not a manifest this schema reads: left alone.
-    }
+    // A file that is not a manifest this schema reads is left alone.
+    const manifest = name.endsWith(".json") ? parsedJson(join(folder, name), schema) : undefined;
+    if (manifest) namespaces.push(manifest.namespace);
   }
   return namespaces;
 }
 
+/** A JSON file as `schema` reads it; undefined when it is missing, not JSON, or not of the schema. */
+function parsedJson<S extends z.ZodType>(path: string, schema: S): z.output<S> | undefined {
+  if (!existsSync(path)) return undefined;
+  try {
+    const parsed = schema.safeParse(JSON.parse(readFileSync(path, "utf8")));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** A file-name-safe key of a namespace. */
-export function namespaceKey(namespace: string): string {
+function namespaceKey(namespace: string): string {
   return createHash("sha256").update(namespace).digest("hex").slice(0, 32);
 }
 
 /** Bytes hashed per read: the file is never held whole (an index of a million 512-d vectors is 2 GB). */
 const HASH_CHUNK_BYTES = 1 << 20;
+
+function sha256Of(bytes: Buffer): string {
+  return createHash("sha256").update(bytes).digest("hex");
+}
 
 /** The SHA-256 of a file, read a chunk at a time. */
 function fileSha256(path: string): string {

@@ -6,11 +6,10 @@
  * its generation, and the fingerprint of the tokenizer's terms, since terms are kept as this version
  * writes them.
  */
-import { readFileSync, writeFileSync } from "node:fs";
 import { z } from "zod";
 import { termsFingerprint } from "./fts-terms.js";
 import { NamespaceTerms } from "./namespace-terms.js";
-import { intactFile, readManifest, removeSaved, saveCurrent, savedNamespaces } from "./saved-files.js";
+import { intactBytes, readManifest, removeSaved, saveCurrent, savedNamespaces } from "./saved-files.js";
 
 const TermsManifestSchema = z.strictObject({
   format: z.literal(1).describe("Version of this manifest's layout"),
@@ -37,7 +36,7 @@ export function saveTerms(folder: string, identity: TermsIdentity, terms: Namesp
     identity.namespace,
     terms.generation,
     "terms",
-    (path) => writeFileSync(path, terms.toSnapshot()),
+    terms.toSnapshot(),
     ({ file, sha256 }): TermsManifest => ({
       format: 1,
       storeId: identity.storeId,
@@ -61,9 +60,9 @@ export function loadTerms(folder: string, identity: TermsIdentity): NamespaceTer
   if (!manifest || manifest.storeId !== identity.storeId || manifest.namespace !== identity.namespace || manifest.terms !== termsFingerprint()) {
     return undefined;
   }
-  const path = intactFile(folder, manifest);
-  if (!path) return undefined;
-  const terms = NamespaceTerms.fromSnapshot(readFileSync(path), manifest.generation);
+  const bytes = intactBytes(folder, manifest);
+  if (!bytes) return undefined;
+  const terms = NamespaceTerms.fromSnapshot(bytes, manifest.generation);
   return terms.size === manifest.rows ? terms : undefined;
 }
 
