@@ -99,6 +99,16 @@ export interface Vocabulary {
   locations: string[];
 }
 
+/** How a namespace's vector index was made ready: loaded from its saved file, built, already current, or none (searched exactly, or by the server). */
+export type IndexBuildResult = "current" | "loaded" | "built" | "not-indexed";
+
+/** What `prepareSearch` made ready in this process. */
+export interface SearchPreparation {
+  /** The namespace's BM25 terms are held in memory (and saved beside a store file), not ranked from the store's own full-text index. */
+  termsHeld: boolean;
+  vectorIndex: IndexBuildResult;
+}
+
 /**
  * The one port every store adapter implements. Every operation takes a namespace first and never
  * reads or writes outside it (`deleteExpired()` without one is the deliberate store-wide prune).
@@ -165,6 +175,14 @@ export interface MemoryStore {
    * throws a StoreError when the lease lapsed and another ingest took it over meanwhile.
    */
   leaseOrigin(origin: string): Promise<ReleaseLease>;
+
+  /**
+   * Makes the namespace's search structures ready now instead of at its first search, and saves them
+   * for the next opening where the adapter keeps them (sqlite: its BM25 terms and, with an HNSW index,
+   * the index, beside the store file). A process that writes and exits (the CLI's ingest) calls it so
+   * the next one loads them instead of reading every entry again. Qdrant's server indexes as it writes.
+   */
+  prepareSearch(namespace: string): Promise<SearchPreparation>;
 
   /** Entry counts per namespace. */
   stats(): Promise<{ namespaces: Record<string, number>; bytes?: number }>;

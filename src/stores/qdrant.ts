@@ -72,7 +72,7 @@ import { QdrantReadCache, readCacheOf } from "./qdrant-cache.js";
 import { QueryBatcher } from "./qdrant-query-batch.js";
 import { QdrantRest, type QdrantTraffic } from "./qdrant-rest.js";
 import { byRecency, compareText, pageOf, type ListPosition } from "./list-cursor.js";
-import { isEmptyFilter, NamespaceSettingsSchema, type FilteredSearchOptions, type ListOptions, type ListPage, type MemoryFilter, type MemoryRecord, type MemoryStore, type NamespaceSettings, type ScoredEntry, type SearchOptions, type Vocabulary } from "./port.js";
+import { isEmptyFilter, NamespaceSettingsSchema, type FilteredSearchOptions, type ListOptions, type ListPage, type MemoryFilter, type MemoryRecord, type MemoryStore, type NamespaceSettings, type ScoredEntry, type SearchOptions, type SearchPreparation, type Vocabulary } from "./port.js";
 import { EmbeddingSpecSchema, type EmbeddingSpec } from "../text/embedder.js";
 import { checkWriteConsistency, DEFAULT_NAMESPACE_CACHE_MS, DEFAULT_QDRANT_COLLECTION, QdrantCacheFields, QdrantClusterFields, QdrantServerFields } from "./qdrant-fields.js";
 import {
@@ -530,6 +530,12 @@ export class QdrantMemoryStore implements MemoryStore {
     // Nothing to hold a source against where nothing can be written: the ingest's write is refused by name.
     if (this.readOnly) return async () => {};
     return this.leases.acquire(origin);
+  }
+
+  /** Nothing to make ready here: the server indexes points as they are written, and ranks BM25 itself. */
+  async prepareSearch(namespace: string): Promise<SearchPreparation> {
+    this.begin("prepareSearch", namespace);
+    return { termsHeld: false, vectorIndex: "not-indexed" };
   }
 
   async stats(): Promise<{ namespaces: Record<string, number> }> {

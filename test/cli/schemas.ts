@@ -1,10 +1,14 @@
 /** The `--json` contracts of the commands, as the issue states them: tests parse every output with these. */
 import { z } from "zod";
 
+const SearchPreparationSchema = z.object({ termsHeld: z.boolean(), vectorIndex: z.enum(["current", "loaded", "built", "not-indexed"]) });
+
 export const IngestJsonSchema = z.object({
   namespaces: z.record(z.string(), z.number().int().min(0)),
   entries: z.number().int().min(0),
   seconds: z.number().min(0),
+  /** What was made ready for search before the command exited, per namespace written. */
+  search: z.object({ namespaces: z.record(z.string(), SearchPreparationSchema), seconds: z.number().min(0) }),
 });
 
 export const StatsJsonSchema = z.object({

@@ -3,7 +3,7 @@ import { openSqliteStore } from "../../src/stores/sqlite/store.js";
 import type { Embedder } from "../../src/text/embedder.js";
 import { createHashEmbedder } from "../../src/text/embedders/create-embedder.js";
 import { InProcessLeases, type ReleaseLease } from "../../src/stores/origin-lease.js";
-import type { MemoryRecord, MemoryStore, NamespaceSettings, ScoredEntry, Vocabulary } from "../../src/stores/port.js";
+import type { MemoryRecord, MemoryStore, NamespaceSettings, ScoredEntry, SearchPreparation, Vocabulary } from "../../src/stores/port.js";
 
 /**
  * A minimal in-memory MemoryStore for the ingest tests: enough of the port (upsert, delete, get,
@@ -89,6 +89,9 @@ export class RecordingStore implements MemoryStore {
     return undefined;
   }
   async setSettings(): Promise<void> {}
+  async prepareSearch(): Promise<SearchPreparation> {
+    return { termsHeld: false, vectorIndex: "not-indexed" };
+  }
   async stats(): Promise<{ namespaces: Record<string, number> }> {
     return { namespaces: Object.fromEntries([...this.entries].map(([ns, space]) => [ns, space.size])) };
   }

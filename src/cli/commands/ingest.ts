@@ -7,6 +7,8 @@ import { collect, parseOptionValues } from "../option-values.js";
 import { formatSeconds, printJson, printLines, table } from "../terminal-output.js";
 import { readStandardInput, STANDARD_INPUT } from "../standard-input.js";
 import { inputTooLarge, MAX_INGEST_BYTES } from "../../ingest/input-limits.js";
+import type { MemoryStore, SearchPreparation } from "../../stores/port.js";
+import type { JobProgressBar } from "../progress.js";
 
 // Listed here so `--help` does not load the ingest code; the check below keeps it complete.
 const FORMATS = ["locomo", "jsonl", "docs", "dialogue"] as const satisfies readonly IngestFormat[];
@@ -24,6 +26,35 @@ const IngestOptionsSchema = z.object({
 /** How the progress bar names each phase of an ingest. */
 const PHASE_LABELS: Record<IngestProgress["phase"], string> = { build: "building", embed: "embedding", store: "storing" };
 
+/** What `prepareSearch` made ready, per namespace written, and how long it took. */
+interface PreparedSearch {
+  namespaces: Record<string, SearchPreparation>;
+  seconds: number;
+}
+
+/**
+ * Makes the written namespaces' search structures ready and saved before the command exits (store
+ * port, `prepareSearch`): a one-shot command never stays up long enough for the background builds that
+ * a first search starts, so without this every later question would read the entries again.
+ */
+async function prepareSearch(store: MemoryStore, namespaces: readonly string[], progress: JobProgressBar): Promise<PreparedSearch> {
+  const started = performance.now();
+  const prepared: Record<string, SearchPreparation> = {};
+  for (const [done, namespace] of namespaces.entries()) {
+    progress.update({ phase: "preparing search", detail: namespace, done, total: namespaces.length });
+    prepared[namespace] = await store.prepareSearch(namespace);
+  }
+  return { namespaces: prepared, seconds: (performance.now() - started) / 1000 };
+}
+
+/** One line when a vector index was made ready (built or loaded, then saved): the part of an ingest that can take minutes. */
+function describePreparedSearch(prepared: PreparedSearch): string[] {
+  const indexed = Object.entries(prepared.namespaces).filter(([, preparation]) => preparation.vectorIndex !== "not-indexed");
+  if (indexed.length === 0) return [];
+  const which = indexed.map(([namespace, preparation]) => `${namespace} (${preparation.vectorIndex})`).join(", ");
+  return [`Vector index ready and saved in ${formatSeconds(prepared.seconds)}: ${which}`];
+}
+
 export function register(program: Command): void {
   program
     .command("ingest")
@@ -40,6 +71,9 @@ export function register(program: Command): void {
 Re-ingesting the same file or folder (or --origin name) into a namespace replaces what it wrote
 there: memories it no longer holds (edited or deleted lines, removed documents) are deleted, and
 nothing is duplicated. Standard input replaces nothing unless given an --origin name.
+Before it exits, ingest reads each namespace it wrote into the store's search structures (its BM25
+terms and, with RECALLGRAPH_VECTOR_INDEX=hnsw, its vector index) and saves them beside the store
+file, so the commands after it load them rather than read every memory again.
 A file with any invalid line or field is refused whole: nothing is written or deleted. A memory
 whose expiresAt has passed is such a line, unless --skip-expired leaves it out (as when moving an
 export, whose memories can expire before it is read back).
@@ -66,6 +100,10 @@ Examples:
       const removeIfCreatedHere = newStoreRemover(storeLocation(globals).config);
       const dependencies = await openForWriting(globals);
       const progress = jobProgressBar(!globals.json && process.stderr.isTTY === true);
+      const closeAll = async () => {
+        progress.stop();
+        await dependencies.close();
+      };
       const summary = await ingestFile(input, {
         store: dependencies.store,
         embedder: dependencies.embedder,
@@ -77,17 +115,17 @@ Examples:
         ...(options.skipExpired ? { skipExpired: true } : {}),
         onProgress: (update) =>
           progress.update({ phase: PHASE_LABELS[update.phase], detail: update.namespace, done: update.done, total: update.total }),
-      }).finally(async () => {
-        progress.stop();
-        await dependencies.close();
       }).catch(async (error: unknown) => {
+        await closeAll();
         // A refused ingest leaves no trace: not even an empty store pinned to this run's embedder.
         await removeIfCreatedHere();
         throw error;
       });
+      // What was written is kept from here on, whatever happens while search is prepared.
+      const prepared = await prepareSearch(dependencies.store, Object.keys(summary.namespaces), progress).finally(closeAll);
 
       if (globals.json) {
-        printJson(summary);
+        printJson({ ...summary, search: prepared });
         return;
       }
       const rows = Object.entries(summary.namespaces).map(([namespace, entries]) => [`  ${namespace}`, String(entries)]);
@@ -96,6 +134,7 @@ Examples:
         ...table(rows, [false, true]),
         ...(summary.retired > 0 ? [`Retired ${summary.retired} ${summary.retired === 1 ? "entry" : "entries"} the source no longer holds`] : []),
         ...(summary.expired > 0 ? [`Left out ${summary.expired} expired ${summary.expired === 1 ? "memory" : "memories"}`] : []),
+        ...describePreparedSearch(prepared),
       ]);
     });
 }

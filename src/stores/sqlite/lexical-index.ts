@@ -83,6 +83,8 @@ export class LexicalIndex {
   private readonly leftToFts5 = new Map<string, number>();
   /** The FTS5 path's namespace statistics, by namespace, with the generation they hold for. */
   private readonly statisticsKept = new RecentMap<string, { generation: number; statistics: Bm25Statistics }>(STATISTICS_KEPT);
+  /** The generation of each namespace's saved terms, as this process last loaded or wrote them. */
+  private readonly savedAt = new Map<string, number>();
   private readonly statements: ReturnType<typeof prepare>;
   private closed = false;
   readonly counters: LexicalIndexCounters = { copied: 0, loaded: 0, caughtUp: 0, saved: 0 };
@@ -128,6 +130,13 @@ export class LexicalIndex {
     return build;
   }
 
+  /** Holds the namespace's terms, as `build`, and saves them now if their file is behind (true when they are held). */
+  async prepare(namespace: string): Promise<boolean> {
+    if (!(await this.build(namespace))) return false;
+    this.persist(namespace);
+    return this.namespaces.has(namespace);
+  }
+
   /** Forgets a namespace's terms (every namespace's, when omitted): they are read again when next searched. */
   forget(namespace?: string): void {
     if (namespace === undefined) this.namespaces.clear();
@@ -141,12 +150,8 @@ export class LexicalIndex {
    */
   afterErase(namespace: string | undefined): void {
     if (!this.saved || this.saved.readOnly || !this.changes) return;
-    const { folder } = this.saved;
-    for (const name of namespace === undefined ? namespacesWithTerms(folder) : [namespace]) {
-      const held = this.namespaces.get(name);
-      const generation = this.changes.generation(name);
-      const saved = held !== undefined && (held.generation === generation || this.catchUp(name, held, generation)) && this.save(name, held);
-      if (!saved) this.removeSaved(name);
+    for (const name of namespace === undefined ? namespacesWithTerms(this.saved.folder) : [namespace]) {
+      if (!this.persist(name)) this.removeSaved(name);
     }
   }
 
@@ -226,7 +231,9 @@ export class LexicalIndex {
     try {
       const terms = loadTerms(this.saved.folder, { storeId: this.saved.storeId, namespace });
       if (!terms || terms.generation > generation) return undefined;
+      const savedGeneration = terms.generation;
       if (terms.generation !== generation && !this.catchUp(namespace, terms, generation)) return undefined;
+      this.savedAt.set(namespace, savedGeneration);
       this.counters.loaded += 1;
       return terms;
     } catch (error) {
@@ -240,6 +247,7 @@ export class LexicalIndex {
     if (!this.saved || this.saved.readOnly) return false;
     try {
       saveTerms(this.saved.folder, { storeId: this.saved.storeId, namespace }, copy);
+      this.savedAt.set(namespace, copy.generation);
       this.counters.saved += 1;
       return true;
     } catch (error) {
@@ -248,8 +256,21 @@ export class LexicalIndex {
     }
   }
 
+  /**
+   * Saves the namespace's held terms, caught up to the store, unless its saved file holds that
+   * generation already; false when none are held, they cannot be caught up, or the save fails.
+   */
+  private persist(namespace: string): boolean {
+    const held = this.namespaces.get(namespace);
+    if (!held || !this.changes) return false;
+    const generation = this.changes.generation(namespace);
+    if (held.generation !== generation && !this.catchUp(namespace, held, generation)) return false;
+    return this.savedAt.get(namespace) === held.generation || this.save(namespace, held);
+  }
+
   private removeSaved(namespace: string): void {
     if (!this.saved) return;
+    this.savedAt.delete(namespace);
     try {
       removeTerms(this.saved.folder, namespace);
     } catch (error) {

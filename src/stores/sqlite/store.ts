@@ -28,7 +28,7 @@ import { z } from "zod";
 import { errorMessage, parseOrThrow, ReadOnlyStoreError, RecallGraphError, StoreError } from "../../core/errors.js";
 import type { MemoryEntry } from "../../memory/entry.js";
 import { pageOf } from "../list-cursor.js";
-import { foldName, isEmptyFilter, NamespaceSettingsSchema, type FilteredSearchOptions, type ListOptions, type ListPage, type MemoryFilter, type MemoryRecord, type MemoryStore, type NamespaceSettings, type ScoredEntry, type SearchOptions, type Vocabulary } from "../port.js";
+import { foldName, isEmptyFilter, NamespaceSettingsSchema, type FilteredSearchOptions, type ListOptions, type ListPage, type MemoryFilter, type MemoryRecord, type IndexBuildResult, type MemoryStore, type NamespaceSettings, type ScoredEntry, type SearchOptions, type SearchPreparation, type Vocabulary } from "../port.js";
 import { EmbeddingSpecSchema, type EmbeddingSpec } from "../../text/embedder.js";
 import {
   ClockSchema,
@@ -55,7 +55,7 @@ import { LexicalIndex, type LexicalIndexCounters } from "./lexical-index.js";
 import { DEFAULT_LEXICAL_CACHE_ENTRIES, LexicalIndexFields } from "./lexical-index-fields.js";
 import { hasVectorBookkeeping, mapForVectorScans, openDatabase, storeId, type SqliteDatabase } from "./schema.js";
 import { termsFolder } from "./store-file.js";
-import { freshCounters, VectorSearch, VectorSearchOptionsSchema, type IndexBuildResult, type VectorSearchCounters } from "./vector-search.js";
+import { freshCounters, VectorSearch, VectorSearchOptionsSchema, type VectorSearchCounters } from "./vector-search.js";
 import { SharedLeases, type ReleaseLease } from "../origin-lease.js";
 import { SqliteLeaseBook } from "./origin-leases.js";
 import { cosineFromUnitL2, unitVectorBlob } from "./vectors.js";
@@ -463,6 +463,14 @@ export class SqliteMemoryStore implements MemoryStore {
   async buildVectorIndex(namespace: string): Promise<IndexBuildResult> {
     const ns = await this.run("buildVectorIndex", () => validateNamespace(namespace));
     return this.vectors ? this.vectors.buildIndex(ns) : "not-indexed";
+  }
+
+  /** Both of the above, each saved beside the file for the next opening if it holds what the saved one does not. */
+  async prepareSearch(namespace: string): Promise<SearchPreparation> {
+    const ns = await this.run("prepareSearch", () => validateNamespace(namespace));
+    const termsHeld = await this.lexical.prepare(ns);
+    const vectorIndex = this.vectors ? await this.vectors.prepare(ns) : "not-indexed";
+    return { termsHeld, vectorIndex };
   }
 
   /** What the in-memory lexical terms did so far (for tests and stats); zeros when every search ranks FTS5's matches. */

@@ -25,6 +25,7 @@
 import { z } from "zod";
 import { describeError, log } from "../../core/log.js";
 import { nextTurn } from "../../core/next-turn.js";
+import type { IndexBuildResult } from "../port.js";
 import { ExactVectors, type TieOrder, type VectorHit } from "./exact-vectors.js";
 import { HnswIndex, type HnswBuildParameters, type IndexIdentity, type IndexShape } from "./hnsw-index.js";
 import { indexFolder } from "./store-file.js";
@@ -107,9 +108,6 @@ export interface CandidateFilter {
   width: number;
   accepts: (rowid: number) => boolean;
 }
-
-/** How the build of a namespace's index ended, as `buildIndex` reports it. */
-export type IndexBuildResult = "current" | "loaded" | "built" | "not-indexed";
 
 /**
  * Candidates a re-ranked (i8) index proposes per hit wanted, re-ranked by their full-precision vectors.
@@ -289,6 +287,14 @@ export class VectorSearch {
     const loadedBefore = this.counters.loaded;
     if (this.currentIndex(namespace)) return this.counters.loaded > loadedBefore ? "loaded" : "current";
     return (await this.builds.get(namespace)) ?? "not-indexed";
+  }
+
+  /** Makes the namespace's index ready, as `buildIndex`, and saves it now if it holds changes its file does not. */
+  async prepare(namespace: string): Promise<IndexBuildResult> {
+    const result = await this.buildIndex(namespace);
+    const state = this.indexes.get(namespace);
+    if (state && state.unsaved > 0 && !this.closed) this.save(namespace, state);
+    return result;
   }
 
   /** Saves unsaved indexes and stops builds; the store closes the database after. */

@@ -72,6 +72,7 @@ export function badInputTests({ freshStore }: ContractContext): void {
           ["documentEntryIds", () => store.documentEntryIds(ns, "doc")],
           ["getSettings", () => store.getSettings(ns)],
           ["setSettings", () => store.setSettings(ns, { finalK: 2 })],
+          ["prepareSearch", () => store.prepareSearch(ns)],
         ];
         for (const [method, call] of calls) await assertValidation(call(), "namespace", method);
         assert.equal(await snapshot(store), before);
