@@ -33,7 +33,7 @@ import type { Bm25Statistics } from "../../text/bm25.js";
 import type { EntryChanges } from "./entry-changes.js";
 import { termMatchExpression } from "./fts-terms.js";
 import { NamespaceTerms, type LexicalHit } from "./namespace-terms.js";
-import { loadTerms, namespacesWithTerms, removeTerms, saveTerms } from "./saved-terms.js";
+import { loadTerms, namespacesWithTerms, removeTerms, savedTermsGeneration, saveTerms } from "./saved-terms.js";
 import { BM25_TAGS_WEIGHT, BM25_TEXT_WEIGHT, type SqliteDatabase } from "./schema.js";
 
 /** The idf bm25() gives a term in over half of the table's rows (fts5_aux.c). */
@@ -83,8 +83,6 @@ export class LexicalIndex {
   private readonly leftToFts5 = new Map<string, number>();
   /** The FTS5 path's namespace statistics, by namespace, with the generation they hold for. */
   private readonly statisticsKept = new RecentMap<string, { generation: number; statistics: Bm25Statistics }>(STATISTICS_KEPT);
-  /** The generation of each namespace's saved terms, as this process last loaded or wrote them. */
-  private readonly savedAt = new Map<string, number>();
   private readonly statements: ReturnType<typeof prepare>;
   private closed = false;
   readonly counters: LexicalIndexCounters = { copied: 0, loaded: 0, caughtUp: 0, saved: 0 };
@@ -231,9 +229,7 @@ export class LexicalIndex {
     try {
       const terms = loadTerms(this.saved.folder, { storeId: this.saved.storeId, namespace });
       if (!terms || terms.generation > generation) return undefined;
-      const savedGeneration = terms.generation;
       if (terms.generation !== generation && !this.catchUp(namespace, terms, generation)) return undefined;
-      this.savedAt.set(namespace, savedGeneration);
       this.counters.loaded += 1;
       return terms;
     } catch (error) {
@@ -247,7 +243,6 @@ export class LexicalIndex {
     if (!this.saved || this.saved.readOnly) return false;
     try {
       saveTerms(this.saved.folder, { storeId: this.saved.storeId, namespace }, copy);
-      this.savedAt.set(namespace, copy.generation);
       this.counters.saved += 1;
       return true;
     } catch (error) {
@@ -257,20 +252,21 @@ export class LexicalIndex {
   }
 
   /**
-   * Saves the namespace's held terms, caught up to the store, unless its saved file holds that
-   * generation already; false when none are held, they cannot be caught up, or the save fails.
+   * Saves the namespace's held terms, caught up to the store, unless the saved ones (whichever process
+   * wrote them) match that generation already; false when none are held, they cannot be caught up, or
+   * the save fails.
    */
   private persist(namespace: string): boolean {
     const held = this.namespaces.get(namespace);
-    if (!held || !this.changes) return false;
+    if (!held || !this.changes || !this.saved) return false;
     const generation = this.changes.generation(namespace);
     if (held.generation !== generation && !this.catchUp(namespace, held, generation)) return false;
-    return this.savedAt.get(namespace) === held.generation || this.save(namespace, held);
+    const savedGeneration = savedTermsGeneration(this.saved.folder, { storeId: this.saved.storeId, namespace });
+    return savedGeneration === held.generation || this.save(namespace, held);
   }
 
   private removeSaved(namespace: string): void {
     if (!this.saved) return;
-    this.savedAt.delete(namespace);
     try {
       removeTerms(this.saved.folder, namespace);
     } catch (error) {

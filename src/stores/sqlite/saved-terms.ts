@@ -56,14 +56,24 @@ export function saveTerms(folder: string, identity: TermsIdentity, terms: Namesp
  * for reading the entries again.
  */
 export function loadTerms(folder: string, identity: TermsIdentity): NamespaceTerms | undefined {
-  const manifest = readManifest(folder, identity.namespace, TermsManifestSchema);
-  if (!manifest || manifest.storeId !== identity.storeId || manifest.namespace !== identity.namespace || manifest.terms !== termsFingerprint()) {
-    return undefined;
-  }
+  const manifest = matchingManifest(folder, identity);
+  if (!manifest) return undefined;
   const bytes = intactBytes(folder, manifest);
   if (!bytes) return undefined;
   const terms = NamespaceTerms.fromSnapshot(bytes, manifest.generation);
   return terms.size === manifest.rows ? terms : undefined;
+}
+
+/** The generation the namespace's saved terms match, by their manifest (whoever wrote it); undefined when none would load. */
+export function savedTermsGeneration(folder: string, identity: TermsIdentity): number | undefined {
+  return matchingManifest(folder, identity)?.generation;
+}
+
+/** The namespace's manifest when it is this store's and this tokenizer's. */
+function matchingManifest(folder: string, identity: TermsIdentity): TermsManifest | undefined {
+  const manifest = readManifest(folder, identity.namespace, TermsManifestSchema);
+  const matches = manifest && manifest.storeId === identity.storeId && manifest.namespace === identity.namespace && manifest.terms === termsFingerprint();
+  return matches ? manifest : undefined;
 }
 
 /** Removes the namespace's saved terms. */
