@@ -19,8 +19,14 @@ import { messageParts, partTurnId } from "./dialogue-corpus.js";
  * read in file order: the benchmark's own harness walks them so, every evidence session of the five
  * personas here precedes its question in that order, and dates do not always (one persona's file steps
  * back in date 46 times, and sorting it by date would put 5 evidence sessions after their question).
- * A message's time is its session's date plus one second per message, as BEAM's are.
+ * A message's time is its session's start plus one second per message, as BEAM's are. A session starts
+ * at its date, or, where sessions before it in the file give the same date (a third of them here, up to
+ * 35 on one day), a minute after the last of those ended: said at the same seconds, two sessions' turns
+ * would be each other's neighbours in time, which the context votes read as one exchange.
  */
+
+/** Between the end of a session and the start of the next one given the same date. */
+const SAME_DATE_GAP_MS = 60_000;
 
 /** How a persona file is named: `<Person>_dialogues_256k.json`. */
 const PERSONA_FILE = /_dialogues_[^/\\]*\.json$/i;
@@ -63,7 +69,7 @@ export interface RealmemSession {
   uuid: string;
   /** Place in the file, from 0: the order sessions are written in. */
   index: number;
-  /** The session's date, ISO 8601 (midnight UTC when it gives no time). */
+  /** When the session starts, ISO 8601: its date (midnight UTC when it gives no time), later when earlier sessions share that date. */
   time: string;
   /** One turn per message (parts for one longer than a memory may be), turn ids `UUID:N` (N its place in dialogue_turns, from 0); absent when it has none. */
   dialogue?: Dialogue;
@@ -149,7 +155,7 @@ export function readPersona(text: string, file: string): RealmemPersona {
   const data = parseOrThrow(PersonaSchema, parseJson(text), file);
   const name = data._metadata.person_name;
   const indexOf = sessionIndexes(data.dialogues, file);
-  const sessions = data.dialogues.map((session, index) => readSession(session, index, `${file}.dialogues.${index}`));
+  const sessions = readSessions(data.dialogues, file);
   const personaIndex = { name, indexOf, sessions: data.dialogues };
   const questions = data.dialogues.flatMap((session, index) => sessionQuestions(session, { index, askedAt: sessions[index]?.time ?? "" }, personaIndex));
   return { name, file, sessions, questions, datesOutOfOrder: datesOutOfOrder(sessions) };
@@ -165,8 +171,19 @@ function sessionIndexes(sessions: readonly SessionData[], file: string): Map<str
   return indexOf;
 }
 
-function readSession(session: SessionData, index: number, where: string): RealmemSession {
-  const time = sessionTime(session.current_time, `${where}.current_time`);
+/** Every session, in file order, each starting after the earlier ones of its date (see above). */
+function readSessions(sessions: readonly SessionData[], file: string): RealmemSession[] {
+  const nextStartOf = new Map<number, number>();
+  return sessions.map((session, index) => {
+    const where = `${file}.dialogues.${index}`;
+    const date = sessionTime(session.current_time, `${where}.current_time`);
+    const read = readSession(session, index, nextStartOf.get(date) ?? date, where);
+    nextStartOf.set(date, Date.parse(read.dialogue?.turns.at(-1)?.time ?? read.time) + SAME_DATE_GAP_MS);
+    return read;
+  });
+}
+
+function readSession(session: SessionData, index: number, time: number, where: string): RealmemSession {
   const turns: DialogueTurn[] = [];
   let splitMessages = 0;
   session.dialogue_turns.forEach((turn, n) => {

@@ -34,6 +34,26 @@ function readChanged(change: (data: FixtureJson) => void): () => ReturnType<type
 }
 
 describe("reading RealMem", () => {
+  it("starts a session that shares its date with earlier ones a minute after the last of them ends, so no two sessions' turns share a time", () => {
+    const persona = readChanged((data) => {
+      data.dialogues[1]!.current_time = "2025-01-06 (Monday)";
+      data.dialogues[3]!.current_time = "2025-01-06";
+    })();
+    const times = (index: number) => persona.sessions[index]?.dialogue?.turns.map((turn) => turn.time) ?? [];
+    assert.deepEqual(persona.sessions.map((session) => session.time), [
+      "2025-01-06T00:00:00.000Z",
+      "2025-01-06T00:01:05.000Z",
+      "2025-01-20T00:00:00.000Z",
+      "2025-01-06T00:02:06.000Z",
+      "2025-01-25T00:00:00.000Z",
+    ]);
+    assert.equal(times(0).at(-1), "2025-01-06T00:00:05.000Z");
+    assert.deepEqual(times(1), ["2025-01-06T00:01:05.000Z", "2025-01-06T00:01:06.000Z"]);
+    assert.equal(times(3)[0], "2025-01-06T00:02:06.000Z");
+    assert.equal(persona.questions.find((question) => question.id === Q4)?.askedAt, "2025-01-06T00:02:06.000Z", "asked as its session starts");
+    assert.equal(persona.datesOutOfOrder, 1);
+  });
+
   it("makes every message a turn UUID:N at its session's date, and takes each question's evidence from before it", async () => {
     const [persona, ...others] = await readRealmem(FIXTURE);
     assert.ok(persona);
