@@ -64,7 +64,7 @@ export function loadTerms(folder: string, identity: TermsIdentity): NamespaceTer
   return terms.size === manifest.rows ? terms : undefined;
 }
 
-/** The generation the namespace's saved terms match, by their manifest (whoever wrote it); undefined when none would load. */
+/** The generation the namespace's saved terms match, by their manifest (whoever wrote it; the file itself is not checked here); undefined without one of this store's and tokenizer's. */
 export function savedTermsGeneration(folder: string, identity: TermsIdentity): number | undefined {
   return matchingManifest(folder, identity)?.generation;
 }
