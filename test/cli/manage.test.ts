@@ -73,8 +73,10 @@ describe("stats, delete and the default store location", () => {
   });
 
   it("reembed writes every memory's vector again with the store's embedder, and refuses another", async () => {
-    const reembedded = z.strictObject({ namespaces: z.record(z.string(), z.number()), entries: z.number() });
-    assert.deepEqual(reembedded.parse(await runJson(["--embedder", "hash", "reembed"], folder.path)), { namespaces: { default: 2 }, entries: 2 });
+    const reembedded = z.strictObject({ namespaces: z.record(z.string(), z.number()), entries: z.number(), search: IngestJsonSchema.shape.search });
+    const summary = reembedded.parse(await runJson(["--embedder", "hash", "reembed"], folder.path));
+    assert.deepEqual([summary.namespaces, summary.entries], [{ default: 2 }, 2]);
+    assert.deepEqual(summary.search.namespaces, { default: { termsHeld: true, vectorIndex: "not-indexed" } }, "search prepared again for the next command");
     assert.deepEqual((await stats()).namespaces, { default: { entries: 2 } }, "nothing added or removed");
 
     const text = await runCli(["--embedder", "hash", "reembed", "-n", "default"], folder.path);

@@ -7,8 +7,6 @@ import { collect, parseOptionValues } from "../option-values.js";
 import { formatSeconds, printJson, printLines, table } from "../terminal-output.js";
 import { readStandardInput, STANDARD_INPUT } from "../standard-input.js";
 import { inputTooLarge, MAX_INGEST_BYTES } from "../../ingest/input-limits.js";
-import type { MemoryStore, SearchPreparation } from "../../stores/port.js";
-import type { JobProgressBar } from "../progress.js";
 
 // Listed here so `--help` does not load the ingest code; the check below keeps it complete.
 const FORMATS = ["locomo", "jsonl", "docs", "dialogue"] as const satisfies readonly IngestFormat[];
@@ -25,35 +23,6 @@ const IngestOptionsSchema = z.object({
 
 /** How the progress bar names each phase of an ingest. */
 const PHASE_LABELS: Record<IngestProgress["phase"], string> = { build: "building", embed: "embedding", store: "storing" };
-
-/** What `prepareSearch` made ready, per namespace written, and how long it took. */
-interface PreparedSearch {
-  namespaces: Record<string, SearchPreparation>;
-  seconds: number;
-}
-
-/**
- * Makes the written namespaces' search structures ready and saved before the command exits (store
- * port, `prepareSearch`): a one-shot command never stays up long enough for the background builds that
- * a first search starts, so without this every later question would read the entries again.
- */
-async function prepareSearch(store: MemoryStore, namespaces: readonly string[], progress: JobProgressBar): Promise<PreparedSearch> {
-  const started = performance.now();
-  const prepared: Record<string, SearchPreparation> = {};
-  for (const [done, namespace] of namespaces.entries()) {
-    progress.update({ phase: "preparing search", detail: namespace, done, total: namespaces.length });
-    prepared[namespace] = await store.prepareSearch(namespace);
-  }
-  return { namespaces: prepared, seconds: (performance.now() - started) / 1000 };
-}
-
-/** One line when a vector index was made ready (built or loaded, then saved): the part of an ingest that can take minutes. */
-function describePreparedSearch(prepared: PreparedSearch): string[] {
-  const indexed = Object.entries(prepared.namespaces).filter(([, preparation]) => preparation.vectorIndex !== "not-indexed");
-  if (indexed.length === 0) return [];
-  const which = indexed.map(([namespace, preparation]) => `${namespace} (${preparation.vectorIndex})`).join(", ");
-  return [`Vector index ready and saved in ${formatSeconds(prepared.seconds)}: ${which}`];
-}
 
 export function register(program: Command): void {
   program
@@ -90,12 +59,13 @@ Examples:
       // Read before the store is opened, so a slow or abandoned pipe holds no store open.
       const input =
         file === STANDARD_INPUT ? { text: await readStandardInput(MAX_INGEST_BYTES, () => inputTooLarge("standard input", undefined)), name: "standard input" } : file;
-      const [{ openForWriting }, { storeLocation }, { newStoreRemover }, { ingestFile }, { jobProgressBar }] = await Promise.all([
+      const [{ openForWriting }, { storeLocation }, { newStoreRemover }, { ingestFile }, { jobProgressBar }, { prepareSearch, describePreparedSearch }] = await Promise.all([
         import("../open-dependencies.js"),
         import("../store-location.js"),
         import("../../stores/open-store.js"),
         import("../../ingest/ingest-file.js"),
         import("../progress.js"),
+        import("../prepared-search.js"),
       ]);
       const removeIfCreatedHere = newStoreRemover(storeLocation(globals).config);
       const dependencies = await openForWriting(globals);
