@@ -16,12 +16,13 @@ export interface PreparedSearch {
 
 export async function prepareSearch(store: MemoryStore, namespaces: readonly string[], progress: JobProgressBar): Promise<PreparedSearch> {
   const started = performance.now();
-  const prepared: Record<string, SearchPreparation> = {};
+  const prepared: [string, SearchPreparation][] = [];
   for (const [done, namespace] of namespaces.entries()) {
     progress.update({ phase: "preparing search", detail: namespace, done, total: namespaces.length });
-    prepared[namespace] = await store.prepareSearch(namespace);
+    prepared.push([namespace, await store.prepareSearch(namespace)]);
   }
-  return { namespaces: prepared, seconds: (performance.now() - started) / 1000 };
+  // fromEntries defines own properties: a namespace named "__proto__" is reported like any other.
+  return { namespaces: Object.fromEntries(prepared), seconds: (performance.now() - started) / 1000 };
 }
 
 /** One line when a vector index was made ready (built or loaded, then saved): the part that can take minutes. */
