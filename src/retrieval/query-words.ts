@@ -10,5 +10,8 @@ import { englishMonthNumber } from "../time/calendar.js";
 export function withoutRelativeTime(question: string, expression: string | undefined): string {
   if (expression === undefined) return question;
   const spelledAsStored = /\p{Nd}/u.test(expression) || expression.split(/[^\p{L}]+/u).some((word) => englishMonthNumber(word) !== undefined);
-  return spelledAsStored ? question : question.replace(expression, " ");
+  const at = question.indexOf(expression);
+  if (spelledAsStored || at < 0) return question;
+  // One space where the expression stood, so the query reads as words in provenance.
+  return `${question.slice(0, at).trimEnd()} ${question.slice(at + expression.length).trimStart()}`.trim();
 }
