@@ -1,6 +1,6 @@
 import type { BeamRun } from "./beam-run.js";
-import type { RetrieverRun, UnjudgedResult } from "./harness.js";
-import { mean, roundTo as round, summarize } from "./metrics.js";
+import type { RetrieverRun } from "./harness.js";
+import { mean, percentile, roundTo as round, separation, summarize } from "./metrics.js";
 import {
   byK,
   byKindJson,
@@ -34,6 +34,13 @@ export interface AbstentionJson {
   returnedNothing: number;
   /** Mean entries returned (at most the largest k). */
   meanReturned: number;
+  /**
+   * Whether a threshold on the answer's best dense similarity could answer "nothing": its median for the
+   * abstention questions and for the scored ones, and how well it tells them apart (metrics.ts
+   * `separation`: the chance that a scored question's exceeds an abstention question's; 0.5 is chance).
+   * Only for a retriever that reports similarities.
+   */
+  similarity?: { abstentionMedian: number; answerableMedian: number; separation: number };
 }
 
 export interface BeamPeerJson extends PeerRowJson {
@@ -83,7 +90,7 @@ export function beamJson(run: BeamRun): BeamJson {
     hit: byK(summary.hit, run.ks),
     mrr: round(summary.mrr[maxK(run)] ?? 0, 4),
     byKind: byKindJson(primary.results, run.kinds, run.ks),
-    abstention: abstentionOf(primary.unjudged),
+    abstention: abstentionOf(primary),
     newestFirst: newestFirstOf(primary),
     latencyMs: latencyOf(primary.results),
   };
@@ -99,7 +106,7 @@ function peerJson(run: BeamRun, retriever: RetrieverRun, primary: RetrieverRun):
     hit: byK(summary.hit, run.ks),
     mrr: round(summary.mrr[maxK(run)] ?? 0, 4),
     latencyMs: latencyOf(retriever.results),
-    abstention: abstentionOf(retriever.unjudged),
+    abstention: abstentionOf(retriever),
     newestFirst: newestFirstOf(retriever),
   };
   if (retriever !== primary) peer.versusPrimary = comparisonJson(primary.results, retriever.results, recallColumns(run.ks, String));
@@ -156,14 +163,16 @@ function comparisonLines(run: BeamRun, primary: RetrieverRun): string[] {
 function abstentionLines(run: BeamRun, rows: readonly RetrieverRun[]): string[] {
   if (run.abstentions.length === 0) return [];
   const cells = rows.map((row) => {
-    const abstention = abstentionOf(row.unjudged);
-    return [row.name, fixed(abstention.returnedNothing), abstention.meanReturned.toFixed(1)];
+    const { returnedNothing, meanReturned, similarity } = abstentionOf(row);
+    const similarityCells = similarity ? [fixed(similarity.abstentionMedian), fixed(similarity.answerableMedian), fixed(similarity.separation)] : ["–", "–", "–"];
+    return [row.name, fixed(returnedNothing), meanReturned.toFixed(1), ...similarityCells];
   });
   return [
-    `Abstention questions (${run.abstentions.length}): the right answer is that nothing relevant was said. Not scored: the conversation`,
-    "modes have no absolute relevance threshold (the dense view keeps any cosine above denseMinScore, 0 by default; BM25 keeps",
-    "what shares a word), so what each returned is shown as it is.",
-    table(["retriever", "returned nothing", "mean returned"], cells),
+    `Abstention questions (${run.abstentions.length}): the right answer is that nothing relevant was said. The conversation modes have`,
+    "no absolute relevance threshold (the dense view keeps any cosine above denseMinScore, 0 by default; BM25 keeps what shares a",
+    "word), so what each returned is shown as it is, with what a threshold on the answer's best dense similarity could do: its",
+    "median for these questions and for the scored ones, and how well it tells them apart (0.5: no better than chance, 1: exactly).",
+    table(["retriever", "returned nothing", "mean returned", "best similarity, abstention", "best similarity, scored", "separation"], cells),
     "",
   ];
 }
@@ -199,12 +208,23 @@ function newestFirstOf(run: RetrieverRun): NewestFirstJson {
   };
 }
 
-function abstentionOf(results: readonly UnjudgedResult[] = []): AbstentionJson {
-  return {
-    n: results.length,
-    returnedNothing: round(mean(results.map((result) => (result.returned === 0 ? 1 : 0))), 4),
-    meanReturned: round(mean(results.map((result) => result.returned)), 2),
+function abstentionOf({ results, unjudged = [] }: RetrieverRun): AbstentionJson {
+  const abstention: AbstentionJson = {
+    n: unjudged.length,
+    returnedNothing: round(mean(unjudged.map((result) => (result.returned === 0 ? 1 : 0))), 4),
+    meanReturned: round(mean(unjudged.map((result) => result.returned)), 2),
   };
+  const abstaining = similaritiesOf(unjudged);
+  const answerable = similaritiesOf(results);
+  const apart = separation(answerable, abstaining);
+  if (apart !== undefined) {
+    abstention.similarity = { abstentionMedian: round(percentile(abstaining, 50), 4), answerableMedian: round(percentile(answerable, 50), 4), separation: round(apart, 4) };
+  }
+  return abstention;
+}
+
+function similaritiesOf(results: readonly { bestSimilarity?: number }[]): number[] {
+  return results.flatMap((result) => result.bestSimilarity ?? []);
 }
 
 function maxK(run: BeamRun): number {

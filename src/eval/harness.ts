@@ -64,6 +64,8 @@ export interface UnjudgedResult {
   /** Entries returned, at most the largest k: 0 is the right answer. */
   returned: number;
   latencyMs: number;
+  /** The answer's highest dense similarity, where its retriever reports one. */
+  bestSimilarity?: number;
 }
 
 export interface EvalTimings {
@@ -420,6 +422,7 @@ function questionResult(question: EvalCase, answer: RetrieverAnswer, latencyMs: 
     latencyMs,
     llmCalls: answer.llmCalls,
     ...score,
+    ...(answer.bestSimilarity !== undefined ? { bestSimilarity: answer.bestSimilarity } : {}),
   };
 }
 
@@ -431,7 +434,13 @@ async function askUnjudged(retriever: EvalRetriever, cases: readonly EvalCase[],
     const askStarted = performance.now();
     const answer = await retriever.ask({ namespace: question.namespace, question: question.question, now: question.now }, maxK);
     const latencyMs = performance.now() - askStarted - (embeddings.modelMs - modelMsBefore);
-    results.push({ questionId: question.id, ...(question.category !== undefined ? { category: question.category } : {}), returned: answer.ranked.length, latencyMs });
+    results.push({
+      questionId: question.id,
+      ...(question.category !== undefined ? { category: question.category } : {}),
+      returned: answer.ranked.length,
+      latencyMs,
+      ...(answer.bestSimilarity !== undefined ? { bestSimilarity: answer.bestSimilarity } : {}),
+    });
   }
   return results;
 }

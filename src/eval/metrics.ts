@@ -128,6 +128,8 @@ export interface QuestionResult extends RankingScore {
   llmCalls: number;
   /** For a question whose evidence was updated: where the newest evidence ranks against the older. */
   newestFirst?: NewestFirst;
+  /** The answer's highest dense similarity, where its retriever reports one (RetrieverAnswer). */
+  bestSimilarity?: number;
 }
 
 /** Means over a set of questions. */
@@ -174,6 +176,18 @@ export function latencySummary(values: readonly number[]): { p50: number; p95: n
 export function roundTo(value: number, digits: number): number {
   const scale = 10 ** digits;
   return Math.round(value * scale) / scale;
+}
+
+/**
+ * How well one value tells two groups apart: the chance that a value drawn from `higher` exceeds one
+ * drawn from `lower`, ties counting half (the area under the ROC curve of a threshold on it). 0.5 is
+ * chance, 1 a threshold that separates them exactly; undefined when either group is empty.
+ */
+export function separation(higher: readonly number[], lower: readonly number[]): number | undefined {
+  if (higher.length === 0 || lower.length === 0) return undefined;
+  let above = 0;
+  for (const high of higher) for (const low of lower) above += high > low ? 1 : high === low ? 0.5 : 0;
+  return above / (higher.length * lower.length);
 }
 
 export function mean(values: readonly number[]): number {

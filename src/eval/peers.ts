@@ -20,6 +20,8 @@ export interface EvalAsk {
 export interface RetrieverAnswer {
   ranked: string[][];
   llmCalls: number;
+  /** The highest dense similarity (cosine with the question's vector) among the returned entries, where the retriever reports one. */
+  bestSimilarity?: number;
 }
 
 /** Anything the evaluation can ask: recallgraph in one of its modes, or a peer. */
@@ -72,7 +74,8 @@ export function recallgraphRetriever(
     description: `recallgraph, preset "${mode}"`,
     async ask({ namespace, question, now }, k) {
       const output = await retrieve(graph, { question, namespace, now }, { configurable: { ...viewDepthFor(k), ...overrides, preset: mode, finalK: k } });
-      return { ranked: output.results.map(judgedIdsOf), llmCalls: output.account.llmCalls };
+      const similarities = output.results.flatMap((result) => result.provenance.ranks.filter((rank) => rank.view === "semantic").map((rank) => rank.score));
+      return { ranked: output.results.map(judgedIdsOf), llmCalls: output.account.llmCalls, ...bestOf(similarities) };
     },
   };
 }
@@ -91,7 +94,7 @@ export function inMemoryStorePeer(embeddings: Embeddings, dims: number): EvalRet
     description: "LangGraph InMemoryStore.search, semantic (cosine over the same vectors recallgraph stored)",
     async ask({ namespace, question }, k) {
       const items = await store.search([storeLabel(namespace)], { query: question, limit: k });
-      return { ranked: items.map((item) => StoredValueSchema.parse(item.value).judgedIds), llmCalls: 0 };
+      return { ranked: items.map((item) => StoredValueSchema.parse(item.value).judgedIds), llmCalls: 0, ...bestOf(items.flatMap((item) => item.score ?? [])) };
     },
     async add(corpus) {
       for (const [namespace, entries] of corpus) {
@@ -104,6 +107,11 @@ export function inMemoryStorePeer(embeddings: Embeddings, dims: number): EvalRet
       }
     },
   };
+}
+
+/** `bestSimilarity` for an answer with these similarities; nothing for one without. */
+function bestOf(similarities: readonly number[]): Pick<RetrieverAnswer, "bestSimilarity"> {
+  return similarities.length > 0 ? { bestSimilarity: Math.max(...similarities) } : {};
 }
 
 /** InMemoryStore namespace labels may not contain "." or ":". */

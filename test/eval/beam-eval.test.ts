@@ -111,6 +111,14 @@ describe("recallgraph eval DIR --format beam", () => {
         ...(await lancedbRows()),
       ]);
       assert.deepEqual(peers.get("LangGraph InMemoryStore")?.recall, peers.get("recallgraph dense")?.recall, "exact cosine over the same vectors");
+      // Retrievers that rank by dense similarity report the answer's best one; BM25 has none to report.
+      for (const name of ["recallgraph full", "recallgraph dense", "LangGraph InMemoryStore"]) {
+        const similarity = peers.get(name)?.abstention.similarity;
+        assert.ok(similarity && similarity.separation >= 0 && similarity.separation <= 1, name);
+        assert.ok(Math.abs(similarity.abstentionMedian) <= 1 && Math.abs(similarity.answerableMedian) <= 1, name);
+      }
+      assert.deepEqual(peers.get("LangGraph InMemoryStore")?.abstention.similarity, peers.get("recallgraph dense")?.abstention.similarity, "the same cosines");
+      for (const name of ["recallgraph lexical", "BM25 (minisearch)"]) assert.equal(peers.get(name)?.abstention.similarity, undefined, name);
       for (const [name, peer] of peers) {
         assert.equal(peer.abstention.n, 1, name);
         if (name === "recallgraph full") continue;

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { evaluableQuestions } from "../../src/eval/locomo-questions.js";
-import { binaryJudgements, comparePaired, percentile, scoreRanking, signTestPValue, summarize, type Measure, type QuestionResult } from "../../src/eval/metrics.js";
+import { binaryJudgements, comparePaired, percentile, scoreRanking, separation, signTestPValue, summarize, type Measure, type QuestionResult } from "../../src/eval/metrics.js";
 import { evalJson } from "../../src/eval/report.js";
 import type { EvalRun } from "../../src/eval/run.js";
 import { parseLocomo } from "../../src/ingest/locomo.js";
@@ -84,6 +84,14 @@ describe("evidence metrics", () => {
     assert.equal(percentile([10], 95), 10);
     assert.equal(percentile([1, 2, 3, 4, 5], 100), 5);
     assert.equal(percentile([], 50), 0);
+  });
+
+  it("separation is the chance that a value of the first group exceeds one of the second, ties half", () => {
+    assert.equal(separation([0.9, 0.8], [0.1, 0.2]), 1);
+    assert.equal(separation([0.1, 0.2], [0.9, 0.8]), 0);
+    // 0.5 beats 0.4, ties 0.5 and loses to 0.6; 0.7 beats all three: (1 + 0.5 + 0 + 3) / 6.
+    assert.equal(separation([0.5, 0.7], [0.4, 0.5, 0.6]), 0.75);
+    assert.equal(separation([0.3], []), undefined);
   });
 });
 
