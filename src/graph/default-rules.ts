@@ -30,6 +30,8 @@ export const DEFAULT_RULES = [
   },
   { name: "time answers", off: () => ({ timeAnswerVote: 0 }) },
   { name: "the lexical yield", off: (profile) => (profile.lexicalYield === undefined ? undefined : { lexicalYield: NO_YIELD }) },
+  // Without a model the rules make the sub-queries, so one sub-query is the question alone.
+  { name: "clause sub-queries", off: (profile) => (profile.clauseQueries ? { maxSubQueries: 1 } : undefined) },
 ] as const satisfies readonly DefaultRule[];
 
 /** `settings` with a rule's off-settings laid over them, per-view weights merged view by view. */

@@ -33,6 +33,7 @@ export function planNode(dependencies: () => Promise<GraphDependencies>, guard?:
       const configuration = retrieval.resolve(config);
       const deadline = deadlineFrom(configuration.deadlineMs);
       const { store, model, embedder } = await dependencies();
+      const profile = embedderProfileFor(embedder.spec);
       // As of a time, relative expressions ("last week") are read from then, unless the caller says otherwise.
       const referenceMs = input.now ?? input.asOf ?? Date.now();
       const late: Degradation[] = [];
@@ -47,7 +48,13 @@ export function planNode(dependencies: () => Promise<GraphDependencies>, guard?:
         (signal) =>
           planQuestion(
             input.question,
-            { vocabulary, now: referenceMs, timeZone: configuration.timeZone, maxSubQueries: configuration.maxSubQueries },
+            {
+              vocabulary,
+              now: referenceMs,
+              timeZone: configuration.timeZone,
+              maxSubQueries: configuration.maxSubQueries,
+              clauseQueries: profile.clauseQueries ?? false,
+            },
             { planning: configuration.planning, model, timeoutMs: configuration.llmTimeoutMs, retries: configuration.llmRetries, signal },
           ),
         config?.signal,
@@ -63,7 +70,7 @@ export function planNode(dependencies: () => Promise<GraphDependencies>, guard?:
         asOfMs: input.asOf,
         callerFilter: callerFilterOf(input),
         queryPlan: plan,
-        settings: { ...(widestSettings(configuration, stored, embedderProfileFor(embedder.spec), retrieval.views) as RunSettings), deadlineAt: deadline.at },
+        settings: { ...(widestSettings(configuration, stored, profile, retrieval.views) as RunSettings), deadlineAt: deadline.at },
         round: 0,
         coverage: undefined,
         beforeOwnWords: undefined,

@@ -10,6 +10,8 @@ export interface PlanContext {
   now: TimeContext["now"];
   timeZone: string;
   maxSubQueries: number;
+  /** Whether the rules also search the question's clauses (the embedder's profile says: `clauseQueries`); a model plans its own sub-queries. */
+  clauseQueries: boolean;
 }
 
 /** A plan's fields before its time is settled. */

@@ -5,8 +5,8 @@ import { foundOnlyThrough, isName, nameParts, namesMentioned } from "./known-nam
 import { makePlan, sameQuery, type PlanContext } from "./plan.js";
 
 /**
- * The planner that runs with no model (or when the model fails): clause splitting for sub-queries,
- * the tokenizer for keywords, the namespace's known names for persons/entities/locations, and the
+ * The planner that runs with no model (or when the model fails): the question as its query (and its
+ * clauses, where the embedder's profile asks for them), the tokenizer for keywords, the namespace's known names for persons/entities/locations, and the
  * time parser for the window. Deterministic and cheap.
  */
 export function planWithRules(question: string, context: PlanContext): Plan {
@@ -30,7 +30,7 @@ export function planWithRules(question: string, context: PlanContext): Plan {
   return makePlan(
     {
       requiredInfo: [...persons, ...entities, ...locations, ...keywords.filter((k) => !isName(k, persons, entities, locations))],
-      subQueries: subQueriesOf(question, context.maxSubQueries),
+      subQueries: context.clauseQueries ? subQueriesOf(question, context.maxSubQueries) : [question.trim()],
       keywords,
       persons,
       entities,

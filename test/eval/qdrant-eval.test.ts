@@ -27,9 +27,16 @@ const HASH = { provider: "hash" } as const;
 /** The user's own collection, as QDRANT_COLLECTION names it: an evaluation must never reach it. */
 const CONFIGURED = "team_memories";
 
-/** Every retriever's per-question scores, without the timings that differ from run to run. */
+/**
+ * Every retriever's per-question scores, without the timings that differ from run to run, and with the
+ * best similarity to six places: the two stores round their cosines differently (they differ in the
+ * seventh).
+ */
 function scoresOf(run: BeirRun): Array<[string, unknown[]]> {
-  return run.retrievers.map((retriever) => [retriever.name, retriever.results.map(({ latencyMs: _latency, ...scores }) => scores)]);
+  return run.retrievers.map((retriever) => [
+    retriever.name,
+    retriever.results.map(({ latencyMs: _latency, bestSimilarity, ...scores }) => ({ ...scores, bestSimilarity: bestSimilarity?.toFixed(6) })),
+  ]);
 }
 
 describe("recallgraph eval with --store qdrant (SpecCheckingQdrantStub, not a real Qdrant)", { skip: SKIP }, () => {

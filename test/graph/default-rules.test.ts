@@ -19,7 +19,11 @@ describe("the default's rules, each with the settings that turn it off", () => {
   it("applies to an embedder where its profile has the rule, and turning it off changes what the run settles to", () => {
     const applies = (kind: EmbedderKind) => DEFAULT_RULES.filter((rule) => rule.off(EMBEDDER_PROFILES[kind]) !== undefined).map((rule) => rule.name);
     assert.deepEqual(applies("onnx"), ["context votes", "the symbolic vote", "the dense weight without names", "time answers", "the lexical yield"]);
-    assert.deepEqual(applies("use-lite"), ["context votes", "the symbolic vote", "the dense weight without names", "time answers"], "the weak offline embedder has no yield");
+    assert.deepEqual(
+      applies("use-lite"),
+      ["context votes", "the symbolic vote", "the dense weight without names", "time answers", "clause sub-queries"],
+      "the weak offline embedder has no yield, and alone searches a question's clauses",
+    );
     assert.deepEqual(applies("hash"), ["context votes", "the symbolic vote", "time answers"]);
 
     const expected: Record<string, string[]> = {
@@ -28,6 +32,7 @@ describe("the default's rules, each with the settings that turn it off", () => {
       "the dense weight without names": ["semanticWeightWithoutNames"],
       "time answers": ["timeAnswerVote"],
       "the lexical yield": ["lexicalYield"],
+      "clause sub-queries": ["maxSubQueries"],
     };
     for (const kind of ["onnx", "use-lite"] as const) {
       const byDefault = settled(kind, {});

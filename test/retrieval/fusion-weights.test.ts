@@ -110,7 +110,7 @@ describe("votes by score", () => {
 
 describe("rule planner entities", () => {
   const vocabulary = { persons: ["Melanie", "Caroline"], entities: ["Woohoo Melanie", "Acme Corp", "LGBTQ"], locations: [] };
-  const plan = (question: string) => planWithRules(question, { vocabulary, now: new Date("2023-08-01T00:00:00Z"), timeZone: "UTC", maxSubQueries: 4 });
+  const plan = (question: string) => planWithRules(question, { vocabulary, now: new Date("2023-08-01T00:00:00Z"), timeZone: "UTC", maxSubQueries: 4, clauseQueries: false });
 
   it("does not take an entity found only through a person's name for a condition", () => {
     assert.deepEqual(plan("When did Melanie paint a sunrise?").entities, []);

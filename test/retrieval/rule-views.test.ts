@@ -211,7 +211,7 @@ describe("the rule planner's names", () => {
     entities: ["Lord of the Rings", "California Love", "The Beatles", "Acme Corp"],
     locations: ["New York"],
   };
-  const plan = (question: string) => planWithRules(question, { vocabulary, now: new Date(NOW), timeZone: "UTC", maxSubQueries: 4 });
+  const plan = (question: string) => planWithRules(question, { vocabulary, now: new Date(NOW), timeZone: "UTC", maxSubQueries: 4, clauseQueries: false });
 
   it("never matches a name by a stopword of it", () => {
     assert.deepEqual(plan("What is the position on the team he signed with?").entities, []);
@@ -234,7 +234,7 @@ describe("the rule planner's names", () => {
   it("takes a one-word name for a condition only where the question writes it as one, not at a sentence's start", () => {
     // Title words and headings a store's rules took for names: the question's ordinary words must not become filters.
     const documents = { persons: [], entities: ["Cells", "Adult Mice", "RESULTS", "DNA", "Boston"], locations: [] };
-    const ask = (question: string) => planWithRules(question, { vocabulary: documents, now: new Date(NOW), timeZone: "UTC", maxSubQueries: 4 }).entities;
+    const ask = (question: string) => planWithRules(question, { vocabulary: documents, now: new Date(NOW), timeZone: "UTC", maxSubQueries: 4, clauseQueries: false }).entities;
     assert.deepEqual(ask("Cells lacking the enzyme die."), [], "capitalised only because it opens the sentence");
     assert.deepEqual(ask("Results show that cells die."), []);
     assert.deepEqual(ask("Adult neurons regrow."), [], "nor is an opening word a part that finds a longer name");

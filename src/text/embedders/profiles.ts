@@ -48,6 +48,12 @@ export const EmbedderProfileSchema = z.strictObject({
   lexicalYield: LexicalYieldSchema.optional().describe(
     "How much of its vote a BM25 list keeps where its first score does not stand out from the rest: the question's words matched alike by many memories (a speaker's name, common words), so its order says little, and an embedder trained for retrieval decides between them better. Unset: every BM25 list keeps its whole vote (a weak embedder's list is no better a judge)",
   ),
+  clauseQueries: z
+    .boolean()
+    .optional()
+    .describe(
+      "Whether a question planned by rules is also searched by its clauses (each of several questions asked at once, each part between semicolons), every clause a query of the semantic view. Pays where the embedder blurs a long question's parts into one vector; where it represents the question whole, a chatty clause's neighbours (\"Give me the next move.\") vote like the question's own. Unset: the question is searched whole",
+    ),
   representsWords: z
     .number()
     .int()
