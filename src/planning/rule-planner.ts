@@ -6,8 +6,8 @@ import { makePlan, sameQuery, type PlanContext } from "./plan.js";
 
 /**
  * The planner that runs with no model (or when the model fails): the question as its query (and its
- * clauses, where the embedder's profile asks for them), the tokenizer for keywords, the namespace's known names for persons/entities/locations, and the
- * time parser for the window. Deterministic and cheap.
+ * clauses, where the embedder's profile asks for them), the tokenizer for keywords, the namespace's
+ * known names for persons/entities/locations, and the time parser for the window. Deterministic and cheap.
  */
 export function planWithRules(question: string, context: PlanContext): Plan {
   const window = findTimeWindow(question, { now: context.now, timeZone: context.timeZone });
