@@ -3,7 +3,6 @@ import { z } from "zod";
 import { parseOrThrow, ValidationError } from "../core/errors.js";
 import { RetrievalConfigSchema } from "../graph/configuration.js";
 import { PRESET_NAMES, type PresetName } from "../graph/preset-names.js";
-import { fillMissingFields } from "../ingest/jsonl.js";
 import { writeMemories } from "../ingest/write-memories.js";
 import type { MemoryInput } from "../memory/entry.js";
 import type { MemoryStore } from "../stores/port.js";
@@ -210,8 +209,8 @@ function corpusMemories(documents: readonly BeirDocument[]): CorpusMemories {
       if (document.texts.length > 1 && ids.has(id)) {
         throw new ValidationError(document.where, `the document is split into parts, and part id "${id}" is another document's id`);
       }
-      // Through the JSON Lines ingest's own filling (keywords, persons, entities), as `recallgraph ingest corpus.jsonl` would.
-      memories.inputs.push(fillMissingFields({ id, text }));
+      // Text only, as a line of `recallgraph ingest corpus.jsonl`: the write fills keywords, persons and entities.
+      memories.inputs.push({ id, text });
       memories.wheres.push(document.where);
       memories.documentOf.set(id, document.id);
     });

@@ -5,12 +5,13 @@ import { callStructured, type StructuredResult } from "../llm/structured.js";
 import type { LlmCallRecord } from "../domain/run-account.js";
 import { EXTRACT_MEMORIES_SYSTEM, extractMemoriesUserPrompt } from "../llm/prompts/extract-memories.js";
 import { log } from "../core/log.js";
-import { MAX_SUPERSESSION_REASON_CHARS, MAX_TEXT_CHARS, uniqueNames, type MemoryInput } from "../memory/entry.js";
+import { MAX_SUPERSESSION_REASON_CHARS, MAX_TEXT_CHARS, type MemoryInput } from "../memory/entry.js";
 import { keywords } from "../text/tokenizer.js";
 import { formatterPerZone } from "../time/calendar.js";
 import { participantsOf, type Dialogue, type DialogueTurn } from "./dialogue.js";
 import { buildRuleMemories, ContextOptionsSchema, resolveTurnText } from "./dialogue-rules.js";
 import { stableId } from "./ids.js";
+import { derivedList, MAX_DERIVED_KEYWORDS, MAX_DERIVED_NAMES } from "./text-fields.js";
 
 /** Most memories kept from one window; also bounds the id space a window can own (see llmEntryId). */
 export const MAX_MEMORIES_PER_WINDOW = 40;
@@ -300,10 +301,10 @@ function supersessionOf(item: ExtractedMemories["memories"][number], shown: read
 function toMemory(item: ExtractedMemories["memories"][number], cited: readonly DialogueTurn[], windowTurns: readonly DialogueTurn[]): MemoryInput {
   const memory: MemoryInput = {
     text: item.text,
-    keywords: uniqueNames([...item.keywords, ...keywords(item.text)], 64),
+    keywords: derivedList([...item.keywords, ...keywords(item.text)], MAX_DERIVED_KEYWORDS),
     timestamp: cited[0]?.time ?? windowTurns[0]?.time ?? new Date().toISOString(),
-    persons: uniqueNames([...cited.map((turn) => turn.speaker), ...item.persons], 32),
-    entities: uniqueNames(item.entities, 32),
+    persons: derivedList([...cited.map((turn) => turn.speaker), ...item.persons], MAX_DERIVED_NAMES),
+    entities: derivedList(item.entities, MAX_DERIVED_NAMES),
     source: { turnIds: cited.map((turn) => turn.turnId) },
   };
   // One speaker's turns make a memory of what they said; a memory of an exchange has no single speaker.

@@ -1,12 +1,13 @@
 import { z } from "zod";
 import { parseOrThrow } from "../core/errors.js";
-import { MAX_ID_CHARS, MAX_SUPERSESSION_REASON_CHARS, uniqueNames, type MemoryInput } from "../memory/entry.js";
+import { MAX_SUPERSESSION_REASON_CHARS, type MemoryInput } from "../memory/entry.js";
 import { keywords } from "../text/tokenizer.js";
 import { resolveRelativeDates } from "../time/index.js";
 import { participantsOf, type Dialogue, type DialogueTurn } from "./dialogue.js";
 import { stableId } from "./ids.js";
 import { codeFamilies, findNames, withoutFillers } from "./names.js";
 import { ruleSupersessions, type SaidTurn } from "./rule-supersessions.js";
+import { derivedList, MAX_DERIVED_KEYWORDS, MAX_DERIVED_NAMES } from "./text-fields.js";
 
 /**
  * How an entry carries its conversational context. A turn like "Yes, it was amazing!" cannot be
@@ -103,11 +104,11 @@ export function buildRuleMemories(dialogue: Dialogue, options: RuleBuilderOption
     const memory: MemoryInput = {
       id: turnEntryId(settings.namespace, turn.turnId),
       text,
-      keywords: capList([...(turnKeywords[index] ?? []), ...codeFamilies(names.entities), ...contextWords], MAX_KEYWORDS),
+      keywords: derivedList([...(turnKeywords[index] ?? []), ...codeFamilies(names.entities), ...contextWords], MAX_DERIVED_KEYWORDS),
       timestamp: turn.time,
-      persons: capList([turn.speaker, ...names.persons], 32),
+      persons: derivedList([turn.speaker, ...names.persons], MAX_DERIVED_NAMES),
       speaker: turn.speaker,
-      entities: capList(names.entities, 32),
+      entities: derivedList(names.entities, MAX_DERIVED_NAMES),
       source: { turnIds: [turn.turnId] },
     };
     if (names.location) memory.location = names.location;
@@ -117,9 +118,6 @@ export function buildRuleMemories(dialogue: Dialogue, options: RuleBuilderOption
   return settings.supersession ? withRuleSupersessions(memories, turnsSaid) : memories;
 }
 
-/** Most keywords an entry carries: its own content words first, then its neighbours'. */
-const MAX_KEYWORDS = 64;
-
 /**
  * A neighbour's content words as context. A message with more of them than an entry carries (an
  * assistant's essay beside a user's one-line reply) lends only its first quarter, where it says what it
@@ -128,7 +126,7 @@ const MAX_KEYWORDS = 64;
  * all they have (LoCoMo's hold 29 content words at the 99th percentile).
  */
 function lentWords(words: readonly string[]): readonly string[] {
-  return words.length > MAX_KEYWORDS ? words.slice(0, MAX_KEYWORDS / 4) : words;
+  return words.length > MAX_DERIVED_KEYWORDS ? words.slice(0, MAX_DERIVED_KEYWORDS / 4) : words;
 }
 
 /** The memories with what each supersedes (said[i] is memories[i]'s turn). */
@@ -187,9 +185,4 @@ function neighbourIndexes(turns: readonly DialogueTurn[], index: number, before:
 function clip(text: string, maxChars: number): string {
   const flat = text.replace(/\s+/g, " ").trim();
   return flat.length <= maxChars ? flat : `${flat.slice(0, maxChars - 1).trimEnd()}…`;
-}
-
-/** uniqueNames of the items clipped to the entry schema's name length, at most `max` (the schema caps lists). */
-function capList(items: readonly string[], max: number): string[] {
-  return uniqueNames(items.map((item) => item.trim().slice(0, MAX_ID_CHARS)), max);
 }

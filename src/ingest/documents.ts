@@ -10,6 +10,7 @@ import { chunkDocument, DEFAULT_CHUNK_CHARS, type DocumentChunk } from "./chunke
 import { contentHash, stableId } from "./ids.js";
 import { codeFamilies, findNames } from "./names.js";
 import { retireFromOrigin, withOrigin } from "./origin.js";
+import { derivedList, MAX_DERIVED_KEYWORDS, MAX_DERIVED_NAMES } from "./text-fields.js";
 
 /** File name endings read as documents. */
 export const DOCUMENT_EXTENSIONS = [".md", ".markdown", ".txt"] as const;
@@ -197,10 +198,10 @@ function chunkMemory(chunk: DocumentChunk, id: string, documentId: string, versi
     id,
     // The heading path leads the text so both the dense and the lexical view see the chunk's context.
     text: heading ? `${heading}\n\n${chunk.body}` : chunk.body,
-    keywords: [...new Set([...chunk.headingPath.flatMap((title) => keywords(title)), ...keywords(chunk.body), ...codeFamilies(names.entities)])].slice(0, 64),
+    keywords: derivedList([...chunk.headingPath.flatMap((title) => keywords(title)), ...keywords(chunk.body), ...codeFamilies(names.entities)], MAX_DERIVED_KEYWORDS),
     timestamp,
-    persons: names.persons.slice(0, 32),
-    entities: names.entities.slice(0, 32),
+    persons: derivedList(names.persons, MAX_DERIVED_NAMES),
+    entities: derivedList(names.entities, MAX_DERIVED_NAMES),
     source: { documentId, version, headingPath: chunk.headingPath.slice(0, 32) },
   };
   const title = chunk.headingPath[0];

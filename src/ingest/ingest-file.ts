@@ -20,7 +20,7 @@ import {
   type PreparedDialogue,
 } from "./dialogue-ingest.js";
 import { ingestDocuments, isDocumentFile } from "./documents.js";
-import { fillMissingFields, isPlainObject, lineField, parseJsonl, withStableIdLines } from "./jsonl.js";
+import { isPlainObject, lineField, parseJsonl, withStableIdLines } from "./jsonl.js";
 import { parseJson } from "./json-text.js";
 import { parseLocomo, type LocomoConversation } from "./locomo.js";
 import { parseOrigin, retireFromOrigin, withOrigin } from "./origin.js";
@@ -181,7 +181,7 @@ async function ingestJsonl(text: string, { options, origin, namespace, now }: Fo
   // One instant for the check and the write, so a memory kept here is not refused a moment later.
   const checkedAt = options.skipExpired ? (now.now ?? Date.now()) : undefined;
   const memories = checkedAt === undefined ? lines : lines.filter(({ input }) => !expiredBy(input, checkedAt));
-  const inputs = memories.map((memory) => withOrigin(fillMissingFields(memory.input), origin));
+  const inputs = memories.map((memory) => withOrigin(memory.input, origin));
   const written = await writeMemories(options.store, options.embedder, namespace, inputs, {
     itemField: lineField(memories),
     ...writeReports(namespace, options.onProgress),

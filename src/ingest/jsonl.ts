@@ -1,9 +1,7 @@
 import { ValidationError } from "../core/errors.js";
 import { MemoryInputSchema, normalizeEntry, type MemoryInput } from "../memory/entry.js";
-import { keywords } from "../text/tokenizer.js";
 import { stableId } from "./ids.js";
 import { jsonLines } from "./json-text.js";
-import { codeFamilies, findNames } from "./names.js";
 import { reasonOf } from "./write-memories.js";
 
 /** One valid line of a JSON Lines memory file. */
@@ -48,21 +46,6 @@ export function parseJsonl(content: string): JsonlMemory[] {
   }
   if (memories.length === 0) throw new ValidationError("", "the file has no memories (expected one JSON object per line, e.g. {\"text\": \"...\"})");
   return memories;
-}
-
-/**
- * Fills the fields a ready memory left out (absent, not empty: an explicit [] is respected): keywords
- * from its text (plus code families, "XYZ" for XYZ-100), and persons and entities found by the name
- * rules. Without keywords an entry would be invisible to a keyword-based lexical view.
- */
-export function fillMissingFields(input: MemoryInput): MemoryInput {
-  if (input.keywords !== undefined && input.persons !== undefined && input.entities !== undefined) return input;
-  const names = findNames(input.text);
-  const filled: MemoryInput = { ...input };
-  filled.persons ??= names.persons.slice(0, 32);
-  filled.entities ??= names.entities.slice(0, 32);
-  filled.keywords ??= [...new Set([...keywords(input.text), ...codeFamilies(filled.entities)])].slice(0, 64);
-  return filled;
 }
 
 /**

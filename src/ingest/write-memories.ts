@@ -4,7 +4,8 @@ import type { Embedder } from "../text/embedder.js";
 import { listPages } from "../stores/list-pages.js";
 import type { MemoryRecord, MemoryStore } from "../stores/port.js";
 import { MAX_IDS_PER_CALL, validateRecords } from "../stores/validation.js";
-import { NamespaceSchema, normalizeEntry, type MemoryEntry } from "../memory/entry.js";
+import { MemoryInputSchema, NamespaceSchema, normalizeEntry, type MemoryEntry } from "../memory/entry.js";
+import { fillMissingFields } from "./text-fields.js";
 
 /**
  * Names item `index` of a write in an error, with `field` the field as the caller wrote it ("" for
@@ -60,7 +61,8 @@ export interface PreparedWrite {
 const entriesField: ItemField = (index, field) => [`entries.${index}`, field].filter(Boolean).join(".");
 
 /**
- * The one way memories are written, all or nothing: every input is normalised and checked (with the
+ * The one way memories are written, all or nothing: every input gets the fields its text gives where it
+ * left them out (keywords, persons, entities: text-fields.ts), and is normalised and checked (with the
  * store's own checks, so the store never is the first to refuse a caller's value), then every batch
  * is embedded, and only then is everything written in one `upsert` call (one transaction in sqlite).
  * A bad input or a failing embedder therefore writes nothing. Returns the stored entries in input order.
@@ -166,11 +168,17 @@ async function reembedNamespace(store: MemoryStore, embedder: Embedder, namespac
 
 function normalizeAll(ns: string, inputs: readonly unknown[], now: number, itemField: ItemField): MemoryEntry[] {
   const entries = inputs.map((input, index) =>
-    relabel(index, itemField, () => normalizeEntry(ns, input, { field: entriesField(index, ""), now })),
+    relabel(index, itemField, () => normalizeEntry(ns, withTextFields(input), { field: entriesField(index, ""), now })),
   );
   const duplicate = firstDuplicateId(entries);
   if (duplicate) throw new ValidationError(itemField(duplicate.index, "id"), `duplicate id "${duplicate.id}" in one write`);
   return entries;
+}
+
+/** The input with the fields its text gives where it left them out (text-fields.ts); one that is not a memory is left for normalizeEntry to refuse by its field. */
+function withTextFields(input: unknown): unknown {
+  const parsed = MemoryInputSchema.safeParse(input);
+  return parsed.success ? fillMissingFields(parsed.data) : input;
 }
 
 /** A replaced entry keeps the createdAt of the one it replaces. */

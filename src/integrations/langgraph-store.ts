@@ -22,6 +22,7 @@
 import type { z } from "zod";
 import { BaseStore, type Item, type ListNamespacesOperation, type Operation, type OperationResults, type SearchOperation } from "@langchain/langgraph";
 import { parseOrThrow, ValidationError } from "../core/errors.js";
+import { fillMissingFields } from "../ingest/text-fields.js";
 import type { RecallGraph } from "../library/open-recallgraph.js";
 import { MemoryInputSchema, NamespaceSchema, type MemoryEntry, type MemoryInput } from "../memory/entry.js";
 import { RecallFilterSchema, toMemoryFilter } from "../stores/caller-filter.js";
@@ -75,20 +76,27 @@ function itemOf(entry: MemoryEntry): Item {
 }
 
 /**
- * The stored entry as the value it was put with: what the write filled in is left out again (an empty
- * list, a timestamp that is the write's own instant, the speaker the write added to the persons), so a
- * value comes back as a BaseStore caller put it. Putting it again writes the same memory.
+ * The stored entry as the value it was put with: what the write filled in is left out again (the
+ * keywords, persons and entities its text gives, a timestamp that is the write's own instant, the
+ * speaker the write added to the persons), so a value comes back as a BaseStore caller put it.
+ * Putting it again writes the same memory.
  */
 function memoryInputOf(entry: MemoryEntry): MemoryInput {
   const { id: _id, namespace: _namespace, timestampMs, expiresAtMs: _expiresAtMs, createdAt: _created, updatedAt, keywords, persons, entities, timestamp, ...memory } = entry;
   const given: MemoryInput = { ...memory };
+  const fromText = fillMissingFields({ text: entry.text });
   // The write puts the speaker first among the persons (entry.ts).
   const named = entry.speaker !== undefined && persons[0] === entry.speaker ? persons.slice(1) : persons;
-  if (keywords.length) given.keywords = keywords;
-  if (named.length) given.persons = named;
-  if (entities.length) given.entities = entities;
+  Object.assign(given, givenList("keywords", keywords, fromText), givenList("persons", named, fromText), givenList("entities", entities, fromText));
   if (timestampMs !== Date.parse(updatedAt)) given.timestamp = timestamp;
   return given;
+}
+
+/** A list as it was given: left out where it is what the text gives, [] where it was given empty but the text gives some. */
+function givenList(field: "keywords" | "persons" | "entities", stored: readonly string[], fromText: MemoryInput): Partial<MemoryInput> {
+  const derived = fromText[field] ?? [];
+  if (stored.length === derived.length && stored.every((name, i) => name === derived[i])) return {};
+  return { [field]: [...stored] };
 }
 
 export class RecallGraphStore extends BaseStore {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { fillMissingFields, parseJsonl, withStableIds } from "../../src/ingest/jsonl.js";
+import { parseJsonl, withStableIds } from "../../src/ingest/jsonl.js";
 import { ValidationError } from "../../src/core/errors.js";
 
 describe("JSON Lines memories", () => {
@@ -35,11 +35,4 @@ describe("JSON Lines memories", () => {
     assert.notDeepEqual(withStableIds("other", memories).map((m) => m.id), once.map((m) => m.id));
   });
 
-  it("fills absent keywords, persons and entities, respecting given ones", () => {
-    const filled = fillMissingFields({ text: "Alice Chen met Wang Lei about XYZ-100 in Shanghai." });
-    assert.ok(filled.keywords?.includes("XYZ-100") && filled.keywords.includes("XYZ"));
-    assert.ok(filled.entities?.includes("XYZ-100"));
-    const kept = fillMissingFields({ text: "Alice met Bob.", keywords: [], persons: ["Alice"], entities: [] });
-    assert.deepEqual(kept.keywords, []);
-  });
 });
