@@ -36,54 +36,59 @@ export function planNode(dependencies: () => Promise<GraphDependencies>, guard?:
       const profile = embedderProfileFor(embedder.spec);
       // As of a time, relative expressions ("last week") are read from then, unless the caller says otherwise.
       const referenceMs = input.now ?? input.asOf ?? Date.now();
-      const late: Degradation[] = [];
-      const stored = await orWhenLate(deadline, late, "namespace settings", [], () => Promise.all(namespaces.map((ns) => store.getSettings(ns))));
-      // Only a planner reads the known names; unplanned presets skip the lookup (on Qdrant, three facet requests).
-      const vocabulary = configuration.planning
-        ? await orWhenLate(deadline, late, "known names", NO_NAMES, () => knownNames(store, namespaces))
-        : NO_NAMES;
+      const known = await namespaceKnowledge(store, namespaces, configuration.planning, deadline);
       // A hung model may take half the time left, no more: the rules stand in for a plan, nothing stands in for the searches.
       const { plan, llmCalls, degraded } = await withDeadlineSignal(
         halfwayTo(deadline),
         (signal) =>
           planQuestion(
             input.question,
-            {
-              vocabulary,
-              now: referenceMs,
-              timeZone: configuration.timeZone,
-              maxSubQueries: configuration.maxSubQueries,
-              clauseQueries: profile.clauseQueries ?? false,
-            },
+            { vocabulary: known.vocabulary, now: referenceMs, timeZone: configuration.timeZone, maxSubQueries: configuration.maxSubQueries, clauseQueries: profile.clauseQueries ?? false },
             { planning: configuration.planning, model, timeoutMs: configuration.llmTimeoutMs, retries: configuration.llmRetries, signal },
           ),
         config?.signal,
       );
       return {
-        question: input.question,
-        namespaces,
-        // The input's reference time and filter belong to this run: on a reused thread, a run given none has none.
-        now: null,
-        asOf: null,
-        filter: null,
-        referenceMs,
-        asOfMs: input.asOf,
-        callerFilter: callerFilterOf(input),
+        ...freshRun(input, namespaces, referenceMs),
         queryPlan: plan,
-        settings: { ...(widestSettings(configuration, stored, profile, retrieval.views) as RunSettings), deadlineAt: deadline.at },
-        round: 0,
-        coverage: undefined,
-        beforeOwnWords: undefined,
-        account: undefined,
-        fused: [],
-        results: [],
-        viewHits: new Overwrite([]),
-        entries: new Overwrite({}),
-        degraded: new Overwrite([...late, ...degraded]),
+        settings: { ...(widestSettings(configuration, known.settings, profile, retrieval.views) as RunSettings), deadlineAt: deadline.at },
+        degraded: new Overwrite([...known.late, ...degraded]),
         llmCalls: new Overwrite(llmCalls),
-        nodeMs: new Overwrite({}),
       };
     });
+}
+
+/** What the asked namespaces hold that the plan reads: their stored settings and, when a planner runs, their known names. */
+async function namespaceKnowledge(store: MemoryStore, namespaces: readonly string[], planning: boolean, deadline: RunDeadline) {
+  const late: Degradation[] = [];
+  const settings = await orWhenLate(deadline, late, "namespace settings", [], () => Promise.all(namespaces.map((ns) => store.getSettings(ns))));
+  // Only a planner reads the known names; unplanned presets skip the lookup (on Qdrant, three facet requests).
+  const vocabulary = planning ? await orWhenLate(deadline, late, "known names", NO_NAMES, () => knownNames(store, namespaces)) : NO_NAMES;
+  return { settings, vocabulary, late };
+}
+
+/** The state a run starts from: its question, namespaces and reference times, and every accumulator empty. */
+function freshRun(input: RetrievalInput, namespaces: string[], referenceMs: number) {
+  return {
+    question: input.question,
+    namespaces,
+    // The input's reference time and filter belong to this run: on a reused thread, a run given none has none.
+    now: null,
+    asOf: null,
+    filter: null,
+    referenceMs,
+    asOfMs: input.asOf,
+    callerFilter: callerFilterOf(input),
+    round: 0,
+    coverage: undefined,
+    beforeOwnWords: undefined,
+    account: undefined,
+    fused: [],
+    results: [],
+    viewHits: new Overwrite([]),
+    entries: new Overwrite({}),
+    nodeMs: new Overwrite({}),
+  };
 }
 
 const NO_NAMES: Vocabulary = { persons: [], entities: [], locations: [] };
