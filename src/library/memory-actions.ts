@@ -49,7 +49,7 @@ export const SaveArgsSchema = MemoryInputSchema.extend({
     "Ids (from recall_memories or list_memories) of earlier memories this one corrects or replaces, e.g. the old address when the user moved; they are kept as history, not deleted",
   ),
 }).describe(
-  "One memory: `text` is a self-contained statement (names, not pronouns; absolute dates). Optional: timestamp (when it happened), persons, entities, location, topic, keywords, expiresAt (forget it after), validFrom / validUntil (when it held), supersedes (ids of memories it replaces), id (to replace an earlier memory's text).",
+  "One memory: `text` is a self-contained statement (names, not pronouns; absolute dates). Optional: timestamp (when it happened), persons, entities, location, topic, keywords (persons, entities and keywords left out are found in the text), expiresAt (forget it after), validFrom / validUntil (when it held), supersedes (ids of memories it replaces), id (to replace an earlier memory's text).",
 );
 
 export const SaveDialogueArgsSchema = DialogueSchema.describe(
