@@ -92,7 +92,7 @@ describe("every surface stores the same text alike", () => {
     assert.equal(document.chunks, 1);
   });
 
-  it("a memory that names a place with a capital gets it as an entity the planner can ask about", async () => {
+  it("a plain memory's capitalised names are entities the planner can ask about", async () => {
     await memory.remember("notes", [
       { id: "moved", text: "Dana moved to Malmö for her job at Spotify" },
       { id: "erik", text: "Erik moved to Stockholm for a new job" },
