@@ -8,7 +8,7 @@
  * its heap and abort the process.
  */
 import { z } from "zod";
-import { intactFile, readManifest, saveCurrent } from "./saved-files.js";
+import { intactFile, readManifest, saveCurrent, type SavedFilesLock } from "./saved-files.js";
 import type { Usearch } from "./usearch.js";
 import type { VectorHit } from "./exact-vectors.js";
 
@@ -155,12 +155,12 @@ export class HnswIndex {
     return hits;
   }
 
-  /** Saves the index into `folder` as matching `generation`, then makes it the current file (saved-files.ts). */
-  save(folder: string, identity: IndexIdentity, generation: number): void {
+  /** Saves the index into `folder` as matching `generation`, then makes it the current file under `lock` (saved-files.ts). */
+  save(folder: string, identity: IndexIdentity, generation: number, lock: SavedFilesLock): void {
     saveCurrent(
       folder,
       identity.namespace,
-      generation,
+      { storeId: identity.storeId, generation },
       "usearch",
       (path) => this.native.save(path),
       ({ file, sha256 }): Manifest => ({
@@ -175,6 +175,7 @@ export class HnswIndex {
         connectivity: this.shape.parameters.connectivity,
         scalarKind: this.shape.scalarKind,
       }),
+      lock,
     );
   }
 

@@ -33,6 +33,7 @@ import type { Bm25Statistics } from "../../text/bm25.js";
 import type { EntryChanges } from "./entry-changes.js";
 import { termMatchExpression } from "./fts-terms.js";
 import { NamespaceTerms, type LexicalHit } from "./namespace-terms.js";
+import { savedFilesLock, type SavedFilesLock } from "./saved-files.js";
 import { loadTerms, namespacesWithTerms, removeTerms, savedTermsGeneration, saveTerms } from "./saved-terms.js";
 import { BM25_TAGS_WEIGHT, BM25_TEXT_WEIGHT, type SqliteDatabase } from "./schema.js";
 
@@ -84,6 +85,7 @@ export class LexicalIndex {
   /** The FTS5 path's namespace statistics, by namespace, with the generation they hold for. */
   private readonly statisticsKept = new RecentMap<string, { generation: number; statistics: Bm25Statistics }>(STATISTICS_KEPT);
   private readonly statements: ReturnType<typeof prepare>;
+  private readonly savedFilesLock: SavedFilesLock;
   private closed = false;
   readonly counters: LexicalIndexCounters = { copied: 0, loaded: 0, caughtUp: 0, saved: 0 };
 
@@ -100,6 +102,7 @@ export class LexicalIndex {
     private readonly saved?: SavedTermsPlace,
   ) {
     this.statements = prepare(db);
+    this.savedFilesLock = savedFilesLock(db);
   }
 
   /**
@@ -242,7 +245,7 @@ export class LexicalIndex {
   private save(namespace: string, copy: NamespaceTerms): boolean {
     if (!this.saved || this.saved.readOnly) return false;
     try {
-      saveTerms(this.saved.folder, { storeId: this.saved.storeId, namespace }, copy);
+      saveTerms(this.saved.folder, { storeId: this.saved.storeId, namespace }, copy, this.savedFilesLock);
       this.counters.saved += 1;
       return true;
     } catch (error) {
@@ -268,7 +271,7 @@ export class LexicalIndex {
   private removeSaved(namespace: string): void {
     if (!this.saved) return;
     try {
-      removeTerms(this.saved.folder, namespace);
+      removeTerms(this.saved.folder, namespace, this.savedFilesLock);
     } catch (error) {
       log.warn("lexical_terms_remove_failed", { namespace, reason: describeError(error) });
     }

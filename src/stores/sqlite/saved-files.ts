@@ -9,12 +9,19 @@
  * manifest (a rename, atomic): a crash at any point leaves the old manifest naming a whole older file,
  * or the new one naming a whole new file, never one naming a partial file. The manifest holds the
  * file's SHA-256, checked before the file is read.
+ *
+ * Several processes may save one store's files. Each writes its file under a name of its own, then,
+ * holding the store file's write lock (`savedFilesLock`), makes it current unless the current
+ * manifest is of a later generation of the same store: a save that was computed before another
+ * process erased entries, and finished after that process saved without them, never brings the erased
+ * words back.
  */
-import { createHash } from "node:crypto";
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { createHash, randomUUID } from "node:crypto";
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { z } from "zod";
+import { z } from "zod";
 import { errorMessage, StoreError } from "../../core/errors.js";
+import type { SqliteDatabase } from "./schema.js";
 
 /** What every manifest records of its file. */
 export interface SavedFile {
@@ -22,35 +29,80 @@ export interface SavedFile {
   sha256: string;
 }
 
+/** What every manifest records of the store state its file matches. */
+export interface SavedState {
+  storeId: string;
+  generation: number;
+}
+
+const SavedStateSchema = z.object({ storeId: z.string(), generation: z.number() });
+
+/** Runs a replacement of saved files so that no other process replaces or removes one of the same store meanwhile. */
+export type SavedFilesLock = (replace: () => void) => void;
+
 /**
- * Saves the namespace's structure as matching `generation`: `contents` are its bytes, or write it to
- * the path given; the file is flushed and made current by a new manifest (`manifestOf` gives it from
- * the file's name and SHA-256: of the bytes when given, else read back from the file). The namespace's
- * other files in the folder are removed after.
+ * The store file's write lock as a SavedFilesLock: every process that saves the store's files takes it
+ * (an immediate transaction that writes nothing). Inside a transaction already open on the connection it
+ * would be a savepoint, which takes no lock, so it refuses to run there.
+ */
+export function savedFilesLock(db: SqliteDatabase): SavedFilesLock {
+  return (replace) => {
+    if (db.inTransaction) throw new StoreError("savedFile", "saved files are replaced outside any transaction, under the store's write lock");
+    db.transaction(replace).immediate();
+  };
+}
+
+/**
+ * Saves the namespace's structure as matching `state.generation`: `contents` are its bytes, or write it
+ * to the path given; the file is flushed and, under `lock`, made current by a new manifest (`manifestOf`
+ * gives it from the file's name and SHA-256: of the bytes when given, else read back from the file),
+ * and the namespace's other files are removed. When the current manifest is of a later generation of
+ * the store (another process saved meanwhile), it stays current and this save is dropped: either way,
+ * what is saved is at least as current as what was given. One of the same generation is replaced (the
+ * same entries, perhaps indexed another way: an index of another scalar kind).
  */
 export function saveCurrent(
   folder: string,
   namespace: string,
-  generation: number,
+  state: SavedState,
   extension: string,
   contents: Buffer | ((path: string) => void),
-  manifestOf: (saved: SavedFile) => object,
+  manifestOf: (saved: SavedFile) => SavedState,
+  lock: SavedFilesLock,
 ): void {
   mkdirSync(folder, { recursive: true });
   const key = namespaceKey(namespace);
-  const file = `${key}.${generation}.${extension}`;
-  const temporary = join(folder, `${file}.partial`);
-  if (Buffer.isBuffer(contents)) writeFileSync(temporary, contents);
-  else contents(temporary);
-  flush(temporary);
-  const sha256 = Buffer.isBuffer(contents) ? sha256Of(contents) : fileSha256(temporary);
-  renameSync(temporary, join(folder, file));
-  const manifestTemporary = join(folder, `${key}.json.partial`);
-  writeFileSync(manifestTemporary, JSON.stringify(manifestOf({ file, sha256 })));
-  flush(manifestTemporary);
-  renameSync(manifestTemporary, join(folder, `${key}.json`));
-  flush(folder);
-  removeOtherFiles(folder, key, file);
+  const file = `${key}.${state.generation}.${extension}`;
+  const temporary = join(folder, `${file}.${uniqueSuffix()}.partial`);
+  const manifestTemporary = join(folder, `${key}.json.${uniqueSuffix()}.partial`);
+  try {
+    if (Buffer.isBuffer(contents)) writeFileSync(temporary, contents);
+    else contents(temporary);
+    flush(temporary);
+    const sha256 = Buffer.isBuffer(contents) ? sha256Of(contents) : fileSha256(temporary);
+    writeFileSync(manifestTemporary, JSON.stringify(manifestOf({ file, sha256 })));
+    flush(manifestTemporary);
+    lock(() => {
+      if (isSupersededBy(parsedJson(join(folder, `${key}.json`), SavedStateSchema), state)) return;
+      renameSync(temporary, join(folder, file));
+      renameSync(manifestTemporary, join(folder, `${key}.json`));
+      flush(folder);
+      removeOtherFiles(folder, key, file);
+    });
+  } finally {
+    rmSync(temporary, { force: true });
+    rmSync(manifestTemporary, { force: true });
+  }
+}
+
+/** True when `saved` is of the same store as `state` and of a later generation. */
+function isSupersededBy(saved: SavedState | undefined, state: SavedState): boolean {
+  return saved !== undefined && saved.storeId === state.storeId && saved.generation > state.generation;
+}
+
+/** Names a temporary file apart from every other process's and save's. */
+function uniqueSuffix(): string {
+  return `${process.pid}-${randomUUID().slice(0, 8)}`;
 }
 
 /** The namespace's manifest as `schema` reads it; undefined when there is none or it does not parse. */
@@ -78,12 +130,14 @@ export function intactBytes(folder: string, saved: SavedFile): Buffer | undefine
   }
 }
 
-/** Removes the namespace's files (its manifest first, so no manifest ever names a missing file). */
-export function removeSaved(folder: string, namespace: string): void {
+/** Removes the namespace's files, under `lock` (its manifest first, so no manifest ever names a missing file). */
+export function removeSaved(folder: string, namespace: string, lock: SavedFilesLock): void {
   if (!existsSync(folder)) return;
   const key = namespaceKey(namespace);
-  rmSync(join(folder, `${key}.json`), { force: true });
-  removeOtherFiles(folder, key, undefined);
+  lock(() => {
+    rmSync(join(folder, `${key}.json`), { force: true });
+    removeOtherFiles(folder, key, undefined);
+  });
 }
 
 /** The namespaces whose manifests in `folder` `schema` reads (each manifest names its namespace). */
@@ -147,9 +201,23 @@ function flush(path: string): void {
   }
 }
 
-/** Deletes the namespace's files other than `keep`: older generations and partial writes a crash left. */
+/** A partial write this old was left by a crash; a younger one may be another process's save under way. */
+const STALE_PARTIAL_MS = 60 * 60 * 1000;
+
+/** Deletes the namespace's files other than `keep`: older generations, and partial writes a crash left. */
 function removeOtherFiles(folder: string, key: string, keep: string | undefined): void {
   for (const name of readdirSync(folder)) {
-    if (name.startsWith(`${key}.`) && name !== keep && name !== `${key}.json`) rmSync(join(folder, name), { force: true });
+    if (!name.startsWith(`${key}.`) || name === keep || name === `${key}.json`) continue;
+    const path = join(folder, name);
+    if (name.endsWith(".partial") && !isOlderThan(path, STALE_PARTIAL_MS)) continue;
+    rmSync(path, { force: true });
+  }
+}
+
+function isOlderThan(path: string, ms: number): boolean {
+  try {
+    return Date.now() - statSync(path).mtimeMs > ms;
+  } catch {
+    return false;
   }
 }

@@ -9,7 +9,7 @@
 import { z } from "zod";
 import { termsFingerprint } from "./fts-terms.js";
 import { NamespaceTerms } from "./namespace-terms.js";
-import { intactBytes, readManifest, removeSaved, saveCurrent, savedNamespaces } from "./saved-files.js";
+import { intactBytes, readManifest, removeSaved, saveCurrent, savedNamespaces, type SavedFilesLock } from "./saved-files.js";
 
 const TermsManifestSchema = z.strictObject({
   format: z.literal(1).describe("Version of this manifest's layout"),
@@ -29,12 +29,12 @@ export interface TermsIdentity {
   namespace: string;
 }
 
-/** Saves the namespace's terms as matching their generation, then makes them the current file (saved-files.ts). */
-export function saveTerms(folder: string, identity: TermsIdentity, terms: NamespaceTerms): void {
+/** Saves the namespace's terms as matching their generation, then makes them the current file under `lock` (saved-files.ts). */
+export function saveTerms(folder: string, identity: TermsIdentity, terms: NamespaceTerms, lock: SavedFilesLock): void {
   saveCurrent(
     folder,
     identity.namespace,
-    terms.generation,
+    { storeId: identity.storeId, generation: terms.generation },
     "terms",
     terms.toSnapshot(),
     ({ file, sha256 }): TermsManifest => ({
@@ -47,6 +47,7 @@ export function saveTerms(folder: string, identity: TermsIdentity, terms: Namesp
       file,
       sha256,
     }),
+    lock,
   );
 }
 
@@ -76,9 +77,9 @@ function matchingManifest(folder: string, identity: TermsIdentity): TermsManifes
   return matches ? manifest : undefined;
 }
 
-/** Removes the namespace's saved terms. */
-export function removeTerms(folder: string, namespace: string): void {
-  removeSaved(folder, namespace);
+/** Removes the namespace's saved terms, under `lock`. */
+export function removeTerms(folder: string, namespace: string, lock: SavedFilesLock): void {
+  removeSaved(folder, namespace, lock);
 }
 
 /** The namespaces with terms saved in `folder`. */

@@ -28,6 +28,7 @@ import { nextTurn } from "../../core/next-turn.js";
 import type { IndexBuildResult } from "../port.js";
 import { ExactVectors, type TieOrder, type VectorHit } from "./exact-vectors.js";
 import { HnswIndex, type HnswBuildParameters, type IndexIdentity, type IndexShape } from "./hnsw-index.js";
+import { savedFilesLock } from "./saved-files.js";
 import { indexFolder } from "./store-file.js";
 import { hasVectorBookkeeping, storeId, VECTOR_CHANGE_WINDOW, type SqliteDatabase } from "./schema.js";
 import { loadUsearch, type Usearch } from "./usearch.js";
@@ -486,7 +487,7 @@ export class VectorSearch {
     const identity = this.identityOf(namespace);
     if (!identity || this.context.readOnly) return;
     try {
-      state.index.save(indexFolder(this.context.file), identity, state.generation);
+      state.index.save(indexFolder(this.context.file), identity, state.generation, savedFilesLock(this.context.db));
       state.unsaved = 0;
       this.counters.saved += 1;
     } catch (error) {
