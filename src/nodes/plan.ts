@@ -43,7 +43,13 @@ export function planNode(dependencies: () => Promise<GraphDependencies>, guard?:
         (signal) =>
           planQuestion(
             input.question,
-            { vocabulary: known.vocabulary, now: referenceMs, timeZone: configuration.timeZone, maxSubQueries: configuration.maxSubQueries, clauseQueries: profile.clauseQueries ?? false },
+            {
+              vocabulary: known.vocabulary,
+              now: referenceMs,
+              timeZone: configuration.timeZone,
+              maxSubQueries: configuration.maxSubQueries,
+              clauseQueries: profile.clauseQueries ?? false,
+            },
             { planning: configuration.planning, model, timeoutMs: configuration.llmTimeoutMs, retries: configuration.llmRetries, signal },
           ),
         config?.signal,
