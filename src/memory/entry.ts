@@ -32,7 +32,20 @@ export const DocumentIdSchema = z
   .min(1, "documentId must not be empty")
   .max(MAX_DOCUMENT_ID_CHARS, `documentId must be at most ${MAX_DOCUMENT_ID_CHARS} characters`);
 
-const nameList = z.array(z.string().trim().min(1).max(MAX_ID_CHARS)).max(256);
+/** Most names (or keywords) one list of a memory holds. */
+const MAX_NAMES = 256;
+
+/** A memory's list of names or words, its errors naming what an item is ("a keyword must be at most 256 characters"). */
+function nameList(field: string, item: string) {
+  return z
+    .array(z.string().trim().min(1, `${item} must not be empty`).max(MAX_ID_CHARS, `${item} must be at most ${MAX_ID_CHARS} characters`))
+    .max(MAX_NAMES, `${field} must hold at most ${MAX_NAMES} items`);
+}
+
+/** A short single-valued field of a memory (place, speaker, topic), its errors naming it. */
+function shortField(field: string) {
+  return z.string().trim().min(1, `${field} must not be empty`).max(MAX_ID_CHARS, `${field} must be at most ${MAX_ID_CHARS} characters`);
+}
 
 /** Where a memory came from: a document chunk (id + version + heading path) or dialogue turns, and the input an ingest read it from. */
 export const SourceSchema = z.strictObject({
@@ -75,21 +88,27 @@ const SupersessionReasonSchema = z
 
 /** What a caller writes: only `text` is required. The namespace is given separately, never inside the entry. */
 export const MemoryInputSchema = z.strictObject({
-  id: EntryIdSchema.optional(),
+  id: EntryIdSchema.optional().describe("The memory's id in its namespace; writing the same id again replaces it. Unset: a new id"),
   text: z
     .string({ error: requiredMessage("text", "a string") })
     .trim()
     .min(1, "text must not be empty")
-    .max(MAX_TEXT_CHARS, `text must be at most ${MAX_TEXT_CHARS} characters`),
-  keywords: nameList.optional(),
-  timestamp: TimestampInputSchema.optional(),
-  location: z.string().trim().min(1).max(MAX_ID_CHARS).optional(),
-  persons: nameList.optional(),
-  /** Who said or wrote it (a dialogue turn's speaker); stored as one of `persons` too. */
-  speaker: z.string().trim().min(1, "speaker must not be empty").max(MAX_ID_CHARS).optional(),
-  entities: nameList.optional(),
-  topic: z.string().trim().min(1).max(MAX_ID_CHARS).optional(),
-  source: SourceSchema.optional(),
+    .max(MAX_TEXT_CHARS, `text must be at most ${MAX_TEXT_CHARS} characters`)
+    .describe("What to remember, self-contained: names rather than pronouns, absolute dates"),
+  keywords: nameList("keywords", "a keyword")
+    .optional()
+    .describe("Words it should be found by, indexed apart from the text. Unset: its content words (an empty list is kept)"),
+  timestamp: TimestampInputSchema.optional().describe("When it happened or was said (ISO 8601, epoch ms or a Date). Unset: the moment it is written"),
+  location: shortField("location").optional().describe("Where it happened"),
+  persons: nameList("persons", "a person's name")
+    .optional()
+    .describe("Who it is about or involves. Unset: the people its text clearly names (an empty list is kept)"),
+  speaker: shortField("speaker").optional().describe("Who said or wrote it (a dialogue turn's speaker); stored as one of the persons too"),
+  entities: nameList("entities", "an entity")
+    .optional()
+    .describe("Things it names: products, codes, organisations, places. Unset: the names, codes and amounts its text holds (an empty list is kept)"),
+  topic: shortField("topic").optional().describe("What it is about, in a few words (a document's title)"),
+  source: SourceSchema.optional().describe("Where it came from: a document chunk or dialogue turns; ingests set it"),
   expiresAt: TimestampInputSchema.optional().describe(
     "When the memory stops being recalled (ISO 8601, epoch ms or a Date); must lie after the moment it is written. Unset: it never expires",
   ),
