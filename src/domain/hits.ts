@@ -30,10 +30,20 @@ export type HistoryReason = z.infer<typeof HistoryReasonSchema>;
 
 /** Where a fused hit came from: every (view, query) list that ranked it, and how it stands in time. */
 export const ProvenanceSchema = z.object({
-  views: z.array(ViewNameSchema),
-  subQueries: z.array(z.string()),
-  ranks: z.array(z.object({ view: ViewNameSchema, query: z.string(), round: z.number().int(), rank: z.number().int(), score: z.number() })),
-  fusedScore: z.number(),
+  views: z.array(ViewNameSchema).describe("The views that found it"),
+  subQueries: z.array(z.string()).describe("The queries that found it"),
+  ranks: z
+    .array(
+      z.object({
+        view: ViewNameSchema,
+        query: z.string(),
+        round: z.number().int().describe("0: the question's own round; 1 and on: reflection rounds"),
+        rank: z.number().int().describe("Its place in that list, from 1"),
+        score: z.number().describe("The view's own score (cosine, BM25, ...)"),
+      }),
+    )
+    .describe("Each list it was in: view, query, round, rank and the view's score"),
+  fusedScore: z.number().describe("Its score after fusion"),
   supersededBy: z
     .array(z.string())
     .optional()

@@ -2,29 +2,32 @@ import { z } from "zod";
 
 /** What one LLM step cost: calls made (retries included), tokens, and why it failed if it did. */
 export const LlmCallRecordSchema = z.object({
-  step: z.string(),
-  calls: z.number().int(),
-  inputTokens: z.number().int(),
-  outputTokens: z.number().int(),
-  ok: z.boolean(),
-  error: z.string().optional(),
+  step: z.string().describe("The step that called the model: plan, reflect, rerank or extract-memories"),
+  calls: z.number().int().describe("Calls made, retries included"),
+  inputTokens: z.number().int().describe("Tokens sent, as the model reported them"),
+  outputTokens: z.number().int().describe("Tokens received, as the model reported them"),
+  ok: z.boolean().describe("Whether the step got a usable answer"),
+  error: z.string().optional().describe("Why it did not, when it did not"),
 });
 export type LlmCallRecord = z.infer<typeof LlmCallRecordSchema>;
 
 /** A step that failed and was worked around (a view that threw, a model that fell back to rules). */
-export const DegradationSchema = z.object({ step: z.string(), error: z.string() });
+export const DegradationSchema = z.object({
+  step: z.string().describe("The node or view that failed (or ran out of time)"),
+  error: z.string().describe("What went wrong, and what stood in for it"),
+});
 export type Degradation = z.infer<typeof DegradationSchema>;
 
 const StepCostSchema = z.object({ calls: z.number().int(), inputTokens: z.number().int(), outputTokens: z.number().int() });
 
 /** What a run cost: LLM calls and tokens in all and per step, wall time per node, reflection rounds used. */
 export const RunAccountSchema = z.object({
-  llmCalls: z.number().int(),
-  inputTokens: z.number().int(),
-  outputTokens: z.number().int(),
-  byStep: z.record(z.string(), StepCostSchema),
-  nodeMs: z.record(z.string(), z.number()),
-  rounds: z.number().int(),
+  llmCalls: z.number().int().describe("Model calls in all"),
+  inputTokens: z.number().int().describe("Tokens sent to models in all"),
+  outputTokens: z.number().int().describe("Tokens received from models in all"),
+  byStep: z.record(z.string(), StepCostSchema).describe("Calls and tokens per step"),
+  nodeMs: z.record(z.string(), z.number()).describe("Wall time per node, in ms"),
+  rounds: z.number().int().describe("Reflection rounds that searched again"),
 });
 export type RunAccount = z.infer<typeof RunAccountSchema>;
 

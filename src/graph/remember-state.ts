@@ -27,10 +27,10 @@ export const RememberGraphOutput = RememberState.pick({ namespace: true, written
 /** The write graph's input, validated by its node: something to do, in one namespace. */
 export const RememberInputSchema = z
   .object({
-    namespace: NamespaceSchema,
-    memories: z.array(z.unknown()).max(100_000).optional(),
-    dialogue: z.unknown().optional(),
-    forget: z.array(z.string().min(1, "an id must not be empty")).max(100_000).optional(),
+    namespace: NamespaceSchema.describe("Whose memories to write"),
+    memories: z.array(z.unknown()).max(100_000, "at most 100,000 memories in one write").optional().describe("Memories to write, each as MemoryInput (only text is required), all or nothing"),
+    dialogue: z.unknown().optional().describe("A dialogue (turns with turnId, speaker, text, time) to build memories from"),
+    forget: z.array(z.string().min(1, "an id must not be empty")).max(100_000, "at most 100,000 ids in one call").optional().describe("Ids of memories to delete; one the namespace does not hold refuses the whole call"),
   })
   .refine((input) => input.memories !== undefined || input.dialogue !== undefined || input.forget !== undefined, {
     message: "give memories, a dialogue or ids to forget",

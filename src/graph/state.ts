@@ -136,14 +136,16 @@ export const RetrievalInputSchema = z.object({
     .string({ error: requiredMessage("question", "a string", ": the text to answer") })
     .trim()
     .min(1, "question must not be empty")
-    .max(MAX_QUESTION_CHARS, `question must be at most ${MAX_QUESTION_CHARS} characters`),
+    .max(MAX_QUESTION_CHARS, `question must be at most ${MAX_QUESTION_CHARS} characters`)
+    .describe("The question to answer, as asked"),
   namespaces: z
     .array(NamespaceSchema, { error: requiredMessage("namespaces", "a list of namespaces", ": a list of one or more namespaces") })
     .min(1, "at least one namespace is required")
-    .max(MAX_NAMESPACES_ASKED, `at most ${MAX_NAMESPACES_ASKED} namespaces may be asked at once`),
-  now: inputTime("now").optional(),
-  asOf: inputTime("asOf").optional(),
-  filter: RecallFilterSchema.optional(),
+    .max(MAX_NAMESPACES_ASKED, `at most ${MAX_NAMESPACES_ASKED} namespaces may be asked at once`)
+    .describe("Whose memories to search"),
+  now: inputTime("now").optional().describe("The reference time relative dates ('last week') are read from. Unset: asOf, else the clock"),
+  asOf: inputTime("asOf").optional().describe("Answer as things stood then: memories said later are left out, and what was replaced by then is history"),
+  filter: RecallFilterSchema.optional().describe("Exact conditions every view and round respects (since, until, persons, entities, location, documentId)"),
 });
 export type RetrievalInput = z.output<typeof RetrievalInputSchema>;
 

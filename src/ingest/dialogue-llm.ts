@@ -9,7 +9,7 @@ import { MAX_SUPERSESSION_REASON_CHARS, MAX_TEXT_CHARS, type MemoryInput } from 
 import { keywords } from "../text/tokenizer.js";
 import { formatterPerZone } from "../time/calendar.js";
 import { participantsOf, type Dialogue, type DialogueTurn } from "./dialogue.js";
-import { buildRuleMemories, ContextOptionsSchema, resolveTurnText } from "./dialogue-rules.js";
+import { buildRuleMemories, ContextOptionsSchema, resolveTurnText, RuleBuilderOptionsSchema } from "./dialogue-rules.js";
 import { stableId } from "./ids.js";
 import { derivedList, MAX_DERIVED_KEYWORDS, MAX_DERIVED_NAMES } from "./text-fields.js";
 
@@ -45,21 +45,24 @@ export const ExtractedMemoriesSchema = z.object({
 export type ExtractedMemories = z.infer<typeof ExtractedMemoriesSchema>;
 
 export const LlmBuilderOptionsSchema = ContextOptionsSchema.extend({
-  namespace: z.string().trim().min(1),
-  timeZone: z.string().min(1).default("UTC"),
-  /** Turns shown to the model per call. */
-  windowTurns: z.number().int().min(1).max(100).default(10),
-  /** Turns repeated from the previous window as context only, so a fact split across the boundary is seen whole. */
-  overlapTurns: z.number().int().min(0).max(50).default(2),
-  /** How many of the previous window's entries are shown to the model to avoid repeats. */
-  previousEntries: z.number().int().min(0).max(100).default(20),
+  namespace: RuleBuilderOptionsSchema.shape.namespace,
+  timeZone: RuleBuilderOptionsSchema.shape.timeZone,
+  windowTurns: z.number().int().min(1).max(100).default(10).describe("Turns shown to the model per call"),
+  overlapTurns: z
+    .number()
+    .int()
+    .min(0)
+    .max(50)
+    .default(2)
+    .describe("Turns repeated from the previous window as context only, so a fact split across the boundary is seen whole"),
+  previousEntries: z.number().int().min(0).max(100).default(20).describe("The previous window's entries shown to the model, so it does not repeat them"),
   /**
    * When true (default), a NEW turn with content that no extracted entry cites gets its rule-built
    * entry, so no turn becomes unfindable because the model skipped it.
    */
-  coverAllTurns: z.boolean().default(true),
-  retries: z.number().int().min(0).max(5).default(1),
-  timeoutMs: z.number().int().min(1).default(60_000),
+  coverAllTurns: z.boolean().default(true).describe("Give a turn no extracted memory cites its rule-built entry, so no turn becomes unfindable"),
+  retries: z.number().int().min(0).max(5).default(1).describe("Extra attempts of a window's model call after a failure"),
+  timeoutMs: z.number().int().min(1).default(60_000).describe("Time one model call may take"),
 });
 export type LlmBuilderOptions = z.input<typeof LlmBuilderOptionsSchema>;
 

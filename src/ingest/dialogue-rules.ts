@@ -23,33 +23,32 @@ import { derivedList, MAX_DERIVED_KEYWORDS, MAX_DERIVED_NAMES } from "./text-fie
  */
 export const ContextOptionsSchema = z.object({
   /** Turns before this one whose words are added (0 = none). Default 2: the turn it replies to and the one before. */
-  contextTurns: z.number().int().min(0).max(10).default(2),
+  contextTurns: z.number().int().min(0).max(10).default(2).describe("Turns before each turn whose words it carries (0: none)"),
   /** Turns after this one whose words are added. Default 1: the reply, which often names what this turn is about. */
-  contextTurnsAfter: z.number().int().min(0).max(10).default(1),
+  contextTurnsAfter: z.number().int().min(0).max(10).default(1).describe("Turns after each turn whose words it carries"),
   /**
    * Where the context goes. "keywords" (default): the neighbours' content words join the entry's
    * keywords, so the lexical view finds the entry while `text` stays exactly what was said.
    * "text": quoted "(replying to X: ...)" / "(answered by X: ...)" lines are added to the text, so the
    * dense view and a reader see them too, at the cost of longer entries.
    */
-  contextPlacement: z.enum(["keywords", "text"]).default("keywords"),
+  contextPlacement: z.enum(["keywords", "text"]).default("keywords").describe("Where the neighbours' words go: the keywords (the text stays as said) or quoted lines in the text"),
   /** Most context characters quoted per neighbouring turn when placed in text. */
-  contextChars: z.number().int().min(20).max(2000).default(240),
+  contextChars: z.number().int().min(20).max(2000).default(240).describe("Most characters quoted from each neighbour when placed in the text"),
   /**
    * Whether a memory may supersede an earlier one of the dialogue: by the rules, a turn announcing a
    * change in an explicit form ("moved to", "changed to", "no longer", "instead of", 改成...) supersedes
    * the speaker's latest turn that stated the old value (rule-supersessions.ts); in LLM mode, what the
    * model proposes. Either way the reason is recorded and the old memory kept as history. Default true.
    */
-  supersession: z.boolean().default(true),
+  supersession: z.boolean().default(true).describe("Whether a turn that announces a change supersedes the turn that stated the old value (kept as history)"),
 });
 export type ContextOptions = z.input<typeof ContextOptionsSchema>;
 
 export const RuleBuilderOptionsSchema = ContextOptionsSchema.extend({
   /** Whose memories: part of every id, so two namespaces never share entries. */
-  namespace: z.string().trim().min(1),
-  /** IANA time zone in which relative dates ("yesterday") are read. Default UTC. */
-  timeZone: z.string().min(1).default("UTC"),
+  namespace: z.string().trim().min(1, "namespace must not be empty").describe("Whose memories: part of every entry's id"),
+  timeZone: z.string().min(1).default("UTC").describe("IANA time zone in which relative dates ('yesterday') are read"),
 });
 export type RuleBuilderOptions = z.input<typeof RuleBuilderOptionsSchema>;
 

@@ -4,19 +4,36 @@ import { MAX_ID_CHARS, MAX_TEXT_CHARS, parseIsoTimestamp, uniqueNames } from "..
 
 /** One turn of a conversation as importers hand it to the memory builder. */
 export const DialogueTurnSchema = z.strictObject({
-  turnId: z.string().trim().min(1, "turnId must not be empty").max(MAX_ID_CHARS),
-  speaker: z.string().trim().min(1, "speaker must not be empty").max(MAX_ID_CHARS),
-  text: z.string().max(MAX_TEXT_CHARS),
-  time: z.string().refine((value) => parseIsoTimestamp(value) !== undefined, "time must be an ISO 8601 date-time"),
-  imageCaption: z.string().trim().max(4096).optional(),
-  sessionId: z.string().trim().min(1).max(MAX_ID_CHARS).optional(),
+  turnId: z
+    .string()
+    .trim()
+    .min(1, "turnId must not be empty")
+    .max(MAX_ID_CHARS, `turnId must be at most ${MAX_ID_CHARS} characters`)
+    .describe("The turn's id, unique in the dialogue; the memories built from it name it in their source"),
+  speaker: z
+    .string()
+    .trim()
+    .min(1, "speaker must not be empty")
+    .max(MAX_ID_CHARS, `speaker must be at most ${MAX_ID_CHARS} characters`)
+    .describe("Who said it, by name"),
+  text: z.string().max(MAX_TEXT_CHARS, `text must be at most ${MAX_TEXT_CHARS} characters`).describe("What was said"),
+  time: z
+    .string()
+    .refine((value) => parseIsoTimestamp(value) !== undefined, "time must be an ISO 8601 date-time")
+    .describe("When it was said, ISO 8601; relative dates in the text ('yesterday') are read from it"),
+  imageCaption: z.string().trim().max(4096, "imageCaption must be at most 4096 characters").optional().describe("What an image shared in the turn shows"),
+  sessionId: z.string().trim().min(1, "sessionId must not be empty").max(MAX_ID_CHARS).optional().describe("The session the turn belongs to, when the dialogue spans several"),
 });
 export type DialogueTurn = z.infer<typeof DialogueTurnSchema>;
 
 /** A whole conversation: its turns in order and who takes part (speakers are added automatically). */
 export const DialogueSchema = z.strictObject({
-  participants: z.array(z.string().trim().min(1).max(MAX_ID_CHARS)).max(256).optional(),
-  turns: z.array(DialogueTurnSchema).min(1, "a dialogue needs at least one turn"),
+  participants: z
+    .array(z.string().trim().min(1, "a participant's name must not be empty").max(MAX_ID_CHARS))
+    .max(256, "participants must name at most 256 people")
+    .optional()
+    .describe("Everyone taking part, speakers or not; a participant is recognised in the text by name or nickname ('Mel' for Melanie)"),
+  turns: z.array(DialogueTurnSchema).min(1, "a dialogue needs at least one turn").describe("The turns in the order they were said"),
 });
 export type Dialogue = z.infer<typeof DialogueSchema>;
 

@@ -49,10 +49,10 @@ function shortField(field: string) {
 
 /** Where a memory came from: a document chunk (id + version + heading path) or dialogue turns, and the input an ingest read it from. */
 export const SourceSchema = z.strictObject({
-  documentId: DocumentIdSchema.optional(),
-  version: z.number().int().min(1).optional(),
-  turnIds: z.array(z.string().min(1).max(MAX_ID_CHARS)).max(1024).optional(),
-  headingPath: z.array(z.string().max(1024)).max(32).optional(),
+  documentId: DocumentIdSchema.optional().describe("The document a chunk was cut from"),
+  version: z.number().int().min(1, "version must be 1 or more").optional().describe("Which version of the document (each changed ingest of it is the next)"),
+  turnIds: z.array(z.string().min(1).max(MAX_ID_CHARS)).max(1024, "turnIds must name at most 1,024 turns").optional().describe("The dialogue turns a memory was built from"),
+  headingPath: z.array(z.string().max(1024)).max(32, "headingPath must hold at most 32 headings").optional().describe("The headings a chunk stands under, outermost first"),
   origin: z
     .string()
     // 4096: the longest path Linux accepts, as the default origin is the input's absolute path.

@@ -10,10 +10,10 @@ import { TimeRangeSchema } from "../time/types.js";
  * matches the entry's `source.documentId` exactly.
  */
 export const MemoryFilterSchema = z.strictObject({
-  persons: z.array(z.string().min(1)).optional(),
-  entities: z.array(z.string().min(1)).optional(),
-  location: z.string().min(1).optional(),
-  timeRange: TimeRangeSchema.optional(),
+  persons: z.array(z.string().min(1)).optional().describe("Only entries carrying any of these persons (whole name, any case)"),
+  entities: z.array(z.string().min(1)).optional().describe("Only entries carrying any of these entities (whole name, any case)"),
+  location: z.string().min(1).optional().describe("Only entries whose location contains this text (any case)"),
+  timeRange: TimeRangeSchema.optional().describe("Only entries whose timestamp falls in this range (start inclusive, end exclusive)"),
   documentId: DocumentIdSchema.optional().describe("Only entries written from this source document (exact, case-sensitive)"),
 });
 export type MemoryFilter = z.infer<typeof MemoryFilterSchema>;

@@ -8,8 +8,8 @@ import type { ClusterSetting, ClusterSettings } from "./qdrant-layout.js";
 
 /** Where the server is, and the key it asks for. */
 export const QdrantServerFields = {
-  url: z.url({ protocol: /^https?$/, error: "url must be an http(s) URL" }),
-  apiKey: z.string().min(1).optional(),
+  url: z.url({ protocol: /^https?$/, error: "url must be an http(s) URL" }).describe("The Qdrant server, e.g. http://localhost:6333"),
+  apiKey: z.string().min(1, "apiKey must not be empty").optional().describe("The server's API key, sent as the api-key header"),
 };
 
 /** The collection a Qdrant store uses when none is named. */

@@ -20,10 +20,10 @@ import { defineStoreKind, ReadOnlyField } from "./store-kind.js";
 
 export const QdrantStoreConfigSchema = z
   .strictObject({
-    kind: z.literal("qdrant"),
+    kind: z.literal("qdrant").describe("A Qdrant server: one collection, each namespace a tenant of it"),
     ...QdrantServerFields,
     // Not the adapter's rule: its name pattern and default apply when the store opens, and an unset collection stays unset here.
-    collection: z.string().min(1).optional(),
+    collection: z.string().min(1, "collection must not be empty").optional().describe("The collection's name. Unset: recallgraph"),
     readOnly: ReadOnlyField,
     // Unset here stays unset: the adapter applies its default.
     namespaceCacheMs: QdrantCacheFields.namespaceCacheMs.optional(),

@@ -7,8 +7,8 @@ export type Granularity = z.infer<typeof GranularitySchema>;
 
 /** An inclusive-start, exclusive-end time range in epoch ms; either side may be open. */
 export const TimeRangeSchema = z.strictObject({
-  startMs: z.number().finite().optional(),
-  endMs: z.number().finite().optional(),
+  startMs: z.number().finite().optional().describe("Epoch ms the range starts at, inclusive. Unset: no start"),
+  endMs: z.number().finite().optional().describe("Epoch ms the range ends at, exclusive. Unset: no end"),
 });
 export type TimeRange = z.infer<typeof TimeRangeSchema>;
 

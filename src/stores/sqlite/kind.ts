@@ -20,9 +20,9 @@ import { VECTOR_INDEX_KINDS, VectorSearchFields, type VectorIndexKind } from "./
 export const DEFAULT_SQLITE_PATH = "./.recallgraph/memory.db";
 
 export const SqliteStoreConfigSchema = z.strictObject({
-  kind: z.literal("sqlite"),
+  kind: z.literal("sqlite").describe("An embedded sqlite file (or :memory:): nothing to run"),
   // Not SqliteStoreOptionsSchema's path: that one words a missing path differently ("path is required").
-  path: z.string().min(1, "path must not be empty"),
+  path: z.string().min(1, "path must not be empty").describe("The store file, created if missing, or :memory:"),
   readOnly: ReadOnlyField,
   // The adapter's own fields, optional here: unset ones stay unset, and the adapter applies its defaults.
   vectorIndex: VectorSearchFields.vectorIndex.optional(),
