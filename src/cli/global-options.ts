@@ -7,12 +7,12 @@ import { parseOptionValues } from "./option-values.js";
 
 /** Options every command accepts. Unset store and embedder choices fall back to the environment. */
 export const GlobalOptionsSchema = z.object({
-  db: z.string().trim().min(1, "must not be empty").optional(),
+  db: z.string().trim().min(1, "must not be empty").optional().describe("The sqlite file, or :memory:"),
   store: z.enum(STORE_KIND_NAMES).optional().describe("The kind of store (stores/store-kinds.ts)"),
   embedder: z.enum(EMBEDDER_KIND_NAMES).optional().describe("The kind of dense embedder (text/embedders/registry.ts)"),
   readOnly: z.boolean().default(false).describe("Open the store without writing to it; writes are refused"),
-  json: z.boolean().default(false),
-  verbose: z.boolean().default(false),
+  json: z.boolean().default(false).describe("Print machine-readable JSON on stdout"),
+  verbose: z.boolean().default(false).describe("Log more, and print stack traces on errors"),
 });
 export type GlobalOptions = z.output<typeof GlobalOptionsSchema>;
 

@@ -15,11 +15,13 @@ export function splitHitKey(key: string): [namespace: string, id: string] {
 
 /** One ranked list produced by one view for one query in one namespace and round. */
 export const ViewHitListSchema = z.object({
-  view: ViewNameSchema,
-  query: z.string(),
-  namespace: z.string(),
-  round: z.number().int(),
-  hits: z.array(z.object({ key: z.string(), score: z.number() })),
+  view: ViewNameSchema.describe("The view that searched"),
+  query: z.string().describe("What it searched for"),
+  namespace: z.string().describe("Where it searched"),
+  round: z.number().int().describe("0: the question's own round; 1 and on: reflection rounds"),
+  hits: z
+    .array(z.object({ key: z.string().describe("namespace and id of the entry"), score: z.number().describe("The view's own score") }))
+    .describe("Best first"),
   voteMinScore: z.number().optional().describe("Hits scoring under this were found but cast no vote in the fusion; absent, every hit votes"),
 });
 export type ViewHitList = z.infer<typeof ViewHitListSchema>;
@@ -70,7 +72,11 @@ export const ProvenanceSchema = z.object({
 export type Provenance = z.infer<typeof ProvenanceSchema>;
 
 /** One entry of the fused ranking, with its fused score and provenance. */
-export const FusedHitSchema = z.object({ key: z.string(), score: z.number(), provenance: ProvenanceSchema });
+export const FusedHitSchema = z.object({
+  key: z.string().describe("namespace and id of the entry"),
+  score: z.number().describe("The fused score"),
+  provenance: ProvenanceSchema.describe("How it was found"),
+});
 export type FusedHit = z.infer<typeof FusedHitSchema>;
 
 /**

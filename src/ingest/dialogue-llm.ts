@@ -40,7 +40,8 @@ export const ExtractedMemoriesSchema = z.object({
         reason: z.string().trim().max(512).nullable().optional().describe("With supersede: what changed, in a few words"),
       }),
     )
-    .max(MAX_MEMORIES_PER_WINDOW),
+    .max(MAX_MEMORIES_PER_WINDOW)
+    .describe("The memories the window's new turns hold, each a self-contained fact with the turns it comes from"),
 });
 export type ExtractedMemories = z.infer<typeof ExtractedMemoriesSchema>;
 

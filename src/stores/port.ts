@@ -83,12 +83,12 @@ export interface ListPage {
 
 /** Retrieval settings stored with a namespace; unset fields fall back to the graph's configuration. */
 export const NamespaceSettingsSchema = z.strictObject({
-  semanticTopK: z.number().int().min(1).max(1000).optional(),
-  lexicalTopK: z.number().int().min(1).max(1000).optional(),
-  symbolicTopK: z.number().int().min(1).max(1000).optional(),
-  finalK: z.number().int().min(1).max(1000).optional(),
-  denseMinScore: z.number().min(-1).max(1).optional(),
-  lexicalMinRelative: z.number().min(0).max(1).optional(),
+  semanticTopK: z.number().int().min(1).max(1000).optional().describe("Dense hits per query"),
+  lexicalTopK: z.number().int().min(1).max(1000).optional().describe("BM25 hits per query"),
+  symbolicTopK: z.number().int().min(1).max(1000).optional().describe("Hits of the exact conditions per query"),
+  finalK: z.number().int().min(1).max(1000).optional().describe("Results returned"),
+  denseMinScore: z.number().min(-1).max(1).optional().describe("Absolute cosine below which a dense hit is dropped"),
+  lexicalMinRelative: z.number().min(0).max(1).optional().describe("A BM25 hit below the best score times this is dropped"),
 });
 export type NamespaceSettings = z.infer<typeof NamespaceSettingsSchema>;
 

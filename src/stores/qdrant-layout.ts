@@ -95,8 +95,8 @@ export const UNRECORDED_BM25_B = 0.75;
 
 /** What the collection's `metadata.recallgraph` holds. */
 export const CollectionMetadataSchema = z.object({
-  layoutVersion: z.number().int(),
-  embedding: EmbeddingSpecSchema,
+  layoutVersion: z.number().int().describe("The version of the collection's layout the adapter wrote"),
+  embedding: EmbeddingSpecSchema.describe("The embedder the collection's vectors are made with"),
   bm25B: z
     .number()
     .min(0)
@@ -266,10 +266,10 @@ export function memoryPayload(entry: MemoryEntry, lexicalTerms: readonly number[
  * no memory filter can match them.
  */
 export const LeasePayloadSchema = z.object({
-  record: z.literal("lease"),
-  origin: z.string(),
-  holder: z.string(),
-  heldUntilMs: z.number(),
+  record: z.literal("lease").describe("Marks the point as a lease, not a memory"),
+  origin: z.string().describe("The ingest origin the lease is for"),
+  holder: z.string().describe("Who holds it (empty: free)"),
+  heldUntilMs: z.number().describe("When it may be taken over unless renewed, epoch ms"),
 });
 export type LeasePayload = z.infer<typeof LeasePayloadSchema>;
 

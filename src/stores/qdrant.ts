@@ -124,10 +124,16 @@ export const QdrantStoreOptionsSchema = z
     collection: z
       .string()
       .regex(/^[A-Za-z0-9_-]{1,255}$/, "collection must be 1-255 letters, digits, '_' or '-'")
-      .default(DEFAULT_QDRANT_COLLECTION),
-    embedding: EmbeddingSpecSchema,
-    /** Bound of one whole request (connecting, waiting for a connection, the answer's last byte): past it, a StoreError. */
-    timeoutMs: z.number().int().min(1).max(3_600_000).default(30_000),
+      .default(DEFAULT_QDRANT_COLLECTION)
+      .describe("The collection all namespaces share"),
+    embedding: EmbeddingSpecSchema.describe("The embedder the vectors are made with; the collection refuses another"),
+    timeoutMs: z
+      .number()
+      .int()
+      .min(1)
+      .max(3_600_000)
+      .default(30_000)
+      .describe("Bound of one whole request (connecting, waiting for a connection, the answer's last byte): past it, a StoreError"),
     clock: ClockSchema,
     readOnly: z
       .boolean()

@@ -3,8 +3,8 @@ import { z } from "zod";
 
 /** Which embedder built a store's vectors. A store refuses to be opened with another. */
 export const EmbeddingSpecSchema = z.strictObject({
-  model: z.string().min(1),
-  dimension: z.number().int().min(1).max(65_536),
+  model: z.string().min(1).describe("Which embedder and model made the vectors (a store refuses another)"),
+  dimension: z.number().int().min(1).max(65_536).describe("The vectors' length"),
 });
 export type EmbeddingSpec = z.infer<typeof EmbeddingSpecSchema>;
 

@@ -17,8 +17,8 @@ const UINT32_MAX = 0xffff_ffff;
 
 export const SparseVectorSchema = z
   .strictObject({
-    indices: z.array(z.number().int().min(0).max(UINT32_MAX)),
-    values: z.array(z.number().finite()),
+    indices: z.array(z.number().int().min(0).max(UINT32_MAX)).describe("Term ids (hashes of the terms), ascending and unique"),
+    values: z.array(z.number().finite()).describe("Each term's weight, in the order of indices"),
   })
   .refine((vector) => vector.indices.length === vector.values.length, {
     message: "indices and values must have the same length",

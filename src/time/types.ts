@@ -18,12 +18,12 @@ export type TimeRange = z.infer<typeof TimeRangeSchema>;
  * `index`/`length` locate `expression` in the text it was found in.
  */
 export const TimeWindowSchema = TimeRangeSchema.extend({
-  start: z.iso.datetime().optional(),
-  end: z.iso.datetime().optional(),
-  expression: z.string(),
-  granularity: GranularitySchema,
-  index: z.number().int().nonnegative().optional(),
-  length: z.number().int().nonnegative().optional(),
+  start: z.iso.datetime().optional().describe("The window's start, UTC ISO 8601"),
+  end: z.iso.datetime().optional().describe("The window's end, UTC ISO 8601, exclusive"),
+  expression: z.string().describe("The time phrase, as it appears in the input"),
+  granularity: GranularitySchema.describe("The unit the phrase speaks in (day, week, month, ...)"),
+  index: z.number().int().nonnegative().optional().describe("Where the phrase starts in the input, in UTF-16 code units"),
+  length: z.number().int().nonnegative().optional().describe("The phrase's length, in UTF-16 code units"),
 });
 
 export interface TimeWindow {
@@ -64,8 +64,8 @@ export const TimeContextSchema = z.strictObject({
       .refine((date) => Number.isFinite(date.getTime()), "now must be a valid date")
       .refine((date) => date.getTime() >= MIN_MS && date.getTime() <= MAX_MS, "now must be in the years 1-9999"),
     z.number().finite("now must be a finite epoch-ms number").min(MIN_MS, "now must be in the years 1-9999").max(MAX_MS, "now must be in the years 1-9999"),
-  ]),
-  timeZone: z.string().min(1, "timeZone must not be empty").max(64).optional(),
+  ]).describe("The reference time relative expressions are read from: the request's, never the wall clock"),
+  timeZone: z.string().min(1, "timeZone must not be empty").max(64).optional().describe("IANA zone the calendar is read in. Unset: UTC"),
 });
 
 export interface TimeContext {

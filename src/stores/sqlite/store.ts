@@ -61,9 +61,8 @@ import { SqliteLeaseBook } from "./origin-leases.js";
 import { cosineFromUnitL2, unitVectorBlob } from "./vectors.js";
 
 export const SqliteStoreOptionsSchema = z.strictObject({
-  /** A file path (created when absent, WAL mode) or ":memory:". */
-  path: z.string({ error: "path is required" }).min(1, "path must not be empty"),
-  embedding: EmbeddingSpecSchema,
+  path: z.string({ error: "path is required" }).min(1, "path must not be empty").describe("A file path (created when absent, WAL mode) or :memory:"),
+  embedding: EmbeddingSpecSchema.describe("The embedder the vectors are made with; the file refuses another"),
   clock: ClockSchema,
   readOnly: z
     .boolean()
