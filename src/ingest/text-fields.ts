@@ -3,7 +3,7 @@
  * Every writer derives them here, so a memory gets the same fields whichever way it is written: the
  * library's `remember`, a tool, the MCP server, the LangGraph store, a JSON Lines file, a document, a dialogue.
  */
-import { MAX_ID_CHARS, uniqueNames, type MemoryInput } from "../memory/entry.js";
+import { MAX_ID_CHARS, uniqueNames } from "../memory/entry.js";
 import { keywords } from "../text/tokenizer.js";
 import { codeFamilies, findNames } from "./names.js";
 
@@ -26,12 +26,17 @@ export function derivedList(items: readonly string[], max: number): string[] {
  * its text (plus code families, "XYZ" for XYZ-100), and persons and entities found by the name rules.
  * The keywords are indexed apart from the text (the lexical view's tags), as a built memory's are.
  */
-export function fillMissingFields(input: MemoryInput): MemoryInput {
-  if (input.keywords !== undefined && input.persons !== undefined && input.entities !== undefined) return input;
-  const names = findNames(input.text);
-  const filled: MemoryInput = { ...input };
-  filled.persons ??= derivedList(names.persons, MAX_DERIVED_NAMES);
-  filled.entities ??= derivedList(names.entities, MAX_DERIVED_NAMES);
-  filled.keywords ??= derivedList([...keywords(input.text), ...codeFamilies(filled.entities)], MAX_DERIVED_KEYWORDS);
-  return filled;
+export function fillMissingFields<T extends TextFields>(input: T): T & Required<TextFields> {
+  const { keywords: givenKeywords, persons, entities } = input;
+  const names = persons === undefined || entities === undefined ? findNames(input.text) : undefined;
+  const filledEntities = entities ?? derivedList(names?.entities ?? [], MAX_DERIVED_NAMES);
+  return {
+    ...input,
+    persons: persons ?? derivedList(names?.persons ?? [], MAX_DERIVED_NAMES),
+    entities: filledEntities,
+    keywords: givenKeywords ?? derivedList([...keywords(input.text), ...codeFamilies(filledEntities)], MAX_DERIVED_KEYWORDS),
+  };
 }
+
+/** The fields fillMissingFields reads and fills, as a caller's input or a checked one has them. */
+type TextFields = { text: string; keywords?: string[] | undefined; persons?: string[] | undefined; entities?: string[] | undefined };

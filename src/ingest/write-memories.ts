@@ -4,7 +4,7 @@ import type { Embedder } from "../text/embedder.js";
 import { listPages } from "../stores/list-pages.js";
 import type { MemoryRecord, MemoryStore } from "../stores/port.js";
 import { MAX_IDS_PER_CALL, validateRecords } from "../stores/validation.js";
-import { MemoryInputSchema, NamespaceSchema, normalizeEntry, type MemoryEntry } from "../memory/entry.js";
+import { entryOf, MemoryInputSchema, NamespaceSchema, type MemoryEntry } from "../memory/entry.js";
 import { fillMissingFields } from "./text-fields.js";
 
 /**
@@ -168,17 +168,14 @@ async function reembedNamespace(store: MemoryStore, embedder: Embedder, namespac
 
 function normalizeAll(ns: string, inputs: readonly unknown[], now: number, itemField: ItemField): MemoryEntry[] {
   const entries = inputs.map((input, index) =>
-    relabel(index, itemField, () => normalizeEntry(ns, withTextFields(input), { field: entriesField(index, ""), now })),
+    relabel(index, itemField, () => {
+      const field = entriesField(index, "");
+      return entryOf(ns, fillMissingFields(parseOrThrow(MemoryInputSchema, input, field)), { field, now });
+    }),
   );
   const duplicate = firstDuplicateId(entries);
   if (duplicate) throw new ValidationError(itemField(duplicate.index, "id"), `duplicate id "${duplicate.id}" in one write`);
   return entries;
-}
-
-/** The input with the fields its text gives where it left them out (text-fields.ts); one that is not a memory is left for normalizeEntry to refuse by its field. */
-function withTextFields(input: unknown): unknown {
-  const parsed = MemoryInputSchema.safeParse(input);
-  return parsed.success ? fillMissingFields(parsed.data) : input;
 }
 
 /** A replaced entry keeps the createdAt of the one it replaces. */

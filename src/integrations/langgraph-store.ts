@@ -87,14 +87,13 @@ function memoryInputOf(entry: MemoryEntry): MemoryInput {
   const fromText = fillMissingFields({ text: entry.text });
   // The write puts the speaker first among the persons (entry.ts).
   const named = entry.speaker !== undefined && persons[0] === entry.speaker ? persons.slice(1) : persons;
-  Object.assign(given, givenList("keywords", keywords, fromText), givenList("persons", named, fromText), givenList("entities", entities, fromText));
+  Object.assign(given, givenList("keywords", keywords, fromText.keywords), givenList("persons", named, fromText.persons), givenList("entities", entities, fromText.entities));
   if (timestampMs !== Date.parse(updatedAt)) given.timestamp = timestamp;
   return given;
 }
 
 /** A list as it was given: left out where it is what the text gives, [] where it was given empty but the text gives some. */
-function givenList(field: "keywords" | "persons" | "entities", stored: readonly string[], fromText: MemoryInput): Partial<MemoryInput> {
-  const derived = fromText[field] ?? [];
+function givenList(field: "keywords" | "persons" | "entities", stored: readonly string[], derived: readonly string[]): Partial<MemoryInput> {
   if (stored.length === derived.length && stored.every((name, i) => name === derived[i])) return {};
   return { [field]: [...stored] };
 }

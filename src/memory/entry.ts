@@ -239,13 +239,27 @@ export function uniqueNames(names: readonly string[] | undefined, max = Number.P
  * `previous` (the entry being replaced, if any) keeps its createdAt. An `expiresAt` at or before `now`
  * is refused: such a memory would be written only to be invisible.
  */
-export function normalizeEntry(
-  namespace: string,
-  input: unknown,
-  options: { field?: string; now?: number; previous?: Pick<MemoryEntry, "createdAt"> } = {},
-): MemoryEntry {
+export function normalizeEntry(namespace: string, input: unknown, options: EntryOptions = {}): MemoryEntry {
   const ns = parseOrThrow(NamespaceSchema, namespace, "namespace");
-  const parsed = parseOrThrow(MemoryInputSchema, input, options.field ?? "");
+  return buildEntry(ns, parseOrThrow(MemoryInputSchema, input, options.field ?? ""), options);
+}
+
+/** How normalizeEntry names fields in errors, stamps times and keeps a replaced entry's createdAt. */
+export interface EntryOptions {
+  field?: string;
+  now?: number;
+  previous?: Pick<MemoryEntry, "createdAt">;
+}
+
+/** A caller input MemoryInputSchema has already checked. */
+export type CheckedMemoryInput = z.output<typeof MemoryInputSchema>;
+
+/** normalizeEntry of an input already checked (and perhaps completed) by the caller, so it is not parsed twice. */
+export function entryOf(namespace: string, parsed: CheckedMemoryInput, options: EntryOptions = {}): MemoryEntry {
+  return buildEntry(parseOrThrow(NamespaceSchema, namespace, "namespace"), parsed, options);
+}
+
+function buildEntry(ns: string, parsed: CheckedMemoryInput, options: EntryOptions): MemoryEntry {
   const now = options.now ?? Date.now();
   const fieldPath = (name: string): string => [options.field, name].filter(Boolean).join(".");
   const timestampMs = parsed.timestamp === undefined ? now : instantInRange(parsed.timestamp, fieldPath("timestamp"));

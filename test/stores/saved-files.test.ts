@@ -25,7 +25,7 @@ after(() => rmSync(tempDir, { recursive: true, force: true }));
 const unlocked: SavedFilesLock = (replace) => replace();
 
 function save(folder: string, state: SavedState, text: string): void {
-  saveCurrent(folder, "ns", state, "terms", Buffer.from(text), ({ file, sha256 }) => ({ ...state, file, sha256 }), unlocked);
+  saveCurrent(folder, "ns", state.generation, "terms", Buffer.from(text), ({ file, sha256 }) => ({ ...state, file, sha256 }), unlocked);
 }
 
 const manifestOf = (folder: string) => {

@@ -160,7 +160,7 @@ export class HnswIndex {
     saveCurrent(
       folder,
       identity.namespace,
-      { storeId: identity.storeId, generation },
+      generation,
       "usearch",
       (path) => this.native.save(path),
       ({ file, sha256 }): Manifest => ({

@@ -53,8 +53,8 @@ export function savedFilesLock(db: SqliteDatabase): SavedFilesLock {
 }
 
 /**
- * Saves the namespace's structure as matching `state.generation`: `contents` are its bytes, or write it
- * to the path given; the file is flushed and, under `lock`, made current by a new manifest (`manifestOf`
+ * Saves the namespace's structure as matching `generation`: `contents` are its bytes, or write it to
+ * the path given; the file is flushed and, under `lock`, made current by a new manifest (`manifestOf`
  * gives it from the file's name and SHA-256: of the bytes when given, else read back from the file),
  * and the namespace's other files are removed. When the current manifest is of a later generation of
  * the store (another process saved meanwhile), it stays current and this save is dropped: either way,
@@ -64,7 +64,7 @@ export function savedFilesLock(db: SqliteDatabase): SavedFilesLock {
 export function saveCurrent(
   folder: string,
   namespace: string,
-  state: SavedState,
+  generation: number,
   extension: string,
   contents: Buffer | ((path: string) => void),
   manifestOf: (saved: SavedFile) => SavedState,
@@ -72,7 +72,7 @@ export function saveCurrent(
 ): void {
   mkdirSync(folder, { recursive: true });
   const key = namespaceKey(namespace);
-  const file = `${key}.${state.generation}.${extension}`;
+  const file = `${key}.${generation}.${extension}`;
   const temporary = join(folder, `${file}.${uniqueSuffix()}.partial`);
   const manifestTemporary = join(folder, `${key}.json.${uniqueSuffix()}.partial`);
   try {
@@ -80,10 +80,11 @@ export function saveCurrent(
     else contents(temporary);
     flush(temporary);
     const sha256 = Buffer.isBuffer(contents) ? sha256Of(contents) : fileSha256(temporary);
-    writeFileSync(manifestTemporary, JSON.stringify(manifestOf({ file, sha256 })));
+    const manifest = manifestOf({ file, sha256 });
+    writeFileSync(manifestTemporary, JSON.stringify(manifest));
     flush(manifestTemporary);
     lock(() => {
-      if (isSupersededBy(parsedJson(join(folder, `${key}.json`), SavedStateSchema), state)) return;
+      if (isSupersededBy(parsedJson(join(folder, `${key}.json`), SavedStateSchema), manifest)) return;
       renameSync(temporary, join(folder, file));
       renameSync(manifestTemporary, join(folder, `${key}.json`));
       flush(folder);

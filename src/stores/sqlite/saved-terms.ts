@@ -34,7 +34,7 @@ export function saveTerms(folder: string, identity: TermsIdentity, terms: Namesp
   saveCurrent(
     folder,
     identity.namespace,
-    { storeId: identity.storeId, generation: terms.generation },
+    terms.generation,
     "terms",
     terms.toSnapshot(),
     ({ file, sha256 }): TermsManifest => ({
