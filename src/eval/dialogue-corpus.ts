@@ -1,7 +1,7 @@
 import { chunkDocument } from "../ingest/chunker.js";
 import type { Dialogue } from "../ingest/dialogue.js";
-import { writeDialogueMemories, type DialogueBuilderSettings } from "../ingest/dialogue-ingest.js";
-import { buildRuleMemories, turnEntryId } from "../ingest/dialogue-rules.js";
+import { buildDialogue, writeDialogueMemories, type DialogueBuilderSettings } from "../ingest/dialogue-ingest.js";
+import { turnEntryId } from "../ingest/dialogue-rules.js";
 import { MAX_TEXT_CHARS, type MemoryInput } from "../memory/entry.js";
 import type { MemoryStore } from "../stores/port.js";
 import type { CachedEmbeddings } from "./cached-embeddings.js";
@@ -64,7 +64,9 @@ export async function embedDialogueEntries(
   embeddings: CachedEmbeddings,
   progress: (progress: EvalProgress) => void,
 ): Promise<MemoryInput[][]> {
-  const built = conversations.map((conversation) => buildRuleMemories(conversation.dialogue, { ...builder, namespace: conversation.namespace }));
+  const built = await Promise.all(
+    conversations.map(async (conversation) => (await buildDialogue(conversation.namespace, conversation.dialogue, { builder })).memories),
+  );
   await embeddings.warm(
     built.flatMap((memories) => memories.map((memory) => memory.text.trim())),
     (done, total) => progress({ phase: "embed entries", done, total }),

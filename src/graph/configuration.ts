@@ -37,16 +37,11 @@ const COMMON_FIELDS = {
         .max(1)
         .default(0.5)
         .describe("The same in the ranking before an own-words round, where a question that named the wrong speaker finds what the other said around the named one's words"),
-      windowMs: z
-        .number()
-        .int()
-        .min(0)
-        .max(86_400_000)
-        .default(2000)
-        .describe("Turns (memories with a speaker) of one namespace at most this far apart in time are neighbours (the LoCoMo loader spaces a session's turns one second apart: 2000 is two turns either side; 0 is only memories said at the same moment)"),
     })
-    .default({ ranking: 0.05, wordsReading: 0.5, windowMs: 2000 })
-    .describe("Votes a hit lends the turns said around it (ranks only: retrieval/context-votes.ts; memories without a speaker neither lend nor gain)"),
+    .default({ ranking: 0.05, wordsReading: 0.5 })
+    .describe(
+      "Votes a hit lends the turns said around it, two either side in its session as its dialogue was written (ranks only: retrieval/context-votes.ts; memories of no dialogue neither lend nor gain)",
+    ),
   // Half a list's vote: chosen on LoCoMo's rankings (docs/experiments.md, "Questions that ask when").
   timeAnswerVote: z
     .number()

@@ -10,6 +10,7 @@ import type { Dialogue } from "./dialogue.js";
 import { buildLlmMemories, llmEntryId, llmWindowCount, LlmBuilderOptionsSchema, MAX_MEMORIES_PER_WINDOW } from "./dialogue-llm.js";
 import { buildRuleMemories, turnEntryId } from "./dialogue-rules.js";
 import { retireFromOrigin, withOrigin } from "./origin.js";
+import { withContextTurnIds } from "./turn-context.js";
 
 /**
  * Builder settings of both modes (the namespace is given separately): the context options
@@ -93,16 +94,20 @@ export function dialogueBuildSteps(dialogue: Dialogue, options: Pick<DialogueIng
   return options.model ? llmWindowCount(dialogue.turns.length, builder) : 1;
 }
 
-/** Builds a dialogue's memories, reporting build progress. Nothing is embedded or written. */
+/**
+ * Builds a dialogue's memories, each naming the turns said around its own (turn-context.ts), reporting
+ * build progress. Nothing is embedded or written.
+ */
 export async function buildDialogue(namespace: string, dialogue: Dialogue, options: DialogueIngestOptions = {}): Promise<BuiltDialogue> {
   const builder = parseBuilder(options.builder);
   if (options.model) {
     const built = await buildLlmMemories(dialogue, options.model, { ...builder, namespace }, (done, total) =>
       options.onProgress?.("build", done, total),
     );
-    return { namespace, dialogue, memories: built.memories, mode: "llm", fallbackWindows: built.fallbackWindows, calls: built.calls };
+    const memories = withContextTurnIds(built.memories, dialogue.turns);
+    return { namespace, dialogue, memories, mode: "llm", fallbackWindows: built.fallbackWindows, calls: built.calls };
   }
-  const memories = buildRuleMemories(dialogue, { ...builder, namespace });
+  const memories = withContextTurnIds(buildRuleMemories(dialogue, { ...builder, namespace }), dialogue.turns);
   options.onProgress?.("build", 1, 1);
   return { namespace, dialogue, memories, mode: "rules", fallbackWindows: 0, calls: [] };
 }

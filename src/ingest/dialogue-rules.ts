@@ -8,6 +8,7 @@ import { stableId } from "./ids.js";
 import { codeFamilies, findNames, withoutFillers } from "./names.js";
 import { ruleSupersessions, type SaidTurn } from "./rule-supersessions.js";
 import { derivedList, MAX_DERIVED_KEYWORDS, MAX_DERIVED_NAMES } from "./text-fields.js";
+import { turnsAround } from "./turn-context.js";
 
 /**
  * How an entry carries its conversational context. A turn like "Yes, it was amazing!" cannot be
@@ -82,7 +83,7 @@ export function buildRuleMemories(dialogue: Dialogue, options: RuleBuilderOption
     const ownSaid = resolved[index] ?? "";
     if (!ownSaid && !turn.imageCaption) return;
     const ownText = restate(turn.speaker, ownSaid, turn.imageCaption);
-    const neighbours = neighbourIndexes(dialogue.turns, index, settings.contextTurns, settings.contextTurnsAfter);
+    const neighbours = turnsAround(dialogue.turns, index, settings.contextTurns, settings.contextTurnsAfter);
 
     let text = ownText;
     const contextWords: string[] = [];
@@ -164,21 +165,6 @@ function isMostlyChinese(text: string): boolean {
   const han = text.match(/\p{Script=Han}/gu)?.length ?? 0;
   const latin = text.match(/[A-Za-z]/g)?.length ?? 0;
   return han > 0 && han >= latin;
-}
-
-/** Indexes of up to `before` preceding and `after` following turns, never crossing into another session. */
-function neighbourIndexes(turns: readonly DialogueTurn[], index: number, before: number, after: number): number[] {
-  const session = turns[index]?.sessionId;
-  const picked: number[] = [];
-  for (let i = index - 1; i >= 0 && i >= index - before; i -= 1) {
-    if (turns[i]?.sessionId !== session) break;
-    picked.unshift(i);
-  }
-  for (let i = index + 1; i < turns.length && i <= index + after; i += 1) {
-    if (turns[i]?.sessionId !== session) break;
-    picked.push(i);
-  }
-  return picked;
 }
 
 function clip(text: string, maxChars: number): string {

@@ -52,6 +52,13 @@ export const SourceSchema = z.strictObject({
   documentId: DocumentIdSchema.optional().describe("The document a chunk was cut from"),
   version: z.number().int().min(1, "version must be 1 or more").optional().describe("Which version of the document (each changed ingest of it is the next)"),
   turnIds: z.array(z.string().min(1).max(MAX_ID_CHARS)).max(1024, "turnIds must name at most 1,024 turns").optional().describe("The dialogue turns a memory was built from"),
+  contextTurnIds: z
+    .array(z.string().min(1).max(MAX_ID_CHARS))
+    .max(1024, "contextTurnIds must name at most 1,024 turns")
+    .optional()
+    .describe(
+      "The turns said around those, in the same session (dialogue ingests set it): memories that name each other's turns here are one exchange, and lend each other votes at retrieval",
+    ),
   headingPath: z.array(z.string().max(1024)).max(32, "headingPath must hold at most 32 headings").optional().describe("The headings a chunk stands under, outermost first"),
   origin: z
     .string()

@@ -10,7 +10,7 @@ import { addNodeMs, timed } from "../runtime/timing.js";
 import { summarizeAccount, type Degradation, type LlmCallRecord } from "../domain/run-account.js";
 import { takeTurns } from "../retrieval/readings.js";
 import { asksAboutChange, memoriesToBringIn, noLinks, readSupersessions, supersessionOrder, withTimeProvenance } from "../retrieval/supersession.js";
-import { withContextVotes } from "../retrieval/context-votes.js";
+import { withContextVotes, type SaidTurns } from "../retrieval/context-votes.js";
 import { asksForTime, statesTime, withTimeAnswerVotes } from "../retrieval/time-answers.js";
 import { withConflicts } from "../retrieval/conflicts.js";
 import type { RunSettings } from "../graph/run-settings.js";
@@ -73,22 +73,24 @@ export function finalizeNode(dependencies: () => Promise<GraphDependencies>) {
  */
 function answerOrder(state: RetrievalStateValue, settings: RunSettings): FusedHit[] {
   const depth = settings.finalK * 2;
-  const { ranking, wordsReading, windowMs } = settings.contextVotes;
+  const { ranking, wordsReading } = settings.contextVotes;
   const timeAnswers = timeAnswerVotes(state, settings);
   const inContext = (keys: readonly string[], weight: number) =>
-    timeAnswers(withContextVotes(keys, (key) => turnTimeOf(state.entries[key]), { weight, windowMs, rrfK: settings.rrfK }));
+    timeAnswers(withContextVotes(keys, (key) => saidTurnsOf(state.entries[key]), { weight, rrfK: settings.rrfK }));
   const byKey = new Map(state.fused.map((hit) => [hit.key, hit]));
   const final = [...inContext(state.fused.slice(0, depth).map((hit) => hit.key), ranking).flatMap((key) => byKey.get(key) ?? []), ...state.fused.slice(depth)];
   return state.beforeOwnWords ? takeTurns(final, inContext(state.beforeOwnWords, wordsReading), settings.readingTurns) : final;
 }
 
 /**
- * When a memory was said, if it is a turn of an exchange: one with a speaker. Notes and documents are
- * no one's turn: written together they share a moment, and as neighbours they would lift each other
- * over the memory written alone that answers.
+ * The turns a memory was built from and those said around them, if it is one speaker's words in a
+ * dialogue. Notes and documents are no one's turn: written together they share a moment, and as
+ * neighbours they would lift each other over the memory written alone that answers.
  */
-function turnTimeOf(entry: MemoryEntry | undefined): number | undefined {
-  return entry?.speaker === undefined ? undefined : entry.timestampMs;
+function saidTurnsOf(entry: MemoryEntry | undefined): SaidTurns | undefined {
+  const source = entry?.source;
+  if (entry?.speaker === undefined || !source?.turnIds) return undefined;
+  return { turnIds: source.turnIds, contextTurnIds: source.contextTurnIds ?? [] };
 }
 
 /** The reordering time-answers.ts gives a question that asks when; for any other question, none. */

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { RecallGraph } from "../../src/library/open-recallgraph.js";
 import { NO_CONTEXT_VOTES } from "../../src/graph/presets.js";
+import { ingestDialogue } from "../../src/ingest/dialogue-ingest.js";
 import { chatMemory } from "../support/graph-fixture.js";
 
 describe("context votes over notes written together", () => {
@@ -40,12 +41,12 @@ describe("context votes over notes written together", () => {
     });
   }
 
-  it("still lend votes between turns said around each other", async () => {
-    // The same words as turns of an exchange (speakers, a second apart) do lend: the order is not the one found.
-    const chat = await chatMemory(
-      batch.map((text, i) => ({ id: `turn-${i}`, text, speaker: i % 2 ? "Ana" : "Ben", timestamp: new Date(Date.parse(batchAt) + i * 1000).toISOString() })),
-    );
+  it("still lend votes between the turns of a dialogue, however far apart their times", async () => {
+    // The same words as a dialogue's turns, ten minutes apart: the turns said around each other lend, and the order is not the one found.
+    const chat = await chatMemory([]);
     try {
+      const turns = batch.map((text, i) => ({ turnId: `t${i}`, speaker: i % 2 ? "Ana" : "Ben", text, time: new Date(Date.parse(batchAt) + i * 600_000).toISOString() }));
+      await ingestDialogue(chat.store, chat.embedder, "chat", { turns });
       const ids = async (settings: object) => (await chat.retrieve({ question: "Where is the backup server?", namespace: "chat" }, { finalK: 8, ...settings })).results.map((result) => result.id);
       assert.notDeepEqual(await ids({}), await ids({ contextVotes: NO_CONTEXT_VOTES }));
     } finally {

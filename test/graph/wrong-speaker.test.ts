@@ -42,14 +42,28 @@ describe("a question that names the wrong speaker", () => {
 });
 
 describe("a question that names the wrong speaker, asked of one exchange", () => {
-  // The same words, said a second apart as one conversation's turns are: Caroline's reply is Melanie's painting's neighbour.
+  // The same words, said one after the other as a dialogue's turns are: Caroline's reply is Melanie's painting's neighbour.
   const now = "2026-03-20T00:00:00Z";
   let memory: RecallGraph;
   before(async () => {
-    const at = (second: number) => `2026-03-14T10:00:0${second}Z`;
+    const at = (minute: number) => `2026-03-14T10:0${minute}:00Z`;
     memory = await chatMemory([
-      { id: "mel-painted", text: "Melanie said: Caroline, I painted a sunset over the lake last weekend.", speaker: "Melanie", persons: ["Melanie", "Caroline"], timestamp: at(1) },
-      { id: "caro-lovely", text: "Caroline said: Melanie, your painting is lovely! I wish I could paint.", speaker: "Caroline", persons: ["Caroline", "Melanie"], timestamp: at(2) },
+      {
+        id: "mel-painted",
+        text: "Melanie said: Caroline, I painted a sunset over the lake last weekend.",
+        speaker: "Melanie",
+        persons: ["Melanie", "Caroline"],
+        timestamp: at(1),
+        source: { turnIds: ["d1"], contextTurnIds: ["d2"] },
+      },
+      {
+        id: "caro-lovely",
+        text: "Caroline said: Melanie, your painting is lovely! I wish I could paint.",
+        speaker: "Caroline",
+        persons: ["Caroline", "Melanie"],
+        timestamp: at(5),
+        source: { turnIds: ["d2"], contextTurnIds: ["d1"] },
+      },
     ]);
     await memory.remember("chat", [
       { id: "caro-someday", text: "Caroline said: Painting sounds relaxing, maybe I will paint someday.", speaker: "Caroline", persons: ["Caroline"], timestamp: "2026-03-10T10:00:00Z" },

@@ -58,6 +58,7 @@ function frozen(entry: MemoryEntry): MemoryEntry {
   Object.freeze(entry.entities);
   if (entry.source) {
     if (entry.source.turnIds) Object.freeze(entry.source.turnIds);
+    if (entry.source.contextTurnIds) Object.freeze(entry.source.contextTurnIds);
     if (entry.source.headingPath) Object.freeze(entry.source.headingPath);
     Object.freeze(entry.source);
   }
