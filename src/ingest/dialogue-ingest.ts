@@ -1,8 +1,8 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { z } from "zod";
-import { parseOrThrow } from "../core/errors.js";
+import { parseOrThrow, ValidationError } from "../core/errors.js";
 import type { LlmCallRecord } from "../domain/run-account.js";
-import type { MemoryInput } from "../memory/entry.js";
+import { parseIsoTimestamp, type MemoryEntry, type MemoryInput } from "../memory/entry.js";
 import { commitMemories, prepareMemories, writeMemories, type PreparedWrite } from "./write-memories.js";
 import type { MemoryStore } from "../stores/port.js";
 import type { Embedder } from "../text/embedder.js";
@@ -123,6 +123,7 @@ export async function prepareDialogue(
   options: Pick<DialogueIngestOptions, "onProgress" | "now" | "origin"> = {},
 ): Promise<PreparedDialogue> {
   const { memories, ...rest } = built;
+  await refuseTurnIdsOfOtherTurns(store, built.namespace, built.dialogue, options.origin);
   const write = await prepareMemories(store, embedder, built.namespace, memories.map((memory) => withOrigin(memory, options.origin)), {
     onProgress: (done, total) => options.onProgress?.("write", done, total),
     ...(options.now !== undefined ? { now: options.now } : {}),
@@ -173,17 +174,46 @@ export async function writeDialogueMemories(
 }
 
 /**
- * Deletes entries of these turns that an earlier run wrote and this one did not: the rule entry of
- * each turn, and every model entry of a window that started at one of these turns. A window's first
- * entry (ordinal 0) always exists when the window wrote any, so one lookup per turn finds them.
+ * The entries stored for these turns: the rule entry of each turn, and the first model entry of each
+ * window that started at one (ordinal 0 always exists when the window wrote any). `windowOf` maps such
+ * a first entry's id to the turn its window started at.
  */
-async function retireStaleEntries(store: MemoryStore, namespace: string, dialogue: Dialogue, kept: ReadonlySet<string>): Promise<number> {
+async function storedEntriesOfTurns(store: MemoryStore, namespace: string, dialogue: Dialogue): Promise<{ found: MemoryEntry[]; windowOf: Map<string, string> }> {
   const ruleIds = dialogue.turns.map((turn) => turnEntryId(namespace, turn.turnId));
-  const firstWindowIds = new Map(dialogue.turns.map((turn) => [llmEntryId(namespace, turn.turnId, 0), turn.turnId]));
-  const found = await store.get(namespace, [...ruleIds, ...firstWindowIds.keys()]);
+  const windowOf = new Map(dialogue.turns.map((turn) => [llmEntryId(namespace, turn.turnId, 0), turn.turnId]));
+  return { found: await store.get(namespace, [...ruleIds, ...windowOf.keys()]), windowOf };
+}
+
+/**
+ * A turn id names one turn in its namespace: the ids of the turn's memories are made from it, so a turn
+ * of another conversation given the same id ("1", as a model numbers a conversation's turns) would
+ * replace what was saved of the first, and be read as said around its neighbours. A memory stored for
+ * one of these ids whose first turn was said at another time than this dialogue says is that case, and
+ * is refused before anything is written. The same dialogue saved again replaces its memories, and so
+ * does an ingest of the same origin (a file edited and read again).
+ */
+async function refuseTurnIdsOfOtherTurns(store: MemoryStore, namespace: string, dialogue: Dialogue, origin: string | undefined): Promise<void> {
+  const turns = new Map(dialogue.turns.map((turn, index) => [turn.turnId, { index, ms: parseIsoTimestamp(turn.time) }]));
+  for (const entry of (await storedEntriesOfTurns(store, namespace, dialogue)).found) {
+    if (origin !== undefined && entry.source?.origin === origin) continue;
+    const turnId = entry.source?.turnIds?.[0] ?? "";
+    const turn = turns.get(turnId);
+    if (turn && turn.ms !== entry.timestampMs) {
+      const said = new Date(entry.timestampMs).toISOString();
+      throw new ValidationError(
+        `turns.${turn.index}.turnId`,
+        `turn id "${turnId}" already names a turn said at ${said} in namespace "${namespace}" (memory ${entry.id}); give each turn an id of its own in the namespace, or forget that memory first`,
+      );
+    }
+  }
+}
+
+/** Deletes entries of these turns that an earlier run wrote and this one did not, every entry of a model window included. */
+async function retireStaleEntries(store: MemoryStore, namespace: string, dialogue: Dialogue, kept: ReadonlySet<string>): Promise<number> {
+  const { found, windowOf } = await storedEntriesOfTurns(store, namespace, dialogue);
   const stale = new Set<string>();
   for (const entry of found) {
-    const windowKey = firstWindowIds.get(entry.id);
+    const windowKey = windowOf.get(entry.id);
     if (windowKey === undefined) stale.add(entry.id);
     else for (let ordinal = 0; ordinal < MAX_MEMORIES_PER_WINDOW; ordinal += 1) stale.add(llmEntryId(namespace, windowKey, ordinal));
   }

@@ -9,7 +9,9 @@ export const DialogueTurnSchema = z.strictObject({
     .trim()
     .min(1, "turnId must not be empty")
     .max(MAX_ID_CHARS, `turnId must be at most ${MAX_ID_CHARS} characters`)
-    .describe("The turn's id, unique in the dialogue; the memories built from it name it in their source"),
+    .describe(
+      "The turn's id, naming one turn in the namespace: the same turn saved again replaces its memories, and an id already stored for a turn said at another time is refused",
+    ),
   speaker: z
     .string()
     .trim()

@@ -295,22 +295,27 @@ describe("isolation: the MCP server, through the protocol (SDK client, in-memory
             }
 
             // Saving under ids only others hold (now two memories each, the caller's and theirs), and a dialogue
-            // whose turn ids other namespaces' dialogues use too: the others are untouched.
+            // whose turn ids other namespaces' dialogues use too: the others are untouched. A turn id the caller's
+            // own namespace holds for a turn said at another time is refused (a turn id names one turn there).
             const marker = markerOf(who);
             const writes: Array<[tool: string, args: Record<string, unknown>]> = [
               ...foreignOnly.slice(0, 2).map((id): [string, Record<string, unknown>] => ["save_memory", { id, text: `${marker} saved over a foreign id` }]),
               ["save_dialogue", { turns: dialogue.turns.map((turn) => ({ ...turn, text: turn.text.replace(markerOf(0), marker) })) }],
             ];
+            const ownTurns = spec.routes[who] === "save_dialogue" ? (spec.dialogues[who]?.turns ?? []) : [];
+            const clashes = dialogue.turns.some((turn) => ownTurns.some((mine) => mine.turnId === turn.turnId && Date.parse(mine.time) !== Date.parse(turn.time)));
             for (const [tool, args] of writes) {
               const answer = await callTool(client, tool, args);
-              assert.equal(answer.isError, false, `${tool} as ${JSON.stringify(caller)}: ${answer.text}`);
+              const refused = tool === "save_dialogue" && clashes;
+              assert.equal(answer.isError, refused, `${tool} as ${JSON.stringify(caller)}: ${answer.text}`);
+              if (refused) assert.match(answer.text, /turnId: turn id .* already names a turn said at/);
+              seen.add(refused ? "own turn id refused" : "write", 1);
             }
             let afterwards = await snapshotOf(memory, world.namespaces);
             for (const namespace of world.namespaces) {
               if (namespace !== caller) assert.deepEqual(afterwards.get(namespace), before.get(namespace), `writes as ${JSON.stringify(caller)} changed ${JSON.stringify(namespace)}`);
             }
             const written = await readWorld(memory, world.namespaces, `writes as ${JSON.stringify(caller)}`);
-            seen.add("write", writes.length);
             before = afterwards;
 
             // The caller's own ids, every one it shares with another namespace among them: only the caller's memories go.
