@@ -123,7 +123,7 @@ export async function prepareDialogue(
   options: Pick<DialogueIngestOptions, "onProgress" | "now" | "origin"> = {},
 ): Promise<PreparedDialogue> {
   const { memories, ...rest } = built;
-  await refuseTurnIdsOfOtherTurns(store, built.namespace, built.dialogue, options.origin);
+  await refuseTurnIdsOfOtherTurns(store, built, options.origin);
   const write = await prepareMemories(store, embedder, built.namespace, memories.map((memory) => withOrigin(memory, options.origin)), {
     onProgress: (done, total) => options.onProgress?.("write", done, total),
     ...(options.now !== undefined ? { now: options.now } : {}),
@@ -188,23 +188,26 @@ async function storedEntriesOfTurns(store: MemoryStore, namespace: string, dialo
  * A turn id names one turn in its namespace: the ids of the turn's memories are made from it, so a turn
  * of another conversation given the same id ("1", as a model numbers a conversation's turns) would
  * replace what was saved of the first, and be read as said around its neighbours. A memory stored for
- * one of these ids whose first turn was said at another time than this dialogue says is that case, and
- * is refused before anything is written. The same dialogue saved again replaces its memories, and so
- * does an ingest of the same origin (a file edited and read again).
+ * one of these ids whose first turn was said at another time, and whose words this dialogue does not
+ * say again, is that case, and is refused before anything is written. The same turns saved again
+ * replace their memories: at the same times (edited or not), or with the same words at other times (a
+ * conversation saved again as it grew, its times given anew), and so does an ingest of the same
+ * origin (a file edited and read again).
  */
-async function refuseTurnIdsOfOtherTurns(store: MemoryStore, namespace: string, dialogue: Dialogue, origin: string | undefined): Promise<void> {
+async function refuseTurnIdsOfOtherTurns(store: MemoryStore, built: BuiltDialogue, origin: string | undefined): Promise<void> {
+  const { namespace, dialogue } = built;
   const turns = new Map(dialogue.turns.map((turn, index) => [turn.turnId, { index, ms: parseIsoTimestamp(turn.time) }]));
+  const textOf = new Map(built.memories.map((memory) => [memory.id, memory.text.trim()]));
   for (const entry of (await storedEntriesOfTurns(store, namespace, dialogue)).found) {
     if (origin !== undefined && entry.source?.origin === origin) continue;
     const turnId = entry.source?.turnIds?.[0] ?? "";
     const turn = turns.get(turnId);
-    if (turn && turn.ms !== entry.timestampMs) {
-      const said = new Date(entry.timestampMs).toISOString();
-      throw new ValidationError(
-        `turns.${turn.index}.turnId`,
-        `turn id "${turnId}" already names a turn said at ${said} in namespace "${namespace}" (memory ${entry.id}); give each turn an id of its own in the namespace, or forget that memory first`,
-      );
-    }
+    if (!turn || turn.ms === entry.timestampMs || textOf.get(entry.id) === entry.text.trim()) continue;
+    const said = new Date(entry.timestampMs).toISOString();
+    throw new ValidationError(
+      `turns.${turn.index}.turnId`,
+      `turn id "${turnId}" already names another turn, said at ${said} in namespace "${namespace}" (memory ${entry.id}); give each turn an id of its own in the namespace, or forget that memory first`,
+    );
   }
 }
 

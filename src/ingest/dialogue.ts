@@ -10,7 +10,7 @@ export const DialogueTurnSchema = z.strictObject({
     .min(1, "turnId must not be empty")
     .max(MAX_ID_CHARS, `turnId must be at most ${MAX_ID_CHARS} characters`)
     .describe(
-      "The turn's id, naming one turn in the namespace: the same turn saved again replaces its memories, and an id already stored for a turn said at another time is refused",
+      "The turn's id, naming one turn in the namespace: the same turn saved again replaces its memories, and an id already stored for another turn (another time, other words) is refused",
     ),
   speaker: z
     .string()

@@ -24,7 +24,7 @@ describe("a turn id names one turn in its namespace", () => {
     const before = await texts();
     await assert.rejects(
       ingestDialogue(memory.store, memory.embedder, "me", conversation(2, "I start a new job at Spotify on Monday.")),
-      (error: unknown) => error instanceof ValidationError && error.field === "turns.0.turnId" && /turn id "1" already names a turn said at 2026-12-01T10:00:00.000Z/.test(error.message),
+      (error: unknown) => error instanceof ValidationError && error.field === "turns.0.turnId" && /turn id "1" already names another turn, said at 2026-12-01T10:00:00.000Z/.test(error.message),
     );
     assert.deepEqual(await texts(), before);
   });
@@ -36,6 +36,14 @@ describe("a turn id names one turn in its namespace", () => {
     renamed.turns[0] = { ...renamed.turns[0]!, turnId: "2026-12-02/1" };
     assert.equal(await saveDialogueAction(context, renamed), "Saved 1 memories from 1 turns.");
     assert.ok((await texts()).includes("user said: My sister Anna lives in Oslo."));
+  });
+
+  it("replaces the memories of a conversation saved again as it grew, its times given anew", async () => {
+    await ingestDialogue(memory.store, memory.embedder, "grown", conversation(1, "I adopted a cat.", "What is its name?"));
+    await ingestDialogue(memory.store, memory.embedder, "grown", conversation(4, "I adopted a cat.", "What is its name?", "Her name is Miso."));
+    const entries = (await memory.store.list("grown", { limit: 10 })).entries;
+    assert.deepEqual(entries.map((entry) => entry.text).sort(), ["assistant said: What is its name?", "user said: Her name is Miso.", "user said: I adopted a cat."]);
+    assert.ok(entries.every((entry) => entry.timestamp.startsWith("2026-12-04")), "at the times given last");
   });
 
   it("replaces the memories of the same turns saved again, and of the same origin read again", async () => {
