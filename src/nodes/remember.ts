@@ -1,6 +1,6 @@
 import type { RunnableConfig } from "@langchain/core/runnables";
 import { parseOrThrow } from "../core/errors.js";
-import { ingestDialogue } from "../ingest/dialogue-ingest.js";
+import { buildDialogue, commitDialogue, prepareDialogue } from "../ingest/dialogue-ingest.js";
 import { parseDialogue } from "../ingest/dialogue.js";
 import { writeMemories } from "../ingest/write-memories.js";
 import { heldIds } from "../stores/memory-operations.js";
@@ -9,8 +9,9 @@ import { RememberInputSchema, type RememberStateValue } from "../graph/remember-
 
 /**
  * The write graph's one node: refuses a namespace the caller may not write, then writes the
- * memories, builds and writes the dialogue, and forgets the ids, in that order. Each input is
- * validated in full (and every id to forget found) before anything is written; errors name the field.
+ * memories, the dialogue's memories and forgets the ids, in that order. Each input is validated in
+ * full (every id to forget found, the dialogue built, embedded and its turn ids checked against the
+ * store) before anything is written; errors name the field.
  */
 export function rememberNode(dependencies: () => Promise<GraphDependencies>, guard?: NamespaceGuard) {
   return async (state: RememberStateValue, config?: RunnableConfig) => {
@@ -24,8 +25,9 @@ export function rememberNode(dependencies: () => Promise<GraphDependencies>, gua
     const { store, embedder, model } = await dependencies();
     // Every id to forget is checked before anything is written: an unknown one refuses the whole call.
     const forget = input.forget ? await heldIds(store, input.namespace, input.forget, "input.forget") : [];
+    const prepared = dialogue ? await prepareDialogue(store, embedder, await buildDialogue(input.namespace, dialogue, model ? { model } : {})) : undefined;
     const written = input.memories ? (await writeMemories(store, embedder, input.namespace, input.memories)).map((entry) => entry.id) : [];
-    const built = dialogue ? await ingestDialogue(store, embedder, input.namespace, dialogue, model ? { model } : {}) : undefined;
+    const built = prepared ? await commitDialogue(store, prepared) : undefined;
     const deleted = forget.length ? await store.delete(input.namespace, forget) : 0;
     return {
       namespace: input.namespace,

@@ -45,6 +45,17 @@ describe("the write graph", () => {
     await memory.close();
   });
 
+  it("refuses a dialogue whose turn id names another stored turn before it writes the call's memories", async () => {
+    const memory = await emptyMemory();
+    const remember = createRememberGraph({ store: memory.store, embedder: memory.embedder });
+    await remember.invoke({ namespace: "me", dialogue });
+    const another = { turns: [{ turnId: "t1", speaker: "Mia", text: "The kiln broke this morning.", time: "2026-11-09T09:00:00Z" }] };
+    await assert.rejects(remember.invoke({ namespace: "me", memories: [{ id: "b", text: "Not written either." }], dialogue: another }), /turns\.0\.turnId: turn id "t1" already names another turn/);
+    assert.equal((await memory.store.get("me", ["b"])).length, 0, "the call wrote nothing");
+    assert.equal((await memory.store.stats()).namespaces.me, 2);
+    await memory.close();
+  });
+
   it("holds writes to the guard's namespaces", async () => {
     const memory = await emptyMemory();
     const remember = createRememberGraph(
