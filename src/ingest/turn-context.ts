@@ -42,6 +42,6 @@ export function withContextTurnIds(memories: readonly MemoryInput[], turns: read
     }
     for (const turnId of own) around.delete(turnId);
     around.delete("");
-    return around.size === 0 ? memory : { ...memory, source: { ...memory.source, contextTurnIds: [...around].slice(0, 1024) } };
+    return around.size === 0 ? memory : { ...memory, source: { ...memory.source, contextTurnIds: [...around] } };
   });
 }
