@@ -1,6 +1,5 @@
 import { parseOrThrow } from "../core/errors.js";
-import { SourceSchema, type MemoryInput } from "../memory/entry.js";
-import { listPages } from "../stores/list-pages.js";
+import { OriginSchema, type MemoryInput } from "../memory/entry.js";
 import type { MemoryStore } from "../stores/port.js";
 import { MAX_IDS_PER_CALL } from "../stores/validation.js";
 
@@ -11,24 +10,12 @@ import { MAX_IDS_PER_CALL } from "../stores/validation.js";
  * the same content from two origins is one entry, owned by the last origin that wrote it.
  */
 export function parseOrigin(origin: string, field = "origin"): string {
-  return parseOrThrow(SourceSchema.shape.origin.unwrap(), origin, field);
+  return parseOrThrow(OriginSchema, origin, field);
 }
 
 /** `input` marked as read from `origin`; unchanged when there is none. */
 export function withOrigin(input: MemoryInput, origin: string | undefined): MemoryInput {
   return origin === undefined ? input : { ...input, source: { ...input.source, origin } };
-}
-
-/**
- * Ids of the namespace's entries read from `origin`. The store port has no origin filter, so this
- * pages through the whole namespace; expired entries are not listed.
- */
-export async function originEntryIds(store: MemoryStore, namespace: string, origin: string): Promise<string[]> {
-  const ids: string[] = [];
-  for await (const page of listPages(store, namespace)) {
-    for (const entry of page.entries) if (entry.source?.origin === origin) ids.push(entry.id);
-  }
-  return ids;
 }
 
 /**
@@ -44,7 +31,7 @@ export async function retireFromOrigin(
   kept: ReadonlySet<string>,
 ): Promise<number> {
   if (origin === undefined) return 0;
-  const stale = (await originEntryIds(store, namespace, origin)).filter((id) => !kept.has(id));
+  const stale = (await store.originEntryIds(namespace, origin)).filter((id) => !kept.has(id));
   let retired = 0;
   // `delete` takes at most MAX_IDS_PER_CALL ids.
   for (let start = 0; start < stale.length; start += MAX_IDS_PER_CALL) {

@@ -47,6 +47,13 @@ function shortField(field: string) {
   return z.string().trim().min(1, `${field} must not be empty`).max(MAX_ID_CHARS, `${field} must be at most ${MAX_ID_CHARS} characters`);
 }
 
+/** The source an ingest read memories from: a path or a name (see ingest/origin.ts). */
+export const OriginSchema = z
+  .string()
+  // 4096: the longest path Linux accepts, as the default origin is the input's absolute path.
+  .max(4096, "origin must be at most 4096 characters")
+  .refine((text) => text.trim() !== "", "origin must not be empty");
+
 /** Where a memory came from: a document chunk (id + version + heading path) or dialogue turns, and the input an ingest read it from. */
 export const SourceSchema = z.strictObject({
   documentId: DocumentIdSchema.optional().describe("The document a chunk was cut from"),
@@ -60,15 +67,9 @@ export const SourceSchema = z.strictObject({
       "The turns said around those, in the same session (dialogue ingests set it): memories that name each other's turns here are one exchange, and lend each other votes at retrieval",
     ),
   headingPath: z.array(z.string().max(1024)).max(32, "headingPath must hold at most 32 headings").optional().describe("The headings a chunk stands under, outermost first"),
-  origin: z
-    .string()
-    // 4096: the longest path Linux accepts, as the default origin is the input's absolute path.
-    .max(4096, "origin must be at most 4096 characters")
-    .refine((text) => text.trim() !== "", "origin must not be empty")
-    .optional()
-    .describe(
-      "The file or folder an ingest read the memory from (its absolute path, or the name given as the ingest's --origin); re-ingesting the same origin into the namespace replaces what it wrote",
-    ),
+  origin: OriginSchema.optional().describe(
+    "The file or folder an ingest read the memory from (its absolute path, or the name given as the ingest's --origin); re-ingesting the same origin into the namespace replaces what it wrote",
+  ),
 });
 export type MemorySource = z.infer<typeof SourceSchema>;
 

@@ -163,6 +163,11 @@ export interface MemoryStore {
   documentVersions(namespace: string, documentIds: readonly string[]): Promise<Record<string, number>>;
   /** Ids of every entry of a document in the namespace (any version). */
   documentEntryIds(namespace: string, documentId: string): Promise<string[]>;
+  /**
+   * Ids of every entry an ingest read from `origin` (`source.origin`) into the namespace, expired ones
+   * included, sorted: what re-ingesting the source may retire, found without reading the namespace.
+   */
+  originEntryIds(namespace: string, origin: string): Promise<string[]>;
 
   getSettings(namespace: string): Promise<NamespaceSettings | undefined>;
   setSettings(namespace: string, settings: NamespaceSettings): Promise<void>;

@@ -51,6 +51,8 @@ export const PAYLOAD = {
   entities: "entities",
   location: "location",
   documentId: "source.documentId",
+  /** The source an ingest read the memory from; matched without a payload index, within the namespace's points. */
+  sourceOrigin: "source.origin",
   /** The entry's own expiry instant; absent on entries that never expire. */
   expiresAtMs: "expiresAtMs",
   /** The ids the entry supersedes (the entry's own field): who replaced an id is a keyword lookup. */

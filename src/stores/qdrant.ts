@@ -111,6 +111,7 @@ import {
   validateK,
   validateListOptions,
   validateNamespace,
+  validateOrigin,
   validateQuery,
   validateRecords,
   validateSearchOptions,
@@ -496,6 +497,17 @@ export class QdrantMemoryStore implements MemoryStore {
     const filter = namespaceFilter(ns, "memory", [{ key: PAYLOAD.documentId, match: { value: id } }]);
     const ids: string[] = [];
     await this.scrollAll("documentEntryIds", filter, [PAYLOAD.id], (payload) => {
+      const parsed = IdPayloadSchema.safeParse(payload);
+      if (parsed.success) ids.push(parsed.data.id);
+    });
+    return ids.sort(compareText);
+  }
+
+  async originEntryIds(namespace: string, origin: string): Promise<string[]> {
+    const ns = this.begin("originEntryIds", namespace);
+    const filter = namespaceFilter(ns, "memory", [{ key: PAYLOAD.sourceOrigin, match: { value: validateOrigin(origin) } }]);
+    const ids: string[] = [];
+    await this.scrollAll("originEntryIds", filter, [PAYLOAD.id], (payload) => {
       const parsed = IdPayloadSchema.safeParse(payload);
       if (parsed.success) ids.push(parsed.data.id);
     });

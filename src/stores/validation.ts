@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { parseOrThrow, ValidationError } from "../core/errors.js";
-import { DocumentIdSchema, MAX_ID_CHARS, MAX_TEXT_CHARS, MemoryEntrySchema, NamespaceSchema, type MemoryEntry } from "../memory/entry.js";
+import { DocumentIdSchema, MAX_ID_CHARS, MAX_TEXT_CHARS, MemoryEntrySchema, NamespaceSchema, OriginSchema, type MemoryEntry } from "../memory/entry.js";
 import { decodeListCursor, type ListPosition } from "./list-cursor.js";
 import { MAX_LIST_LIMIT, MemoryFilterSchema, NamespaceSettingsSchema, type MemoryFilter, type NamespaceSettings } from "./port.js";
 
@@ -51,6 +51,10 @@ export function validateDocumentIds(ids: unknown, field = "documentIds"): string
 
 export function validateDocumentId(id: unknown): string {
   return parseOrThrow(DocumentIdSchema, id, "documentId");
+}
+
+export function validateOrigin(origin: unknown): string {
+  return parseOrThrow(OriginSchema, origin, "origin");
 }
 
 export function validateFilter(filter: unknown, field = "filter"): MemoryFilter {

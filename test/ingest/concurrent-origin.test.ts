@@ -24,15 +24,15 @@ const version = (v: string, count: number) => ({
   text: Array.from({ length: count }, (_, i) => JSON.stringify({ id: `${i < count / 2 ? "shared" : v}-${i}`, text: `Line ${i} of version ${v}.` })).join("\n"),
 });
 
-/** `store` whose `list` (how a retire finds what its origin holds) first waits for `gate`, announcing it has reached it. */
+/** `store` whose `originEntryIds` (how a retire finds what its origin holds) first waits for `gate`, announcing it has reached it. */
 function pausedBeforeRetire(store: MemoryStore, gate: Promise<void>, reached: () => void): MemoryStore {
   return new Proxy(store, {
     get(target, property, receiver) {
-      if (property !== "list") return Reflect.get(target, property, receiver) as unknown;
-      return async (...args: Parameters<MemoryStore["list"]>) => {
+      if (property !== "originEntryIds") return Reflect.get(target, property, receiver) as unknown;
+      return async (...args: Parameters<MemoryStore["originEntryIds"]>) => {
         reached();
         await gate;
-        return target.list(...args);
+        return target.originEntryIds(...args);
       };
     },
   });

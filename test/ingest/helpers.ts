@@ -85,6 +85,12 @@ export class RecordingStore implements MemoryStore {
   async documentEntryIds(namespace: string, documentId: string): Promise<string[]> {
     return this.all(namespace).filter((entry) => entry.source?.documentId === documentId).map((entry) => entry.id);
   }
+  async originEntryIds(namespace: string, origin: string): Promise<string[]> {
+    return this.all(namespace)
+      .filter((entry) => entry.source?.origin === origin)
+      .map((entry) => entry.id)
+      .sort();
+  }
   async getSettings(): Promise<NamespaceSettings | undefined> {
     return undefined;
   }

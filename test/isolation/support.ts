@@ -16,7 +16,7 @@ export async function openIsolationMemory(openStore?: (embedder: Embedder) => Pr
 }
 
 /** The port's reads that take a namespace first: the views, the planner's vocabulary, the re-check. */
-const NAMESPACED_READS = new Set(["get", "denseSearch", "lexicalSearch", "filteredSearch", "list", "vocabulary", "documentVersions", "documentEntryIds", "getSettings"]);
+const NAMESPACED_READS = new Set(["get", "denseSearch", "lexicalSearch", "filteredSearch", "list", "vocabulary", "documentVersions", "documentEntryIds", "originEntryIds", "getSettings"]);
 
 /**
  * The store, recording the namespace of every namespaced read: a graph that reads another namespace and

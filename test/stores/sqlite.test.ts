@@ -14,7 +14,7 @@ import { normalizeEntry, type MemoryInput } from "../../src/memory/entry.js";
 import type { MemoryRecord } from "../../src/stores/port.js";
 import type { EmbeddingSpec } from "../../src/text/embedder.js";
 import { termMatchExpression } from "../../src/stores/sqlite/fts-terms.js";
-import { createSchemaV1, mapForVectorScans, openDatabase, SCHEMA_VERSION } from "../../src/stores/sqlite/schema.js";
+import { createSchemaV1, mapForVectorScans, openDatabase, ORIGIN_OF_BODY, SCHEMA_VERSION } from "../../src/stores/sqlite/schema.js";
 import { openSqliteStore } from "../../src/stores/sqlite/store.js";
 import { CONTRACT_EMBEDDING, runMemoryStoreContract } from "../contract/memory-store.contract.js";
 import { writeVersion3Terms } from "../support/sqlite-version3.js";
@@ -281,8 +281,8 @@ describe("sqlite schema migration", () => {
     const fresh = fileFor("migrate-fresh");
     await (await openSqliteStore({ path: fresh, embedding: SPEC })).close();
     const layout = layoutOf(migrated);
-    assert.equal(SCHEMA_VERSION, 4);
-    assert.equal(layout.version, "4");
+    assert.equal(SCHEMA_VERSION, 5);
+    assert.equal(layout.version, "5");
     assert.ok(layout.entryColumns.includes("expires_at_ms"));
     assert.ok(layout.objects.some((object) => object.startsWith("index entries_expiring:") && object.includes("WHERE expires_at_ms IS NOT NULL")));
     assert.deepEqual(layout.objects, layoutOf(fresh).objects);
@@ -305,7 +305,7 @@ describe("sqlite schema migration", () => {
     let now = NOW;
     const store = await openSqliteStore({ path, embedding: SPEC, clock: () => now });
     try {
-      assert.equal(layoutOf(path).version, "4");
+      assert.equal(layoutOf(path).version, "5");
       assert.deepEqual((await store.get("ns", ["old"])).map((e) => e.text), ["Ulla rows on the fjord"]);
       assert.equal((await store.lexicalSearch("ns", "fjord", { k: 1 }))[0]?.entry.id, "old");
       assert.equal((await store.denseSearch("ns", [1, 0, 0, 0], { k: 1 }))[0]?.entry.id, "old");
@@ -337,7 +337,7 @@ describe("sqlite schema migration", () => {
   it("refuses a file written by a newer layout", async () => {
     const path = fileFor("migrate-newer");
     createV1File(path, (db) => db.prepare("UPDATE meta SET value = ? WHERE key = 'schema_version'").run(String(SCHEMA_VERSION + 1)));
-    await assert.rejects(openSqliteStore({ path, embedding: SPEC }), /schema version 5, this recallgraph reads up to 4/);
+    await assert.rejects(openSqliteStore({ path, embedding: SPEC }), /schema version 6, this recallgraph reads up to 5/);
   });
 
   it("migrates a version-2 file: its entries stay readable and a new memory can supersede one of them", async () => {
@@ -352,7 +352,7 @@ describe("sqlite schema migration", () => {
 
     const store = await openSqliteStore({ path, embedding: SPEC, clock: () => NOW });
     try {
-      assert.equal(layoutOf(path).version, "4");
+      assert.equal(layoutOf(path).version, "5");
       assert.deepEqual(await store.supersedersOf("ns", ["old"]), []);
       await store.upsert("ns", [record("ns", { id: "new", text: "Ulla moved to Oslo", supersedes: ["old"] }, [0, 1, 0, 0])]);
       assert.deepEqual((await store.supersedersOf("ns", ["old"])).map((e) => e.id), ["new"]);
@@ -378,7 +378,7 @@ describe("sqlite schema migration", () => {
     assert.deepEqual(termRows(path, ["ctla", "p53", "il"]), { ctla: ["plain"], p53: [], il: [] });
 
     await (await openSqliteStore({ path, embedding: SPEC })).close();
-    assert.equal(layoutOf(path).version, "4");
+    assert.equal(layoutOf(path).version, "5");
     assert.deepEqual(termRows(path, ["ctla", "ctla-4", "p53", "il", "il-2", "3-5", "3"]), {
       ctla: ["joined", "plain"],
       "ctla-4": ["joined"],
@@ -396,6 +396,45 @@ describe("sqlite schema migration", () => {
     } finally {
       await store.close();
     }
+  });
+
+  it("migrates a version-4 file: its entries are found by their source's origin, and a read-only opening of it finds them without the index", async () => {
+    const path = fileFor("migrate-v4-origin");
+    const writer = await openSqliteStore({ path, embedding: SPEC });
+    await writer.upsert("ns", [
+      record("ns", { id: "from-notes", text: "Kiln fired on Monday", source: { origin: "/data/notes.jsonl" } }, [1, 0, 0, 0]),
+      record("ns", { id: "typed", text: "Glaze order placed" }, [0, 1, 0, 0]),
+    ]);
+    await writer.close();
+    const downgrade = new Database(path);
+    downgrade.exec("DROP INDEX entry_bodies_by_origin; UPDATE meta SET value = '4' WHERE key = 'schema_version'");
+    downgrade.close();
+
+    const reader = await openSqliteStore({ path, embedding: SPEC, readOnly: true });
+    try {
+      assert.deepEqual(await reader.originEntryIds("ns", "/data/notes.jsonl"), ["from-notes"]);
+    } finally {
+      await reader.close();
+    }
+    assert.equal(layoutOf(path).version, "4", "a read-only opening migrates nothing");
+    const store = await openSqliteStore({ path, embedding: SPEC });
+    try {
+      assert.equal(layoutOf(path).version, "5");
+      assert.ok(layoutOf(path).objects.some((object) => object.startsWith("index entry_bodies_by_origin:")));
+      assert.deepEqual(await store.originEntryIds("ns", "/data/notes.jsonl"), ["from-notes"]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("finds a source's entries through the origin index, never a scan of the namespace", async () => {
+    await withQueryPlans("origin-plan", (plan) => {
+      const lookup = plan(
+        `SELECT e.id FROM entry_bodies b CROSS JOIN entries e ON e.rowid = b.rowid WHERE ${ORIGIN_OF_BODY} = '/data/notes.jsonl' AND e.namespace = 'ns' ORDER BY e.id`,
+      );
+      assert.match(lookup, /SEARCH b USING COVERING INDEX entry_bodies_by_origin/);
+      assert.doesNotMatch(lookup, /SCAN (e|b)\b/);
+    });
   });
 
   it("finds superseders, and the rows of a rewritten entry, through the supersession indexes, never a scan", async () => {

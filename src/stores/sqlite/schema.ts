@@ -21,7 +21,8 @@
  *
  * Versions: 1 is the layout of `schemaV1`; 2 adds `entries.expires_at_ms` and its pruning index; 3 adds
  * `entry_supersedes` (empty in a migrated store: no earlier version wrote supersessions); 4 gives the
- * FTS5 rows of hyphen-joined identifiers their parts' terms (the layout is 3's). A fresh
+ * FTS5 rows of hyphen-joined identifiers their parts' terms (the layout is 3's); 5 indexes the bodies
+ * by their source's origin (`entry_bodies_by_origin`; a file without it reads the same). A fresh
  * database is built as version 1 and migrated like an old one, so both paths give the same layout.
  * The vector bookkeeping is no version step: it is purely additive (nothing older reads it), created when
  * absent at every writable opening, and kept by triggers, so an older recallgraph writing the file keeps
@@ -48,7 +49,7 @@ import { canWriteStoreFile } from "./store-file.js";
 export type SqliteDatabase = Database.Database;
 
 /** Version of the layout below. A database written by a newer layout is refused, an older one migrated. */
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 /**
  * Rows per vec0 chunk. vec0 allocates whole chunks per partition (namespace), and its KNN cost grows
@@ -159,8 +160,17 @@ function schemaV1(dimension: number): string {
   `;
 }
 
-/** A schema step: SQL that changes the tables, or a rewrite of rows the tables already hold. */
-type MigrationStep = { tables: string } | { rows: (db: SqliteDatabase) => void };
+/**
+ * A schema step: SQL that changes the tables, SQL that only adds indexes (a file without them answers
+ * the same, more slowly), or a rewrite of rows the tables already hold.
+ */
+type MigrationStep = { tables: string } | { indexes: string } | { rows: (db: SqliteDatabase) => void };
+
+/**
+ * The origin of an entry's body (`source.origin`), as the origin index and its lookup spell it. A body
+ * that is not JSON has none: an index expression that failed on it would fail its write and the step.
+ */
+export const ORIGIN_OF_BODY = "(CASE WHEN json_valid(entry_json) THEN json_extract(entry_json, '$.source.origin') END)";
 
 /**
  * Each step takes the layout from the version before to its key, run inside the opening transaction.
@@ -169,6 +179,8 @@ type MigrationStep = { tables: string } | { rows: (db: SqliteDatabase) => void }
  * v3: the supersession table, looked up by (namespace, superseded id) and cleared by the entry's rowid.
  * v4: no new table: the FTS5 rows of entries holding a hyphen-joined identifier gain its parts' terms
  * (identifier-parts.ts), so FTS5 ranks as the in-memory terms do.
+ * v5: an index of the entries by the source an ingest read them from, so re-ingesting a source finds
+ * what it wrote without reading the namespace (read from the body: no column to keep in step).
  */
 const MIGRATIONS: Readonly<Record<number, MigrationStep>> = {
   2: {
@@ -190,12 +202,18 @@ const MIGRATIONS: Readonly<Record<number, MigrationStep>> = {
   `,
   },
   4: { rows: addIdentifierParts },
+  5: {
+    indexes: `
+    CREATE INDEX IF NOT EXISTS entry_bodies_by_origin ON entry_bodies (${ORIGIN_OF_BODY}) WHERE ${ORIGIN_OF_BODY} IS NOT NULL;
+  `,
+  },
 };
 
 /**
  * The oldest version a read-only opening reads as it is: the last one whose step changed the tables.
- * A later step that only rewrote rows (4: FTS5 terms) leaves an older file readable, answering as its
- * version did (a version-3 file's FTS5 rows find an identifier whole, not by its parts).
+ * A later step that only rewrote rows (4: FTS5 terms) or added indexes (5: by origin) leaves an older
+ * file readable, answering as its version did (a version-3 file's FTS5 rows find an identifier whole,
+ * not by its parts; a version-4 file finds a source's entries by reading every body).
  */
 export const READ_ONLY_FROM_VERSION = Math.max(
   1,
@@ -260,6 +278,7 @@ function migrate(db: SqliteDatabase, from: number): void {
     const step = MIGRATIONS[version];
     if (step === undefined) throw new StoreError("open", `no migration from schema version ${version - 1} to ${version}`);
     if ("tables" in step) db.exec(step.tables);
+    else if ("indexes" in step) db.exec(step.indexes);
     else step.rows(db);
   }
   if (from < SCHEMA_VERSION) db.prepare("UPDATE meta SET value = ? WHERE key = 'schema_version'").run(String(SCHEMA_VERSION));

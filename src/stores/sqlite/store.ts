@@ -39,6 +39,7 @@ import {
   validateK,
   validateListOptions,
   validateNamespace,
+  validateOrigin,
   validateQuery,
   validateRecords,
   validateSearchOptions,
@@ -53,7 +54,7 @@ import { ftsColumns, ftsColumnsOfJson, namespaceTerm, queryTerms } from "./fts-t
 import { BM25_B } from "../../text/bm25.js";
 import { LexicalIndex, type LexicalIndexCounters } from "./lexical-index.js";
 import { DEFAULT_LEXICAL_CACHE_ENTRIES, LexicalIndexFields } from "./lexical-index-fields.js";
-import { hasVectorBookkeeping, mapForVectorScans, openDatabase, storeId, type SqliteDatabase } from "./schema.js";
+import { hasVectorBookkeeping, mapForVectorScans, openDatabase, ORIGIN_OF_BODY, storeId, type SqliteDatabase } from "./schema.js";
 import { termsFolder } from "./store-file.js";
 import { freshCounters, VectorSearch, VectorSearchOptionsSchema, type VectorSearchCounters } from "./vector-search.js";
 import { SharedLeases, type ReleaseLease } from "../origin-lease.js";
@@ -411,6 +412,13 @@ export class SqliteMemoryStore implements MemoryStore {
       const ns = validateNamespace(namespace);
       const id = validateDocumentId(documentId);
       return this.statements.documentEntryIds.all(ns, id);
+    });
+  }
+
+  async originEntryIds(namespace: string, origin: string): Promise<string[]> {
+    return this.run("originEntryIds", () => {
+      const ns = validateNamespace(namespace);
+      return this.statements.originEntryIds.all(validateOrigin(origin), ns);
     });
   }
 
@@ -847,6 +855,10 @@ function namespaceStatements(db: SqliteDatabase) {
         WHERE namespace = ? AND document_id IN (SELECT value FROM json_each(?)) GROUP BY document_id`,
     ),
     documentEntryIds: db.prepare<[string, string], string>("SELECT id FROM entries WHERE namespace = ? AND document_id = ? ORDER BY id").pluck(),
+    // CROSS JOIN keeps the origin index first: a source's few entries, not the namespace's many.
+    originEntryIds: db
+      .prepare<[string, string], string>(`SELECT e.id FROM entry_bodies b CROSS JOIN entries e ON e.rowid = b.rowid WHERE ${ORIGIN_OF_BODY} = ? AND e.namespace = ? ORDER BY e.id`)
+      .pluck(),
     getSettings: db.prepare<[string], string>("SELECT settings_json FROM namespace_settings WHERE namespace = ?").pluck(),
     setSettings: db.prepare<[string, string]>(
       "INSERT INTO namespace_settings (namespace, settings_json) VALUES (?, ?) ON CONFLICT (namespace) DO UPDATE SET settings_json = excluded.settings_json",

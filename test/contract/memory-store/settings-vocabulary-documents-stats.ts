@@ -56,6 +56,21 @@ export function settingsVocabularyDocumentsStatsTests({ freshStore }: ContractCo
       await assert.rejects(store.documentEntryIds("ns", tooLong), /documentId: documentId must be at most 1024 characters/);
     });
 
+    it("originEntryIds lists the entries an ingest read from one source, in one namespace, and names a bad origin", async () => {
+      const store = await freshStore();
+      const from = (namespace: string, id: string, origin?: string) =>
+        record(entry(namespace, { id, text: `line ${id}`, ...(origin ? { source: { origin } } : {}) }), basis(id.length));
+      await store.upsert("ns", [from("ns", "b", "/data/notes.jsonl"), from("ns", "a", "/data/notes.jsonl"), from("ns", "c", "/data/other.jsonl"), from("ns", "d")]);
+      await store.upsert("elsewhere", [from("elsewhere", "e", "/data/notes.jsonl")]);
+      assert.deepEqual(await store.originEntryIds("ns", "/data/notes.jsonl"), ["a", "b"]);
+      assert.deepEqual(await store.originEntryIds("ns", "/data/other.jsonl"), ["c"]);
+      assert.deepEqual(await store.originEntryIds("ns", "/data/none.jsonl"), []);
+      assert.deepEqual(await store.originEntryIds("elsewhere", "/data/notes.jsonl"), ["e"]);
+      await store.upsert("ns", [from("ns", "a", "/data/other.jsonl")]);
+      assert.deepEqual(await store.originEntryIds("ns", "/data/notes.jsonl"), ["b"], "a memory written again from another source moves with it");
+      await assert.rejects(store.originEntryIds("ns", " "), /origin: origin must not be empty/);
+    });
+
     it("stats counts entries per namespace", async () => {
       const store = await freshStore();
       await store.upsert("x", fillerEntries("x", 3).map((e, i) => record(e, basis(i))));
