@@ -81,6 +81,8 @@ export interface PreparedDialogue extends Omit<BuiltDialogue, "memories"> {
   write: PreparedWrite;
   /** The ids this run produced, in order: entries of these turns (or this origin) not among them are retired. */
   ids: string[];
+  /** The ids earlier runs may have written for these turns, read before the write (see storedForTurns). */
+  madeBefore: string[];
   origin?: string;
 }
 
@@ -123,13 +125,14 @@ export async function prepareDialogue(
   options: Pick<DialogueIngestOptions, "onProgress" | "now" | "origin"> = {},
 ): Promise<PreparedDialogue> {
   const { memories, ...rest } = built;
-  await refuseTurnIdsOfOtherTurns(store, built, options.origin);
+  const stored = await storedForTurns(store, built.namespace, built.dialogue);
+  refuseTurnIdsOfOtherTurns(stored.found, built, options.origin);
   const write = await prepareMemories(store, embedder, built.namespace, memories.map((memory) => withOrigin(memory, options.origin)), {
     onProgress: (done, total) => options.onProgress?.("write", done, total),
     ...(options.now !== undefined ? { now: options.now } : {}),
   });
   const ids = write.records.map((record) => record.entry.id);
-  return { ...rest, write, ids, ...(options.origin !== undefined ? { origin: options.origin } : {}) };
+  return { ...rest, write, ids, madeBefore: stored.madeIds, ...(options.origin !== undefined ? { origin: options.origin } : {}) };
 }
 
 /** Writes a prepared dialogue in one store call, then retires what this run did not make again. */
@@ -138,12 +141,12 @@ export async function commitDialogue(
   prepared: PreparedDialogue,
   options: Pick<DialogueIngestOptions, "onProgress"> = {},
 ): Promise<DialogueIngestResult> {
-  const { write, dialogue, ids } = prepared;
+  const { write, ids } = prepared;
   await commitMemories(store, write);
   options.onProgress?.("write", ids.length, ids.length);
   const kept = new Set(ids);
   const retired =
-    (await retireStaleEntries(store, write.namespace, dialogue, kept)) + (await retireFromOrigin(store, write.namespace, prepared.origin, kept));
+    (await retireStaleEntries(store, write.namespace, prepared.madeBefore, kept)) + (await retireFromOrigin(store, write.namespace, prepared.origin, kept));
   return { entries: ids.length, ids, retired, mode: prepared.mode, fallbackWindows: prepared.fallbackWindows, calls: prepared.calls };
 }
 
@@ -164,24 +167,31 @@ export async function writeDialogueMemories(
   memories: readonly MemoryInput[],
   options: { onProgress?: (done: number, total: number) => void; now?: number } = {},
 ): Promise<{ entries: number; ids: string[]; retired: number }> {
+  const { madeIds } = await storedForTurns(store, namespace, dialogue);
   const written = await writeMemories(store, embedder, namespace, memories, {
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     ...(options.now !== undefined ? { now: options.now } : {}),
   });
   const ids = written.map((entry) => entry.id);
-  const retired = await retireStaleEntries(store, namespace, dialogue, new Set(ids));
+  const retired = await retireStaleEntries(store, namespace, madeIds, new Set(ids));
   return { entries: memories.length, ids, retired };
 }
 
 /**
- * The entries stored for these turns: the rule entry of each turn, and the first model entry of each
- * window that started at one (ordinal 0 always exists when the window wrote any). `windowOf` maps such
- * a first entry's id to the turn its window started at.
+ * What an earlier run stored for these turns, read once before the write: the rule entry of each turn,
+ * and the first model entry of each window that started at one (ordinal 0 always exists when the window
+ * wrote any). `madeIds` are the ids those runs may have written: the rule entries, and every entry of
+ * such a window; what this run does not write again of them is retired after its write.
  */
-async function storedEntriesOfTurns(store: MemoryStore, namespace: string, dialogue: Dialogue): Promise<{ found: MemoryEntry[]; windowOf: Map<string, string> }> {
+async function storedForTurns(store: MemoryStore, namespace: string, dialogue: Dialogue): Promise<{ found: MemoryEntry[]; madeIds: string[] }> {
   const ruleIds = dialogue.turns.map((turn) => turnEntryId(namespace, turn.turnId));
   const windowOf = new Map(dialogue.turns.map((turn) => [llmEntryId(namespace, turn.turnId, 0), turn.turnId]));
-  return { found: await store.get(namespace, [...ruleIds, ...windowOf.keys()]), windowOf };
+  const found = await store.get(namespace, [...ruleIds, ...windowOf.keys()]);
+  const madeIds = found.flatMap((entry) => {
+    const windowKey = windowOf.get(entry.id);
+    return windowKey === undefined ? [entry.id] : Array.from({ length: MAX_MEMORIES_PER_WINDOW }, (_, ordinal) => llmEntryId(namespace, windowKey, ordinal));
+  });
+  return { found, madeIds };
 }
 
 /**
@@ -194,11 +204,11 @@ async function storedEntriesOfTurns(store: MemoryStore, namespace: string, dialo
  * conversation saved again as it grew, its times given anew), and so does an ingest of the same
  * origin (a file edited and read again).
  */
-async function refuseTurnIdsOfOtherTurns(store: MemoryStore, built: BuiltDialogue, origin: string | undefined): Promise<void> {
+function refuseTurnIdsOfOtherTurns(found: readonly MemoryEntry[], built: BuiltDialogue, origin: string | undefined): void {
   const { namespace, dialogue } = built;
   const turns = new Map(dialogue.turns.map((turn, index) => [turn.turnId, { index, ms: parseIsoTimestamp(turn.time) }]));
   const textOf = new Map(built.memories.map((memory) => [memory.id, memory.text.trim()]));
-  for (const entry of (await storedEntriesOfTurns(store, namespace, dialogue)).found) {
+  for (const entry of found) {
     if (origin !== undefined && entry.source?.origin === origin) continue;
     const turnId = entry.source?.turnIds?.[0] ?? "";
     const turn = turns.get(turnId);
@@ -211,15 +221,8 @@ async function refuseTurnIdsOfOtherTurns(store: MemoryStore, built: BuiltDialogu
   }
 }
 
-/** Deletes entries of these turns that an earlier run wrote and this one did not, every entry of a model window included. */
-async function retireStaleEntries(store: MemoryStore, namespace: string, dialogue: Dialogue, kept: ReadonlySet<string>): Promise<number> {
-  const { found, windowOf } = await storedEntriesOfTurns(store, namespace, dialogue);
-  const stale = new Set<string>();
-  for (const entry of found) {
-    const windowKey = windowOf.get(entry.id);
-    if (windowKey === undefined) stale.add(entry.id);
-    else for (let ordinal = 0; ordinal < MAX_MEMORIES_PER_WINDOW; ordinal += 1) stale.add(llmEntryId(namespace, windowKey, ordinal));
-  }
-  for (const id of kept) stale.delete(id);
-  return stale.size > 0 ? store.delete(namespace, [...stale]) : 0;
+/** Deletes what an earlier run made for these turns (`madeIds`) and this one did not write again. */
+async function retireStaleEntries(store: MemoryStore, namespace: string, madeIds: readonly string[], kept: ReadonlySet<string>): Promise<number> {
+  const stale = [...new Set(madeIds)].filter((id) => !kept.has(id));
+  return stale.length > 0 ? store.delete(namespace, stale) : 0;
 }

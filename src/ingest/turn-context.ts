@@ -6,7 +6,7 @@ import type { DialogueTurn } from "./dialogue.js";
  * what follows it, which is where an answer spread over an exchange is found (a photo and what it
  * shows, one speaker's words and the other's reply).
  */
-export const EXCHANGE_REACH_TURNS = 2;
+const EXCHANGE_REACH_TURNS = 2;
 
 /** Indexes of the turns up to `before` ahead of and `after` behind turn `index`, in its session and in order. */
 export function turnsAround(turns: readonly DialogueTurn[], index: number, before: number, after: number): number[] {
@@ -34,14 +34,13 @@ export function withContextTurnIds(memories: readonly MemoryInput[], turns: read
   return memories.map((memory) => {
     const own = memory.source?.turnIds ?? [];
     if (own.length === 0 || memory.source?.contextTurnIds !== undefined) return memory;
-    const around = new Set<string>();
-    for (const turnId of own) {
-      const index = indexOf.get(turnId);
-      if (index === undefined) continue;
-      for (const near of turnsAround(turns, index, EXCHANGE_REACH_TURNS, EXCHANGE_REACH_TURNS)) around.add(turns[near]?.turnId ?? "");
-    }
+    const around = new Set(
+      own.flatMap((turnId) => {
+        const index = indexOf.get(turnId);
+        return index === undefined ? [] : turnsAround(turns, index, EXCHANGE_REACH_TURNS, EXCHANGE_REACH_TURNS).flatMap((near) => turns[near]?.turnId ?? []);
+      }),
+    );
     for (const turnId of own) around.delete(turnId);
-    around.delete("");
     return around.size === 0 ? memory : { ...memory, source: { ...memory.source, contextTurnIds: [...around] } };
   });
 }
