@@ -20,7 +20,7 @@ import { openStore, storeConfigFromEnv } from "../../src/stores/open-store.js";
 import { HNSW_SCALAR_KINDS } from "../../src/stores/sqlite/hnsw-index.js";
 import { indexFolder } from "../../src/stores/sqlite/store-file.js";
 import { openSqliteStore, SqliteMemoryStore, type SqliteStoreOptions } from "../../src/stores/sqlite/store.js";
-import { buildParameters, searchWidth, VectorSearchOptionsSchema } from "../../src/stores/sqlite/vector-search.js";
+import { buildParameters, DEFAULT_HNSW_BUILD, searchWidth, VectorSearchOptionsSchema } from "../../src/stores/sqlite/vector-search.js";
 import { vec0L2 } from "../../src/stores/sqlite/vectors.js";
 import type { EmbeddingSpec } from "../../src/text/embedder.js";
 import { seededRandom } from "../../bench/synthetic.js";
@@ -474,12 +474,13 @@ describe("HNSW index of a quantised scalar kind", () => {
       [I8, "i8"],
       [HNSW, "f32"],
     ] as const) {
-      const store = await open(path, options);
+      // A search as wide as the namespace, so that what is checked is the rebuilt index's vectors. Even so
+      // a graph built on several threads strands a node now and then (usearch issue 735: about one in a thousand of
+      // these random vectors, none when built on one thread), so most of twenty, not all, must be found.
+      const store = await open(path, { ...options, hnsw: { ...DEFAULT_HNSW_BUILD, expansionSearch: records.length } });
       try {
         assert.equal(await store.buildVectorIndex("ns"), "built", `${kind} over the other kind's file`);
         assert.deepEqual(store.vectorSearchCounters().loaded, 0);
-        // The rebuilt index answers: an approximate index may miss a vector now and then (its graph is
-        // built on several threads), so most of twenty stored vectors, not one, must find themselves.
         let found = 0;
         for (let i = 0; i < 20; i++) if (ids(await store.denseSearch("ns", records[i]?.vector ?? [], { k: 1 }))[0] === `e${i}`) found++;
         assert.ok(found >= 18, `${kind}: ${found} of 20 stored vectors found themselves first`);
