@@ -10,7 +10,8 @@ import type { Dialogue } from "./dialogue.js";
 import { buildLlmMemories, llmEntryId, llmWindowCount, LlmBuilderOptionsSchema, MAX_MEMORIES_PER_WINDOW } from "./dialogue-llm.js";
 import { buildRuleMemories, turnEntryId } from "./dialogue-rules.js";
 import { retireFromOrigin, withOrigin } from "./origin.js";
-import { withContextTurnIds } from "./turn-context.js";
+import { continuedDialogue, storedTurnsBefore, widenedNeighbours } from "./dialogue-continuation.js";
+import { EXCHANGE_REACH_TURNS, withContextTurnIds } from "./turn-context.js";
 
 /**
  * Builder settings of both modes (the namespace is given separately): the context options
@@ -34,6 +35,12 @@ export interface DialogueIngestOptions {
    * included) are retired after the write.
    */
   origin?: string;
+  /**
+   * The store the dialogue is saved to. With the rules (context in the keywords), the dialogue then
+   * continues the turns its session already holds there (dialogue-continuation.ts). Without it, the
+   * dialogue is built on its own.
+   */
+  store?: MemoryStore;
 }
 
 export interface DialogueIngestResult {
@@ -61,7 +68,7 @@ export async function ingestDialogue(
   dialogue: Dialogue,
   options: DialogueIngestOptions = {},
 ): Promise<DialogueIngestResult> {
-  const built = await buildDialogue(namespace, dialogue, options);
+  const built = await buildDialogue(namespace, dialogue, { ...options, store });
   const prepared = await prepareDialogue(store, embedder, built, options);
   return commitDialogue(store, prepared, options);
 }
@@ -71,13 +78,15 @@ export interface BuiltDialogue {
   namespace: string;
   dialogue: Dialogue;
   memories: MemoryInput[];
+  /** Stored memories of the turns the dialogue continues, its turns added to their context; written with its own. */
+  neighbours: MemoryInput[];
   mode: "rules" | "llm";
   fallbackWindows: number;
   calls: LlmCallRecord[];
 }
 
 /** A dialogue built, validated and embedded, not yet written (see prepareDialogue). */
-export interface PreparedDialogue extends Omit<BuiltDialogue, "memories"> {
+export interface PreparedDialogue extends Omit<BuiltDialogue, "memories" | "neighbours"> {
   write: PreparedWrite;
   /** The ids this run produced, in order: entries of these turns (or this origin) not among them are retired. */
   ids: string[];
@@ -107,11 +116,23 @@ export async function buildDialogue(namespace: string, dialogue: Dialogue, optio
       options.onProgress?.("build", done, total),
     );
     const memories = withContextTurnIds(built.memories, dialogue.turns);
-    return { namespace, dialogue, memories, mode: "llm", fallbackWindows: built.fallbackWindows, calls: built.calls };
+    return { namespace, dialogue, memories, neighbours: [], mode: "llm", fallbackWindows: built.fallbackWindows, calls: built.calls };
   }
-  const memories = withContextTurnIds(buildRuleMemories(dialogue, { ...builder, namespace }), dialogue.turns);
+  const before =
+    options.store && builder.contextPlacement === "keywords"
+      ? await storedTurnsBefore(options.store, namespace, dialogue, { count: Math.max(builder.contextTurns, EXCHANGE_REACH_TURNS), ...origin(options) })
+      : [];
+  const whole = continuedDialogue(before, dialogue, builder.timeZone);
+  const own = new Set(dialogue.turns.map((turn) => turn.turnId));
+  const memories = withContextTurnIds(buildRuleMemories(whole.dialogue, { ...builder, namespace }, whole.resolved), whole.dialogue.turns).filter((memory) =>
+    own.has(memory.source?.turnIds?.[0] ?? ""),
+  );
   options.onProgress?.("build", 1, 1);
-  return { namespace, dialogue, memories, mode: "rules", fallbackWindows: 0, calls: [] };
+  return { namespace, dialogue, memories, neighbours: widenedNeighbours(before, dialogue, builder), mode: "rules", fallbackWindows: 0, calls: [] };
+}
+
+function origin(options: Pick<DialogueIngestOptions, "origin">): { origin?: string } {
+  return options.origin !== undefined ? { origin: options.origin } : {};
 }
 
 /**
@@ -124,15 +145,16 @@ export async function prepareDialogue(
   built: BuiltDialogue,
   options: Pick<DialogueIngestOptions, "onProgress" | "now" | "origin"> = {},
 ): Promise<PreparedDialogue> {
-  const { memories, ...rest } = built;
+  const { memories, neighbours, ...rest } = built;
   const stored = await storedForTurns(store, built.namespace, built.dialogue);
   refuseTurnIdsOfOtherTurns(stored.found, built, options.origin);
-  const write = await prepareMemories(store, embedder, built.namespace, memories.map((memory) => withOrigin(memory, options.origin)), {
+  // The neighbours keep their own origin: they were saved before, from wherever they came.
+  const write = await prepareMemories(store, embedder, built.namespace, [...memories.map((memory) => withOrigin(memory, options.origin)), ...neighbours], {
     onProgress: (done, total) => options.onProgress?.("write", done, total),
     ...(options.now !== undefined ? { now: options.now } : {}),
   });
-  const ids = write.records.map((record) => record.entry.id);
-  return { ...rest, write, ids, madeBefore: stored.madeIds, ...(options.origin !== undefined ? { origin: options.origin } : {}) };
+  const ids = write.records.slice(0, memories.length).map((record) => record.entry.id);
+  return { ...rest, write, ids, madeBefore: stored.madeIds, ...origin(options) };
 }
 
 /** Writes a prepared dialogue in one store call, then retires what this run did not make again. */
@@ -144,7 +166,7 @@ export async function commitDialogue(
   const { write, ids } = prepared;
   await commitMemories(store, write);
   options.onProgress?.("write", ids.length, ids.length);
-  const kept = new Set(ids);
+  const kept = new Set(write.records.map((record) => record.entry.id));
   const retired =
     (await retireStaleEntries(store, write.namespace, prepared.madeBefore, kept)) + (await retireFromOrigin(store, write.namespace, prepared.origin, kept));
   return { entries: ids.length, ids, retired, mode: prepared.mode, fallbackWindows: prepared.fallbackWindows, calls: prepared.calls };

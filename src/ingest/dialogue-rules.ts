@@ -76,7 +76,7 @@ export function buildRuleMemories(dialogue: Dialogue, options: RuleBuilderOption
   const participants = participantsOf(dialogue);
   const resolved = resolvedTexts ?? dialogue.turns.map((turn) => resolveTurnText(turn, settings.timeZone));
   // Each turn's own content words, computed once: a turn's words also serve as its neighbours' context.
-  const turnKeywords = dialogue.turns.map((turn, index) => withoutFillers(keywords([resolved[index] ?? "", turn.imageCaption ?? ""].join("\n"))));
+  const turnKeywords = dialogue.turns.map((turn, index) => turnWords(resolved[index] ?? "", turn.imageCaption));
   const memories: MemoryInput[] = [];
   const turnsSaid: SaidTurn[] = [];
   dialogue.turns.forEach((turn, index) => {
@@ -109,13 +109,18 @@ export function buildRuleMemories(dialogue: Dialogue, options: RuleBuilderOption
       persons: derivedList([turn.speaker, ...names.persons], MAX_DERIVED_NAMES),
       speaker: turn.speaker,
       entities: derivedList(names.entities, MAX_DERIVED_NAMES),
-      source: { turnIds: [turn.turnId] },
+      source: { turnIds: [turn.turnId], ...(turn.sessionId !== undefined ? { sessionId: turn.sessionId } : {}) },
     };
     if (names.location) memory.location = names.location;
     memories.push(memory);
     turnsSaid.push({ id: memory.id ?? "", turnId: turn.turnId, speaker: turn.speaker, said: ownSaid, persons: names.persons });
   });
   return settings.supersession ? withRuleSupersessions(memories, turnsSaid) : memories;
+}
+
+/** A turn's own content words (what it said and its image's caption), which it also lends its neighbours. */
+export function turnWords(said: string, imageCaption: string | undefined): string[] {
+  return withoutFillers(keywords([said, imageCaption ?? ""].join("\n")));
 }
 
 /**
@@ -125,7 +130,7 @@ export function buildRuleMemories(dialogue: Dialogue, options: RuleBuilderOption
  * reply after the turn was cut off), and the turn was found by the essay's words. A chat's turns lend
  * all they have (LoCoMo's hold 29 content words at the 99th percentile).
  */
-function lentWords(words: readonly string[]): readonly string[] {
+export function lentWords(words: readonly string[]): readonly string[] {
   return words.length > MAX_DERIVED_KEYWORDS ? words.slice(0, MAX_DERIVED_KEYWORDS / 4) : words;
 }
 
@@ -159,6 +164,28 @@ export function restate(speaker: string, said: string, imageCaption?: string): s
     else parts.push(said ? `[shared an image: ${imageCaption}]` : `${speaker} shared an image: ${imageCaption}`);
   }
   return parts.join(chinese ? "" : " ");
+}
+
+/**
+ * What `restate` was given, read back from a rule-built memory's text: undefined when the text is not
+ * in that form (a model's memory, a text edited since, context quoted into it).
+ */
+export function unstate(speaker: string, text: string): { said: string; imageCaption?: string } | undefined {
+  const readings: Array<{ said: string; imageCaption?: string }> = [];
+  for (const [lead, open, close] of [
+    [`${speaker} said: `, " [shared an image: ", "]"],
+    [`${speaker}说：`, "［分享了一张图片：", "］"],
+  ] as const) {
+    if (!text.startsWith(lead)) continue;
+    const rest = text.slice(lead.length);
+    const opened = rest.lastIndexOf(open);
+    if (opened >= 0 && rest.endsWith(close)) readings.push({ said: rest.slice(0, opened), imageCaption: rest.slice(opened + open.length, -close.length) });
+    readings.push({ said: rest });
+  }
+  const captionOnly = `${speaker} shared an image: `;
+  if (text.startsWith(captionOnly)) readings.push({ said: "", imageCaption: text.slice(captionOnly.length) });
+  // A reading counts only when restating it gives the text back, so no guess is ever taken for what was said.
+  return readings.find((reading) => restate(speaker, reading.said, reading.imageCaption) === text);
 }
 
 function isMostlyChinese(text: string): boolean {

@@ -225,11 +225,12 @@ async function ingestDialogues(dialogues: readonly { namespace: string; dialogue
     const onProgress = (phase: "build" | "write", done: number) => {
       if (phase === "build") build.report(namespace, done);
     };
-    built.push(await buildDialogue(namespace, dialogue, { ...settings, onProgress }));
+    built.push(await buildDialogue(namespace, dialogue, { ...settings, onProgress, store: options.store, ...(origin !== undefined ? { origin } : {}) }));
     build.finishPart(steps[index] ?? 0);
   }
   const entries = built.reduce((sum, dialogue) => sum + dialogue.memories.length, 0);
-  const embed = phaseCounter("embed", entries, options.onProgress);
+  // The memories of turns a dialogue continues are embedded and written again with its own.
+  const embed = phaseCounter("embed", built.reduce((sum, dialogue) => sum + dialogue.memories.length + dialogue.neighbours.length, 0), options.onProgress);
   const prepared: PreparedDialogue[] = [];
   for (const dialogue of built) {
     // A part's own last report (its total) means written; it is reported as embedded below instead.
@@ -237,7 +238,7 @@ async function ingestDialogues(dialogues: readonly { namespace: string; dialogue
       if (phase === "write" && done < total) embed.report(dialogue.namespace, done);
     };
     prepared.push(await prepareDialogue(options.store, options.embedder, dialogue, { onProgress, ...(origin !== undefined ? { origin } : {}), ...now }));
-    embed.finishPart(dialogue.memories.length);
+    embed.finishPart(dialogue.memories.length + dialogue.neighbours.length);
     embed.reportFinished(dialogue.namespace);
   }
   const store = phaseCounter("store", entries, options.onProgress);

@@ -6,7 +6,7 @@ import type { DialogueTurn } from "./dialogue.js";
  * what follows it, which is where an answer spread over an exchange is found (a photo and what it
  * shows, one speaker's words and the other's reply).
  */
-const EXCHANGE_REACH_TURNS = 2;
+export const EXCHANGE_REACH_TURNS = 2;
 
 /** Indexes of the turns up to `before` ahead of and `after` behind turn `index`, in its session and in order. */
 export function turnsAround(turns: readonly DialogueTurn[], index: number, before: number, after: number): number[] {

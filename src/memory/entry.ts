@@ -66,6 +66,12 @@ export const SourceSchema = z.strictObject({
     .describe(
       "The turns said around those, in the same session (dialogue ingests set it): memories that name each other's turns here are one exchange, and lend each other votes at retrieval",
     ),
+  sessionId: z
+    .string()
+    .min(1)
+    .max(MAX_ID_CHARS)
+    .optional()
+    .describe("The dialogue session its turns were said in (dialogue ingests set it when the turns name one)"),
   headingPath: z.array(z.string().max(1024)).max(32, "headingPath must hold at most 32 headings").optional().describe("The headings a chunk stands under, outermost first"),
   origin: OriginSchema.optional().describe(
     "The file or folder an ingest read the memory from (its absolute path, or the name given as the ingest's --origin); re-ingesting the same origin into the namespace replaces what it wrote",

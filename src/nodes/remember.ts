@@ -25,7 +25,7 @@ export function rememberNode(dependencies: () => Promise<GraphDependencies>, gua
     const { store, embedder, model } = await dependencies();
     // Every id to forget is checked before anything is written: an unknown one refuses the whole call.
     const forget = input.forget ? await heldIds(store, input.namespace, input.forget, "input.forget") : [];
-    const prepared = dialogue ? await prepareDialogue(store, embedder, await buildDialogue(input.namespace, dialogue, model ? { model } : {})) : undefined;
+    const prepared = dialogue ? await prepareDialogue(store, embedder, await buildDialogue(input.namespace, dialogue, { store, ...(model ? { model } : {}) })) : undefined;
     const written = input.memories ? (await writeMemories(store, embedder, input.namespace, input.memories)).map((entry) => entry.id) : [];
     const built = prepared ? await commitDialogue(store, prepared) : undefined;
     const deleted = forget.length ? await store.delete(input.namespace, forget) : 0;

@@ -37,7 +37,7 @@ describe("rule memory builder", () => {
   it("writes one self-contained restatement per turn, with the turn as source and time", () => {
     assert.equal(memories.length, 5);
     assert.equal(byTurn.get("D1:2")?.text, "Melanie said: Yes, it was amazing!");
-    assert.deepEqual(byTurn.get("D1:2")?.source, { turnIds: ["D1:2"] });
+    assert.deepEqual(byTurn.get("D1:2")?.source, { turnIds: ["D1:2"], sessionId: "s1" });
     assert.equal(byTurn.get("D1:2")?.timestamp, "2023-05-08T13:56:01Z");
   });
 
