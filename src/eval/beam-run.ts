@@ -4,7 +4,7 @@ import { parseOrThrow, ValidationError } from "../core/errors.js";
 import { RetrievalConfigSchema } from "../graph/configuration.js";
 import type { PresetName } from "../graph/preset-names.js";
 import { ABSTENTION_KIND, readBeamFolder, type BeamConversation, type BeamQuestion, type SkippedBeamQuestion } from "./beam-data.js";
-import { embedDialogueEntries, messageOfTurn, resultJudgedIds, writeDialogueCorpus, type DialogueConversation } from "./dialogue-corpus.js";
+import { embedDialogueEntries, messageOfTurn, resultJudgedIds, savingOf, writeDialogueCorpus, type DialogueConversation } from "./dialogue-corpus.js";
 import { outcomeFields, runBenchmark, sortedKs, type EvalCase, type EvalContext, type EvalTimings, type RankingOf, type RetrieverRun } from "./harness.js";
 import { binaryJudgements, firstMentions } from "./metrics.js";
 import { DIALOGUE_EVAL_FIELDS, EVAL_MODES } from "./run.js";
@@ -64,7 +64,7 @@ export async function runBeamEval(options: BeamEvalOptions, context: EvalContext
       embedCorpus: (embeddings, progress) => embedDialogueEntries(corpus, settings.builder ?? {}, embeddings, progress),
       rounds: [
         {
-          write: (store, embedder, built, progress) => writeDialogueCorpus(store, embedder, corpus, built, progress),
+          write: (store, embedder, built, progress) => writeDialogueCorpus(store, embedder, corpus, built, savingOf(settings), progress),
           cases: selection.questions.map((question) => questionCase(question, selection.selected, kinds)),
           unjudged: selection.abstentions.map((question) => questionCase(question, selection.selected, kinds)),
         },

@@ -1,6 +1,6 @@
 import { chunkDocument } from "../ingest/chunker.js";
 import type { Dialogue } from "../ingest/dialogue.js";
-import { buildDialogue, writeDialogueMemories, type DialogueBuilderSettings } from "../ingest/dialogue-ingest.js";
+import { buildDialogue, ingestDialogue, writeDialogueMemories, type DialogueBuilderSettings } from "../ingest/dialogue-ingest.js";
 import { turnEntryId } from "../ingest/dialogue-rules.js";
 import { MAX_TEXT_CHARS, type MemoryInput } from "../memory/entry.js";
 import type { MemoryStore } from "../stores/port.js";
@@ -74,23 +74,42 @@ export async function embedDialogueEntries(
   return built;
 }
 
+/** How the conversations are saved: whole (their entries built once, up front), or a few turns at a time through the ingest. */
+export interface DialogueSaving {
+  builder: DialogueBuilderSettings;
+  turnsPerSave?: number | undefined;
+}
+
+/** The saving a dialogue benchmark's settings ask for. */
+export function savingOf(settings: { builder?: DialogueBuilderSettings | undefined; turnsPerSave?: number | undefined }): DialogueSaving {
+  return { builder: settings.builder ?? {}, turnsPerSave: settings.turnsPerSave };
+}
+
 /**
  * Writes each conversation's built entries (`built[i]` of `conversations[i]`) through the product's
- * ingest path; returns what was stored, by namespace, as the peers index it. Conversations sharing a
- * namespace add to it.
+ * ingest path, or, with `turnsPerSave`, its turns that many at a time as an agent saves them (the
+ * texts are those built up front, so their vectors are warm); returns what was stored, by namespace, as
+ * the peers index it. Conversations sharing a namespace add to it.
  */
 export async function writeDialogueCorpus(
   store: MemoryStore,
   embedder: EvalEmbedder,
   conversations: readonly DialogueConversation[],
   built: readonly MemoryInput[][],
+  saving: DialogueSaving,
   progress: (progress: EvalProgress) => void,
 ): Promise<Map<string, CorpusEntry[]>> {
   const corpus = new Map<string, CorpusEntry[]>();
   progress({ phase: "ingest", done: 0, total: conversations.length });
   for (const [i, conversation] of conversations.entries()) {
     const { namespace, dialogue } = conversation;
-    await writeDialogueMemories(store, embedder, namespace, dialogue, built[i] ?? []);
+    const per = saving.turnsPerSave;
+    if (per === undefined) await writeDialogueMemories(store, embedder, namespace, dialogue, built[i] ?? []);
+    else {
+      for (let start = 0; start < dialogue.turns.length; start += per) {
+        await ingestDialogue(store, embedder, namespace, { ...dialogue, turns: dialogue.turns.slice(start, start + per) }, { builder: saving.builder });
+      }
+    }
     const entries = await store.get(namespace, dialogue.turns.map((turn) => turnEntryId(namespace, turn.turnId)));
     const stored = entries.map((entry) => ({ id: entry.id, text: entry.text, judgedIds: conversation.judgedIdsOf(entry.source?.turnIds ?? []) }));
     corpus.set(namespace, [...(corpus.get(namespace) ?? []), ...stored]);

@@ -4,7 +4,7 @@ import { parseOrThrow, ValidationError } from "../core/errors.js";
 import { RetrievalConfigSchema } from "../graph/configuration.js";
 import type { PresetName } from "../graph/preset-names.js";
 import type { MemoryInput } from "../memory/entry.js";
-import { embedDialogueEntries, messageOfTurn, resultJudgedIds, writeDialogueCorpus, type DialogueConversation } from "./dialogue-corpus.js";
+import { embedDialogueEntries, messageOfTurn, resultJudgedIds, savingOf, writeDialogueCorpus, type DialogueConversation, type DialogueSaving } from "./dialogue-corpus.js";
 import type { EvalStoreKind } from "./eval-store.js";
 import { outcomeFields, runBenchmark, sortedKs, type BenchmarkRound, type EvalCase, type EvalContext, type EvalTimings, type RankingOf, type RetrieverRun } from "./harness.js";
 import { binaryJudgements, firstMentions } from "./metrics.js";
@@ -89,7 +89,7 @@ export async function runRealmemEval(options: RealmemEvalOptions, context: EvalC
   const outcome = await runBenchmark(
     {
       embedCorpus: (embeddings, progress) => embedDialogueEntries(corpus, settings.builder ?? {}, embeddings, progress),
-      rounds: benchmarkRounds(rounds, writes, kinds),
+      rounds: benchmarkRounds(rounds, writes, kinds, savingOf(settings)),
       ks,
       peerModes: EVAL_MODES,
       judgedIdsOf: resultJudgedIds(corpus),
@@ -139,14 +139,19 @@ export function realmemRounds(personas: readonly RealmemPersona[], questions: re
 }
 
 /** Each round as the harness plays it: its sessions' entries (built and embedded up front) written, then its questions asked. */
-function benchmarkRounds(rounds: readonly RealmemRound[], writes: readonly DialogueConversation[][], kinds: readonly string[]): BenchmarkRound<MemoryInput[][]>[] {
+function benchmarkRounds(
+  rounds: readonly RealmemRound[],
+  writes: readonly DialogueConversation[][],
+  kinds: readonly string[],
+  saving: DialogueSaving,
+): BenchmarkRound<MemoryInput[][]>[] {
   let offset = 0;
   return rounds.map((round, i) => {
     const sessions = writes[i] ?? [];
     const from = offset;
     offset += sessions.length;
     return {
-      write: (store, embedder, built, progress) => writeDialogueCorpus(store, embedder, sessions, built.slice(from, from + sessions.length), progress),
+      write: (store, embedder, built, progress) => writeDialogueCorpus(store, embedder, sessions, built.slice(from, from + sessions.length), saving, progress),
       cases: round.questions.map((question) => questionCase(question, kinds)),
     };
   });

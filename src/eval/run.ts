@@ -8,7 +8,7 @@ import { DialogueBuilderSettingsSchema } from "../ingest/dialogue-ingest.js";
 import { parseJson } from "../ingest/json-text.js";
 import { parseLocomo, type LocomoConversation } from "../ingest/locomo.js";
 import { EmbedderConfigSchema } from "../text/embedders/create-embedder.js";
-import { embedDialogueEntries, resultJudgedIds, writeDialogueCorpus, type DialogueConversation } from "./dialogue-corpus.js";
+import { embedDialogueEntries, resultJudgedIds, savingOf, writeDialogueCorpus, type DialogueConversation } from "./dialogue-corpus.js";
 import { outcomeFields, runBenchmark, sortedKs, type EvalCase, type EvalContext, type EvalTimings, type RetrieverRun } from "./harness.js";
 import { evaluableQuestions, type EvalQuestion, type SkippedQuestion } from "./locomo-questions.js";
 import { binaryJudgements } from "./metrics.js";
@@ -36,6 +36,12 @@ export const DIALOGUE_EVAL_FIELDS = {
   store: EvalStoreSchema.default(DEFAULT_EVAL_STORE),
   embeddingCache: z.string().min(1).optional().describe("a file keeping the vectors between runs (read first, written after)"),
   builder: DialogueBuilderSettingsSchema.optional().describe("memory builder settings; default the product's defaults (what a user gets)"),
+  turnsPerSave: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe("write each conversation through the ingest this many turns at a time, as an agent saves while it talks; default whole"),
   supersessionBaseline: z
     .boolean()
     .default(false)
@@ -96,7 +102,7 @@ export async function runEval(options: EvalOptions, context: EvalContext = {}): 
   const outcome = await runBenchmark(
     {
       embedCorpus: (embeddings, progress) => embedDialogueEntries(corpus, settings.builder ?? {}, embeddings, progress),
-      rounds: [{ write: (store, embedder, built, progress) => writeDialogueCorpus(store, embedder, corpus, built, progress), cases: questionCases(questions, selected) }],
+      rounds: [{ write: (store, embedder, built, progress) => writeDialogueCorpus(store, embedder, corpus, built, savingOf(settings), progress), cases: questionCases(questions, selected) }],
       ks,
       peerModes: EVAL_MODES,
       judgedIdsOf: resultJudgedIds(corpus),

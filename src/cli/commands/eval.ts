@@ -27,6 +27,7 @@ const EvalCommandOptionsSchema = z.object({
   mode: z.enum(MODES).default("full"),
   peers: z.boolean().default(false),
   supersessionBaseline: z.boolean().default(false).describe("LoCoMo, BEAM and RealMem only"),
+  turnsPerSave: positiveIntegerText(1_000_000).optional().describe("LoCoMo, BEAM and RealMem only"),
   limit: positiveIntegerText(1_000_000).optional(),
   conversations: commaList.optional().describe("LoCoMo, BEAM and RealMem (persona names) only"),
   k: commaList
@@ -57,6 +58,7 @@ export function register(program: Command): void {
     .addOption(new Option("--mode <mode>", "retrieval mode (preset) to score (default: full)").choices(MODES))
     .option("--peers", "also run LangGraph's InMemoryStore, a BM25 library baseline, every mode and (for --mode full) the default with each of its rules off, on the same entries and vectors, each compared with --mode question by question (sign test)")
     .option("--supersession-baseline", "LoCoMo, BEAM and RealMem: also ask --mode of the same store with its supersessions hidden (as if the builder had linked nothing), compared question by question")
+    .option("--turns-per-save <n>", "LoCoMo, BEAM and RealMem: write each conversation n turns at a time through the ingest, as an agent saves while it talks (default: whole)")
     .option("--limit <n>", "ask at most n questions, in file order (quick runs; a BEIR corpus is still written whole)")
     .option("--conversations <ids>", "LoCoMo: comma-separated sample ids (BEAM: conversation folder names; RealMem: person names) to evaluate (default: all)")
     .option("--k <list>", "LoCoMo, BEAM and RealMem: cut-offs for recall@k and hit@k (default: 5,10,25)")
@@ -185,7 +187,7 @@ async function evalSquad(file: string, _options: EvalCommandOptions, shared: Sha
 async function evalBeam(folder: string, options: EvalCommandOptions, shared: SharedOptions, context: EvalContext): Promise<EvalOutput> {
   const [{ runBeamEval }, { beamJson, beamText }] = await Promise.all([import("../../eval/beam-run.js"), import("../../eval/beam-report.js")]);
   const run = await runBeamEval(
-    { folder, ...shared, ...(options.conversations ? { conversations: options.conversations } : {}), ...(options.k ? { ks: options.k } : {}), ...(options.supersessionBaseline ? { supersessionBaseline: true } : {}) },
+    { folder, ...shared, ...(options.conversations ? { conversations: options.conversations } : {}), ...dialogueFields(options) },
     context,
   );
   return { json: beamJson(run), text: beamText(run), retrievers: run.retrievers };
@@ -194,7 +196,7 @@ async function evalBeam(folder: string, options: EvalCommandOptions, shared: Sha
 async function evalRealmem(target: string, options: EvalCommandOptions, shared: SharedOptions, context: EvalContext): Promise<EvalOutput> {
   const [{ runRealmemEval }, { realmemJson, realmemText }] = await Promise.all([import("../../eval/realmem-run.js"), import("../../eval/realmem-report.js")]);
   const run = await runRealmemEval(
-    { path: target, ...shared, ...(options.conversations ? { personas: options.conversations } : {}), ...(options.k ? { ks: options.k } : {}), ...(options.supersessionBaseline ? { supersessionBaseline: true } : {}) },
+    { path: target, ...shared, ...(options.conversations ? { personas: options.conversations } : {}), ...dialogueFields(options) },
     context,
   );
   return { json: realmemJson(run), text: realmemText(run), retrievers: run.retrievers };
@@ -207,11 +209,20 @@ async function evalLocomo(file: string, options: EvalCommandOptions, shared: Sha
       file,
       ...shared,
       ...(options.conversations ? { conversations: options.conversations } : {}),
-      ...(options.k ? { ks: options.k } : {}), ...(options.supersessionBaseline ? { supersessionBaseline: true } : {}),
+      ...dialogueFields(options),
     },
     context,
   );
   return { json: evalJson(run), text: evalText(run), retrievers: run.retrievers };
+}
+
+/** What every dialogue benchmark (LoCoMo, BEAM, RealMem) takes alike from the command line. */
+function dialogueFields(options: EvalCommandOptions): { ks?: number[]; supersessionBaseline?: true; turnsPerSave?: number } {
+  return {
+    ...(options.k ? { ks: options.k } : {}),
+    ...(options.supersessionBaseline ? { supersessionBaseline: true } : {}),
+    ...(options.turnsPerSave !== undefined ? { turnsPerSave: options.turnsPerSave } : {}),
+  };
 }
 
 type Evaluator = (path: string, options: EvalCommandOptions, shared: SharedOptions, context: EvalContext) => Promise<EvalOutput>;
