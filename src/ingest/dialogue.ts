@@ -24,7 +24,7 @@ export const DialogueTurnSchema = z.strictObject({
     .refine((value) => parseIsoTimestamp(value) !== undefined, "time must be an ISO 8601 date-time")
     .describe("When it was said, ISO 8601; relative dates in the text ('yesterday') are read from it"),
   imageCaption: z.string().trim().max(4096, "imageCaption must be at most 4096 characters").optional().describe("What an image shared in the turn shows"),
-  sessionId: z.string().trim().min(1, "sessionId must not be empty").max(MAX_ID_CHARS).optional().describe("The session the turn belongs to, when the dialogue spans several"),
+  sessionId: z.string().trim().min(1, "sessionId must not be empty").max(MAX_ID_CHARS).optional().describe("The session the turn belongs to, when the dialogue spans several; a later save of the same session continues it"),
 });
 export type DialogueTurn = z.infer<typeof DialogueTurnSchema>;
 

@@ -137,7 +137,8 @@ export const MEMORY_ACTIONS = [
   },
   {
     name: "save_dialogue",
-    description: "Remember a conversation: its turns (speaker, text, time) become memories.",
+    description:
+      "Remember a conversation: its turns (speaker, text, time) become memories. Save it whole or a few turns at a time as it goes on: a save continues the turns saved before it in the same session.",
     schema: SaveDialogueArgsSchema,
     run: saveDialogueAction,
   },
