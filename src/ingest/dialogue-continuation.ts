@@ -2,6 +2,7 @@ import { entryInput, parseIsoTimestamp, type MemoryEntry, type MemoryInput } fro
 import type { MemoryStore } from "../stores/port.js";
 import type { Dialogue, DialogueTurn } from "./dialogue.js";
 import { lentWords, resolveTurnText, turnWords, unstate } from "./dialogue-rules.js";
+import { announcesChange, type SaidTurn } from "./rule-supersessions.js";
 import { derivedList, MAX_DERIVED_KEYWORDS } from "./text-fields.js";
 import { EXCHANGE_REACH_TURNS, turnsAround } from "./turn-context.js";
 
@@ -25,9 +26,35 @@ export interface StoredTurn {
   entry: MemoryEntry;
 }
 
-/** Memories read per page while looking back for a session's turns, and the most pages read. */
-const LOOK_BACK_PAGE = 20;
-const LOOK_BACK_PAGES = 5;
+/** Memories read while looking back for a session's last turns: pages of 20, at most 100. */
+const NEIGHBOURS_LOOK_BACK = { page: 20, pages: 5 };
+
+/** Memories read while looking back for what a change replaces: pages of 200, at most 1,000 of the speaker's. */
+const CHANGES_LOOK_BACK = { page: 200, pages: 5 };
+
+/** The namespace's memories meeting `filter`, newest first, said at or before `atMs`, a page at a time up to the bound. */
+async function* memoriesBefore(
+  store: MemoryStore,
+  namespace: string,
+  atMs: number,
+  bound: { page: number; pages: number },
+  persons?: string[],
+): AsyncGenerator<MemoryEntry> {
+  let cursor: string | undefined;
+  for (let page = 0; page < bound.pages; page += 1) {
+    const filter = { timeRange: { endMs: atMs + 1 }, ...(persons ? { persons } : {}) };
+    const listed = await store.list(namespace, { filter, limit: bound.page, ...(cursor ? { cursor } : {}) });
+    yield* listed.entries;
+    cursor = listed.nextCursor;
+    if (!cursor) return;
+  }
+}
+
+/** Whether a stored memory may stand in for a turn of this dialogue's past: not one of its turns, not its origin's. */
+function isPastTurn(entry: MemoryEntry, own: ReadonlySet<string>, origin: string | undefined): entry is MemoryEntry & { speaker: string } {
+  const turnId = entry.source?.turnIds?.[0];
+  return entry.speaker !== undefined && turnId !== undefined && !own.has(turnId) && (origin === undefined || entry.source?.origin !== origin);
+}
 
 /**
  * The `count` turns of the dialogue's first session stored in `namespace` just before its first turn
@@ -45,35 +72,60 @@ export async function storedTurnsBefore(
   if (!first || firstMs === undefined || options.count <= 0) return [];
   const own = new Set(dialogue.turns.map((turn) => turn.turnId));
   const found: StoredTurn[] = [];
-  let cursor: string | undefined;
-  for (let page = 0; page < LOOK_BACK_PAGES && found.length < options.count; page += 1) {
-    const listed = await store.list(namespace, { filter: { timeRange: { endMs: firstMs + 1 } }, limit: LOOK_BACK_PAGE, ...(cursor ? { cursor } : {}) });
-    for (const entry of listed.entries) {
-      const turnId = entry.source?.turnIds?.[0];
-      if (entry.speaker === undefined || turnId === undefined || own.has(turnId)) continue;
-      if (entry.source?.sessionId !== first.sessionId || (options.origin !== undefined && entry.source?.origin === options.origin)) continue;
-      const stored = storedTurn(entry, entry.speaker, turnId);
-      if (!stored) return found;
-      found.unshift(stored);
-      if (found.length === options.count) return found;
-    }
-    cursor = listed.nextCursor;
-    if (!cursor) break;
+  for await (const entry of memoriesBefore(store, namespace, firstMs, NEIGHBOURS_LOOK_BACK)) {
+    if (!isPastTurn(entry, own, options.origin) || entry.source?.sessionId !== first.sessionId) continue;
+    const stored = storedTurn(entry);
+    if (!stored) break;
+    found.unshift(stored);
+    if (found.length === options.count) break;
   }
   return found;
 }
 
-function storedTurn(entry: MemoryEntry, speaker: string, turnId: string): StoredTurn | undefined {
-  if (entry.source?.turnIds?.length !== 1) return undefined;
-  const restated = unstate(speaker, entry.text);
+/**
+ * The turns said before the dialogue that a change it announces may replace: for each speaker of one
+ * of its turns that says a change (rule-supersessions.ts), that speaker's rule-built turns stored in
+ * `namespace` at or before its first turn, in any session, at most 1,000 read; oldest first, as the
+ * rules look back from the nearest. The turns of `dialogue` (the stored turns it continues included)
+ * and of `origin` are left out.
+ */
+export async function changedTurnsBefore(
+  store: MemoryStore,
+  namespace: string,
+  continued: { dialogue: Dialogue; resolved: readonly string[] },
+  origin?: string,
+): Promise<SaidTurn[]> {
+  const { dialogue, resolved } = continued;
+  const firstMs = parseIsoTimestamp(dialogue.turns[0]?.time ?? "");
+  if (firstMs === undefined) return [];
+  const speakers = new Set(dialogue.turns.filter((_, index) => announcesChange(resolved[index] ?? "")).map((turn) => turn.speaker));
+  const own = new Set(dialogue.turns.map((turn) => turn.turnId));
+  const earlier: SaidTurn[] = [];
+  // The rules only compare a speaker's turns with their own, so each speaker's come in a run of their own.
+  for (const speaker of speakers) {
+    const theirs: SaidTurn[] = [];
+    for await (const entry of memoriesBefore(store, namespace, firstMs, CHANGES_LOOK_BACK, [speaker])) {
+      if (!isPastTurn(entry, own, origin) || entry.speaker !== speaker) continue;
+      const stored = storedTurn(entry);
+      if (stored) theirs.unshift({ id: entry.id, turnId: stored.turn.turnId, speaker, said: stored.said, persons: entry.persons.filter((person) => person !== speaker) });
+    }
+    earlier.push(...theirs);
+  }
+  return earlier;
+}
+
+function storedTurn(entry: MemoryEntry & { speaker: string }): StoredTurn | undefined {
+  const [turnId, ...more] = entry.source?.turnIds ?? [];
+  if (turnId === undefined || more.length > 0) return undefined;
+  const restated = unstate(entry.speaker, entry.text);
   if (!restated) return undefined;
   const turn: DialogueTurn = {
     turnId,
-    speaker,
+    speaker: entry.speaker,
     text: restated.said,
     time: entry.timestamp,
     ...(restated.imageCaption !== undefined ? { imageCaption: restated.imageCaption } : {}),
-    ...(entry.source.sessionId !== undefined ? { sessionId: entry.source.sessionId } : {}),
+    ...(entry.source?.sessionId !== undefined ? { sessionId: entry.source.sessionId } : {}),
   };
   return { turn, said: restated.said, entry };
 }

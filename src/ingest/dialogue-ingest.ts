@@ -10,7 +10,7 @@ import type { Dialogue } from "./dialogue.js";
 import { buildLlmMemories, llmEntryId, llmWindowCount, LlmBuilderOptionsSchema, MAX_MEMORIES_PER_WINDOW } from "./dialogue-llm.js";
 import { buildRuleMemories, turnEntryId } from "./dialogue-rules.js";
 import { retireFromOrigin, withOrigin } from "./origin.js";
-import { continuedDialogue, storedTurnsBefore, widenedNeighbours } from "./dialogue-continuation.js";
+import { changedTurnsBefore, continuedDialogue, storedTurnsBefore, widenedNeighbours } from "./dialogue-continuation.js";
 import { EXCHANGE_REACH_TURNS, withContextTurnIds } from "./turn-context.js";
 
 /**
@@ -123,8 +123,9 @@ export async function buildDialogue(namespace: string, dialogue: Dialogue, optio
       ? await storedTurnsBefore(options.store, namespace, dialogue, { count: Math.max(builder.contextTurns, EXCHANGE_REACH_TURNS), ...origin(options) })
       : [];
   const whole = continuedDialogue(before, dialogue, builder.timeZone);
+  const earlier = options.store && builder.supersession ? await changedTurnsBefore(options.store, namespace, whole, options.origin) : [];
   const own = new Set(dialogue.turns.map((turn) => turn.turnId));
-  const memories = withContextTurnIds(buildRuleMemories(whole.dialogue, { ...builder, namespace }, whole.resolved), whole.dialogue.turns).filter((memory) =>
+  const memories = withContextTurnIds(buildRuleMemories(whole.dialogue, { ...builder, namespace }, whole.resolved, earlier), whole.dialogue.turns).filter((memory) =>
     own.has(memory.source?.turnIds?.[0] ?? ""),
   );
   options.onProgress?.("build", 1, 1);

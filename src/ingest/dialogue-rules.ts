@@ -70,8 +70,14 @@ export function turnEntryId(namespace: string, turnId: string): string {
  *   turn replaces (see rule-supersessions.ts).
  * Turns with neither text nor caption give no entry. `resolvedTexts`, when the caller has them, are
  * resolveTurnText of each turn in `options.timeZone`, in turn order (computed here otherwise).
+ * `earlier`: turns said before the dialogue that a change may replace (read from the store), oldest first.
  */
-export function buildRuleMemories(dialogue: Dialogue, options: RuleBuilderOptions, resolvedTexts?: readonly string[]): MemoryInput[] {
+export function buildRuleMemories(
+  dialogue: Dialogue,
+  options: RuleBuilderOptions,
+  resolvedTexts?: readonly string[],
+  earlier: readonly SaidTurn[] = [],
+): MemoryInput[] {
   const settings = parseOrThrow(RuleBuilderOptionsSchema, options, "options");
   const participants = participantsOf(dialogue);
   const resolved = resolvedTexts ?? dialogue.turns.map((turn) => resolveTurnText(turn, settings.timeZone));
@@ -115,7 +121,7 @@ export function buildRuleMemories(dialogue: Dialogue, options: RuleBuilderOption
     memories.push(memory);
     turnsSaid.push({ id: memory.id ?? "", turnId: turn.turnId, speaker: turn.speaker, said: ownSaid, persons: names.persons });
   });
-  return settings.supersession ? withRuleSupersessions(memories, turnsSaid) : memories;
+  return settings.supersession ? withRuleSupersessions(memories, turnsSaid, earlier) : memories;
 }
 
 /** A turn's own content words (what it said and its image's caption), which it also lends its neighbours. */
@@ -134,10 +140,10 @@ export function lentWords(words: readonly string[]): readonly string[] {
   return words.length > MAX_DERIVED_KEYWORDS ? words.slice(0, MAX_DERIVED_KEYWORDS / 4) : words;
 }
 
-/** The memories with what each supersedes (said[i] is memories[i]'s turn). */
-function withRuleSupersessions(memories: MemoryInput[], said: readonly SaidTurn[]): MemoryInput[] {
-  for (const [index, link] of ruleSupersessions(said)) {
-    const memory = memories[index];
+/** The memories with what each supersedes (said[i] is memories[i]'s turn), looking back past them at `earlier`. */
+function withRuleSupersessions(memories: MemoryInput[], said: readonly SaidTurn[], earlier: readonly SaidTurn[]): MemoryInput[] {
+  for (const [index, link] of ruleSupersessions([...earlier, ...said], earlier.length)) {
+    const memory = memories[index - earlier.length];
     if (memory) Object.assign(memory, { supersedes: link.supersedes, supersessionReason: clip(link.reason, MAX_SUPERSESSION_REASON_CHARS) });
   }
   return memories;

@@ -13,8 +13,8 @@ import { tokenize } from "../text/tokenizer.js";
 /**
  * The rule builder's supersessions: a turn that announces a change in an explicit form (see
  * retrieval/statements.ts) supersedes the latest earlier turn of the same speaker that stated the old
- * value of the same attribute. Only turns of one dialogue are compared (a builder sees no store), and
- * each change links at most one earlier turn, the nearest: it is the one the change replaces, and any
+ * value of the same attribute: of the dialogue, or said before it in its namespace (dialogue-continuation.ts). Each
+ * change links at most one earlier turn, the nearest: it is the one the change replaces, and any
  * older statement of the attribute was already replaced by it (or stands as history beside it).
  */
 
@@ -58,13 +58,23 @@ function readTurn(turn: SaidTurn): Sentence[] {
   return sentencesOf(turn.said).map((text) => ({ text, tokens: new Set(tokenize(text)), values: valuesIn(text) }));
 }
 
-/** By index into `turns`: what each turn's memory supersedes and why; turns that supersede nothing are absent. */
-export function ruleSupersessions(turns: readonly SaidTurn[]): Map<number, RuleSupersession> {
+/** Whether a turn says a change the rules read: only then can it supersede an earlier turn. */
+export function announcesChange(said: string): boolean {
+  return changesIn(said).length > 0;
+}
+
+/**
+ * By index into `turns`: what each turn's memory supersedes and why; turns that supersede nothing are
+ * absent. The first `earlier` turns (said before the dialogue, read from the store) are only looked
+ * back at: they supersede nothing here.
+ */
+export function ruleSupersessions(turns: readonly SaidTurn[], earlier = 0): Map<number, RuleSupersession> {
   const read = turns.map(readTurn);
   const links = new Map<number, RuleSupersession>();
   turns.forEach((turn, index) => {
+    if (index < earlier) return;
     const found = new Map<string, string>();
-    for (const change of [...changeStatements(turn.said), ...restatedChanges(turn.said)]) {
+    for (const change of changesIn(turn.said)) {
       const named = turn.persons.filter((person) => change.sentence.toLowerCase().includes(person.toLowerCase()));
       const link = latestReplaced(change, named, turns, read, index);
       if (link && !found.has(link.id)) found.set(link.id, link.reason);
@@ -72,6 +82,10 @@ export function ruleSupersessions(turns: readonly SaidTurn[]): Map<number, RuleS
     if (found.size) links.set(index, { supersedes: [...found.keys()], reason: [...found.values()].join("; ") });
   });
   return links;
+}
+
+function changesIn(said: string): ChangeStatement[] {
+  return [...changeStatements(said), ...restatedChanges(said)];
 }
 
 /** "my deadline is April 5" read as a change: the same attribute stated before with another value is replaced. */

@@ -11,13 +11,13 @@ import type { MemoryEntry } from "../../src/memory/entry.js";
 const TURNS: DialogueTurn[] = [
   ["s1", "Caroline", "Hey Mel! I went to the LGBTQ support group yesterday and it was so powerful."],
   ["s1", "Melanie", "That sounds amazing, Caroline. What stood out to you?"],
-  ["s1", "Caroline", "The transgender stories. I felt accepted and brave enough to plan my counseling career."],
+  ["s1", "Caroline", "The transgender stories. I felt accepted. I live in Boston, and I plan my counseling career here."],
   ["s1", "Melanie", "Wow, counseling suits you. I painted a lake sunrise last week.", "a painting of a sunrise over a lake"],
   ["s1", "Caroline", "Gorgeous colours! Did you paint it at the cabin?"],
   ["s1", "Melanie", "Yes, on the porch at dawn, with my kids asleep inside."],
   ["s2", "Caroline", "我上周末去了北京，参加了一个心理咨询的讲座。"],
   ["s2", "Melanie", "太棒了！讲座讲了什么？"],
-  ["s2", "Caroline", "Mostly how to listen. I also adopted a puppy named Oscar."],
+  ["s2", "Caroline", "Mostly how to listen. I moved to Denver last month and adopted a puppy. His name is Oscar."],
   ["s2", "Melanie", "Oscar! My kids would love him. We went camping at the lake again."],
   ["s2", "Caroline", "Send me pictures of the camping trip!"],
 ].map(([sessionId, speaker, text, imageCaption], index) => ({
@@ -31,11 +31,17 @@ const TURNS: DialogueTurn[] = [
 
 const PARTICIPANTS = ["Caroline", "Melanie"];
 
-/** The stored fields a save decides (createdAt and updatedAt are each write's own). */
+const turnOf = (entry: MemoryEntry | undefined): string => entry?.source?.turnIds?.[0] ?? "";
+
+/** The stored fields a save decides (createdAt and updatedAt are each write's own), memories named by their turns (ids are the namespace's). */
 function saved(entries: readonly MemoryEntry[]): unknown[] {
+  const byId = new Map(entries.map((entry) => [entry.id, entry]));
   return [...entries]
-    .sort((a, b) => (a.source?.turnIds?.[0] ?? "").localeCompare(b.source?.turnIds?.[0] ?? "", "en", { numeric: true }))
-    .map(({ createdAt: _created, updatedAt: _updated, namespace: _namespace, id: _id, ...fields }) => fields);
+    .sort((a, b) => turnOf(a).localeCompare(turnOf(b), "en", { numeric: true }))
+    .map(({ createdAt: _created, updatedAt: _updated, namespace: _namespace, id: _id, supersedes, ...fields }) => ({
+      ...fields,
+      supersedes: supersedes?.map((id) => turnOf(byId.get(id))),
+    }));
 }
 
 describe("a dialogue saved a few turns at a time", () => {
@@ -56,6 +62,8 @@ describe("a dialogue saved a few turns at a time", () => {
     const whole = await stored("whole");
     assert.equal(whole.length, TURNS.length);
     assert.ok(whole.some((entry) => (entry.source?.contextTurnIds?.length ?? 0) > 0));
+    const moved = whole.find((entry) => turnOf(entry) === "t9");
+    assert.equal(turnOf(whole.find((entry) => entry.id === moved?.supersedes?.[0])), "t3", "the move replaces where she lived, a session before");
     for (const size of [1, 2, 3]) {
       await savedInPieces(`pieces-${size}`, size);
       assert.deepEqual(saved(await stored(`pieces-${size}`)), saved(whole), `saved ${size} at a time`);
