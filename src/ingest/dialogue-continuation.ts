@@ -32,7 +32,7 @@ const NEIGHBOURS_LOOK_BACK = { page: 20, pages: 5 };
 /** Memories read while looking back for what a change replaces: pages of 200, at most 1,000 of the speaker's. */
 const CHANGES_LOOK_BACK = { page: 200, pages: 5 };
 
-/** The namespace's memories meeting `filter`, newest first, said at or before `atMs`, a page at a time up to the bound. */
+/** The namespace's memories said at or before `atMs` (carrying one of `persons`, when given), newest first, a page at a time up to the bound. */
 async function* memoriesBefore(
   store: MemoryStore,
   namespace: string,
@@ -139,17 +139,21 @@ export function continuedDialogue(before: readonly StoredTurn[], dialogue: Dialo
 }
 
 /**
- * The stored turns' memories with this dialogue's turns added to their context, as a save of the whole
- * would have made them: the words of the turns up to `contextTurnsAfter` after each (appended, as the
- * words of the turns after come last), and the turns of its exchange. Memories nothing is added to
- * are left out.
+ * The stored turns' memories with the saved turns added to their context, as a save of the whole would
+ * have made them: the words of the turns up to `contextTurnsAfter` after each (appended, as the words
+ * of the turns after come last), and the turns of its exchange. `continued` is continuedDialogue of
+ * `before`. Memories nothing is added to are left out.
  */
-export function widenedNeighbours(before: readonly StoredTurn[], dialogue: Dialogue, settings: { contextTurnsAfter: number; timeZone: string }): MemoryInput[] {
-  const { dialogue: whole, resolved } = continuedDialogue(before, dialogue, settings.timeZone);
-  const turns = whole.turns;
+export function widenedNeighbours(
+  before: readonly StoredTurn[],
+  continued: { dialogue: Dialogue; resolved: readonly string[] },
+  contextTurnsAfter: number,
+): MemoryInput[] {
+  const { resolved } = continued;
+  const turns = continued.dialogue.turns;
   return before.flatMap((stored, index) => {
     const isNew = (near: number): boolean => near >= before.length;
-    const wordsAfter = turnsAround(turns, index, 0, settings.contextTurnsAfter)
+    const wordsAfter = turnsAround(turns, index, 0, contextTurnsAfter)
       .filter(isNew)
       .flatMap((near) => lentWords(turnWords(resolved[near] ?? "", turns[near]?.imageCaption)));
     const exchangeAfter = turnsAround(turns, index, 0, EXCHANGE_REACH_TURNS)

@@ -107,7 +107,8 @@ export function dialogueBuildSteps(dialogue: Dialogue, options: Pick<DialogueIng
 
 /**
  * Builds a dialogue's memories, each naming the turns said around its own (turn-context.ts), reporting
- * build progress. Nothing is embedded or written.
+ * build progress. With the rules and a store, the dialogue continues what its namespace holds
+ * (dialogue-continuation.ts). Nothing is embedded or written.
  */
 export async function buildDialogue(namespace: string, dialogue: Dialogue, options: DialogueIngestOptions = {}): Promise<BuiltDialogue> {
   const builder = parseBuilder(options.builder);
@@ -118,22 +119,31 @@ export async function buildDialogue(namespace: string, dialogue: Dialogue, optio
     const memories = withContextTurnIds(built.memories, dialogue.turns);
     return { namespace, dialogue, memories, neighbours: [], mode: "llm", fallbackWindows: built.fallbackWindows, calls: built.calls };
   }
-  const before =
-    options.store && builder.contextPlacement === "keywords"
-      ? await storedTurnsBefore(options.store, namespace, dialogue, { count: Math.max(builder.contextTurns, EXCHANGE_REACH_TURNS), ...origin(options) })
-      : [];
-  const whole = continuedDialogue(before, dialogue, builder.timeZone);
-  const earlier = options.store && builder.supersession ? await changedTurnsBefore(options.store, namespace, whole, options.origin) : [];
-  const own = new Set(dialogue.turns.map((turn) => turn.turnId));
-  const memories = withContextTurnIds(buildRuleMemories(whole.dialogue, { ...builder, namespace }, whole.resolved, earlier), whole.dialogue.turns).filter((memory) =>
-    own.has(memory.source?.turnIds?.[0] ?? ""),
-  );
+  const built = await buildRuleDialogue(namespace, dialogue, builder, options);
   options.onProgress?.("build", 1, 1);
-  return { namespace, dialogue, memories, neighbours: widenedNeighbours(before, dialogue, builder), mode: "rules", fallbackWindows: 0, calls: [] };
+  return { namespace, dialogue, ...built, mode: "rules", fallbackWindows: 0, calls: [] };
 }
 
-function origin(options: Pick<DialogueIngestOptions, "origin">): { origin?: string } {
-  return options.origin !== undefined ? { origin: options.origin } : {};
+/** The rule builder's memories of the dialogue's turns, built after the stored turns it continues, and those turns' memories widened by it. */
+async function buildRuleDialogue(
+  namespace: string,
+  dialogue: Dialogue,
+  builder: z.output<typeof DialogueBuilderSettingsSchema>,
+  { store, origin }: Pick<DialogueIngestOptions, "store" | "origin">,
+): Promise<Pick<BuiltDialogue, "memories" | "neighbours">> {
+  // Context quoted into the text cannot be read back, so only context in the keywords is continued.
+  const before =
+    store && builder.contextPlacement === "keywords"
+      ? await storedTurnsBefore(store, namespace, dialogue, { count: Math.max(builder.contextTurns, EXCHANGE_REACH_TURNS), ...(origin !== undefined ? { origin } : {}) })
+      : [];
+  const whole = continuedDialogue(before, dialogue, builder.timeZone);
+  const earlier = store && builder.supersession ? await changedTurnsBefore(store, namespace, whole, origin) : [];
+  const own = new Set(dialogue.turns.map((turn) => turn.turnId));
+  const memories = withContextTurnIds(buildRuleMemories(whole.dialogue, { ...builder, namespace }, whole.resolved, earlier), whole.dialogue.turns);
+  return {
+    memories: memories.filter((memory) => own.has(memory.source?.turnIds?.[0] ?? "")),
+    neighbours: widenedNeighbours(before, whole, builder.contextTurnsAfter),
+  };
 }
 
 /**
@@ -155,7 +165,7 @@ export async function prepareDialogue(
     ...(options.now !== undefined ? { now: options.now } : {}),
   });
   const ids = write.records.slice(0, memories.length).map((record) => record.entry.id);
-  return { ...rest, write, ids, madeBefore: stored.madeIds, ...origin(options) };
+  return { ...rest, write, ids, madeBefore: stored.madeIds, ...(options.origin !== undefined ? { origin: options.origin } : {}) };
 }
 
 /** Writes a prepared dialogue in one store call, then retires what this run did not make again. */
