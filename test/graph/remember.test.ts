@@ -80,4 +80,15 @@ describe("the write graph", () => {
     assert.equal((await memory.store.stats()).namespaces.me ?? 0, 0, "the first run's memory was not written again");
     await memory.close();
   });
+
+  it("continues a dialogue an agent saves a turn at a time: its turns are one exchange, as saved whole", async () => {
+    const memory = await emptyMemory();
+    const remember = createRememberGraph({ store: memory.store, embedder: memory.embedder });
+    for (const turn of dialogue.turns) await remember.invoke({ namespace: "me", dialogue: { turns: [turn] } });
+    const [first, second] = await Promise.all(["t1", "t2"].map(async (turnId) => (await memory.store.list("me", { limit: 10 })).entries.find((entry) => entry.source?.turnIds?.[0] === turnId)));
+    assert.deepEqual(second?.source?.contextTurnIds, ["t1"]);
+    assert.deepEqual(first?.source?.contextTurnIds, ["t2"], "the earlier turn's memory names the turn saved after it");
+    assert.ok(first?.keywords.includes("lovely"), "and carries its words");
+    await memory.close();
+  });
 });
