@@ -6,6 +6,10 @@ import { restate, unstate } from "../../src/ingest/dialogue-rules.js";
 import { saveDialogueAction } from "../../src/library/memory-actions.js";
 import { openRecallGraph, type RecallGraph } from "../../src/library/open-recallgraph.js";
 import type { MemoryEntry } from "../../src/memory/entry.js";
+import { openQdrantStore } from "../../src/stores/qdrant.js";
+import { QDRANT_SPEC_PATH, qdrantSpecAvailable } from "../stores/qdrant-spec.js";
+import { SpecCheckingQdrantStub } from "../stores/qdrant-stub.js";
+import { testEmbedder } from "./helpers.js";
 
 /** Two sessions of a chat, minutes apart within each: an image, a relative date, a Chinese line. */
 const TURNS: DialogueTurn[] = [
@@ -102,6 +106,23 @@ describe("a dialogue saved a few turns at a time", () => {
     const entries = await stored(namespace);
     assert.deepEqual(entries.map((entry) => entry.source?.turnIds?.[0]), ["t3"], "the file's earlier turns are retired");
     assert.equal(entries[0]?.source?.contextTurnIds, undefined, "and lend it no context");
+  });
+});
+
+describe("a dialogue saved a turn at a time into Qdrant (SpecCheckingQdrantStub, not a real Qdrant)", { skip: qdrantSpecAvailable() ? false : `Qdrant OpenAPI spec not found at ${QDRANT_SPEC_PATH}: skipped` }, () => {
+  it("is stored as the whole saved at once, as in sqlite", async () => {
+    const stub = await SpecCheckingQdrantStub.start();
+    try {
+      const store = await openQdrantStore({ url: stub.url, collection: "rg_continuation", embedding: testEmbedder.spec });
+      await ingestDialogue(store, testEmbedder, "whole", { participants: PARTICIPANTS, turns: TURNS });
+      for (const turn of TURNS) await ingestDialogue(store, testEmbedder, "pieces", { participants: PARTICIPANTS, turns: [turn] });
+      const list = async (namespace: string) => (await store.list(namespace, { limit: 100 })).entries;
+      assert.deepEqual(saved(await list("pieces")), saved(await list("whole")));
+      assert.deepEqual(stub.violations, []);
+      await store.close();
+    } finally {
+      await stub.close();
+    }
   });
 });
 
