@@ -64,7 +64,7 @@ export async function runBeamEval(options: BeamEvalOptions, context: EvalContext
       embedCorpus: (embeddings, progress) => embedDialogueEntries(corpus, settings.builder ?? {}, embeddings, progress),
       rounds: [
         {
-          write: (store, embedder, built, progress) => writeDialogueCorpus(store, embedder, corpus, built, savingOf(settings), progress),
+          write: (store, embedder, _prepared, progress) => writeDialogueCorpus(store, embedder, corpus, savingOf(settings), progress),
           cases: selection.questions.map((question) => questionCase(question, selection.selected, kinds)),
           unjudged: selection.abstentions.map((question) => questionCase(question, selection.selected, kinds)),
         },

@@ -1,8 +1,8 @@
 import { chunkDocument } from "../ingest/chunker.js";
 import type { Dialogue } from "../ingest/dialogue.js";
-import { buildDialogue, ingestDialogue, writeDialogueMemories, type DialogueBuilderSettings } from "../ingest/dialogue-ingest.js";
+import { buildDialogue, ingestDialogue, type DialogueBuilderSettings } from "../ingest/dialogue-ingest.js";
 import { turnEntryId } from "../ingest/dialogue-rules.js";
-import { MAX_TEXT_CHARS, type MemoryInput } from "../memory/entry.js";
+import { MAX_TEXT_CHARS } from "../memory/entry.js";
 import type { MemoryStore } from "../stores/port.js";
 import type { CachedEmbeddings } from "./cached-embeddings.js";
 import type { EvalEmbedder, EvalProgress } from "./harness.js";
@@ -63,7 +63,8 @@ export async function embedDialogueEntries(
   builder: DialogueBuilderSettings,
   embeddings: CachedEmbeddings,
   progress: (progress: EvalProgress) => void,
-): Promise<MemoryInput[][]> {
+): Promise<void> {
+  // A turn's text does not depend on what its namespace holds, so a build without the store gives the texts the writes embed.
   const built = await Promise.all(
     conversations.map(async (conversation) => (await buildDialogue(conversation.namespace, conversation.dialogue, { builder })).memories),
   );
@@ -71,10 +72,9 @@ export async function embedDialogueEntries(
     built.flatMap((memories) => memories.map((memory) => memory.text.trim())),
     (done, total) => progress({ phase: "embed entries", done, total }),
   );
-  return built;
 }
 
-/** How the conversations are saved: whole (their entries built once, up front), or a few turns at a time through the ingest. */
+/** How the conversations are saved: whole, or a few turns at a time (`turnsPerSave`) as an agent saves them. */
 export interface DialogueSaving {
   builder: DialogueBuilderSettings;
   turnsPerSave?: number | undefined;
@@ -86,16 +86,14 @@ export function savingOf(settings: { builder?: DialogueBuilderSettings | undefin
 }
 
 /**
- * Writes each conversation's built entries (`built[i]` of `conversations[i]`) through the product's
- * ingest path, or, with `turnsPerSave`, its turns that many at a time as an agent saves them (the
- * texts are those built up front, so their vectors are warm); returns what was stored, by namespace, as
- * the peers index it. Conversations sharing a namespace add to it.
+ * Writes each conversation through the product's ingest, as a user's save of it would: whole, or with
+ * `turnsPerSave` that many turns at a time; returns what was stored, by namespace, as the peers index
+ * it. Conversations sharing a namespace add to it.
  */
 export async function writeDialogueCorpus(
   store: MemoryStore,
   embedder: EvalEmbedder,
   conversations: readonly DialogueConversation[],
-  built: readonly MemoryInput[][],
   saving: DialogueSaving,
   progress: (progress: EvalProgress) => void,
 ): Promise<Map<string, CorpusEntry[]>> {
@@ -103,12 +101,9 @@ export async function writeDialogueCorpus(
   progress({ phase: "ingest", done: 0, total: conversations.length });
   for (const [i, conversation] of conversations.entries()) {
     const { namespace, dialogue } = conversation;
-    const per = saving.turnsPerSave;
-    if (per === undefined) await writeDialogueMemories(store, embedder, namespace, dialogue, built[i] ?? []);
-    else {
-      for (let start = 0; start < dialogue.turns.length; start += per) {
-        await ingestDialogue(store, embedder, namespace, { ...dialogue, turns: dialogue.turns.slice(start, start + per) }, { builder: saving.builder });
-      }
+    const per = saving.turnsPerSave ?? dialogue.turns.length;
+    for (let start = 0; start < dialogue.turns.length; start += per) {
+      await ingestDialogue(store, embedder, namespace, { ...dialogue, turns: dialogue.turns.slice(start, start + per) }, { builder: saving.builder });
     }
     const entries = await store.get(namespace, dialogue.turns.map((turn) => turnEntryId(namespace, turn.turnId)));
     const stored = entries.map((entry) => ({ id: entry.id, text: entry.text, judgedIds: conversation.judgedIdsOf(entry.source?.turnIds ?? []) }));

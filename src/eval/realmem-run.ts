@@ -3,7 +3,6 @@ import { z } from "zod";
 import { parseOrThrow, ValidationError } from "../core/errors.js";
 import { RetrievalConfigSchema } from "../graph/configuration.js";
 import type { PresetName } from "../graph/preset-names.js";
-import type { MemoryInput } from "../memory/entry.js";
 import { embedDialogueEntries, messageOfTurn, resultJudgedIds, savingOf, writeDialogueCorpus, type DialogueConversation, type DialogueSaving } from "./dialogue-corpus.js";
 import type { EvalStoreKind } from "./eval-store.js";
 import { outcomeFields, runBenchmark, sortedKs, type BenchmarkRound, type EvalCase, type EvalContext, type EvalTimings, type RankingOf, type RetrieverRun } from "./harness.js";
@@ -138,23 +137,17 @@ export function realmemRounds(personas: readonly RealmemPersona[], questions: re
   return rounds;
 }
 
-/** Each round as the harness plays it: its sessions' entries (built and embedded up front) written, then its questions asked. */
+/** Each round as the harness plays it: its sessions (their texts embedded up front) written, then its questions asked. */
 function benchmarkRounds(
   rounds: readonly RealmemRound[],
   writes: readonly DialogueConversation[][],
   kinds: readonly string[],
   saving: DialogueSaving,
-): BenchmarkRound<MemoryInput[][]>[] {
-  let offset = 0;
-  return rounds.map((round, i) => {
-    const sessions = writes[i] ?? [];
-    const from = offset;
-    offset += sessions.length;
-    return {
-      write: (store, embedder, built, progress) => writeDialogueCorpus(store, embedder, sessions, built.slice(from, from + sessions.length), saving, progress),
-      cases: round.questions.map((question) => questionCase(question, kinds)),
-    };
-  });
+): BenchmarkRound<void>[] {
+  return rounds.map((round, i) => ({
+    write: (store, embedder, _prepared, progress) => writeDialogueCorpus(store, embedder, writes[i] ?? [], saving, progress),
+    cases: round.questions.map((question) => questionCase(question, kinds)),
+  }));
 }
 
 /** A session as the evaluation writes it: in its persona's namespace, a part of a long message judged as the message; none when it has no turn. */

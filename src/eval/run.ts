@@ -102,7 +102,7 @@ export async function runEval(options: EvalOptions, context: EvalContext = {}): 
   const outcome = await runBenchmark(
     {
       embedCorpus: (embeddings, progress) => embedDialogueEntries(corpus, settings.builder ?? {}, embeddings, progress),
-      rounds: [{ write: (store, embedder, built, progress) => writeDialogueCorpus(store, embedder, corpus, built, savingOf(settings), progress), cases: questionCases(questions, selected) }],
+      rounds: [{ write: (store, embedder, _prepared, progress) => writeDialogueCorpus(store, embedder, corpus, savingOf(settings), progress), cases: questionCases(questions, selected) }],
       ks,
       peerModes: EVAL_MODES,
       judgedIdsOf: resultJudgedIds(corpus),

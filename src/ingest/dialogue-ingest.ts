@@ -3,7 +3,7 @@ import type { z } from "zod";
 import { parseOrThrow, ValidationError } from "../core/errors.js";
 import type { LlmCallRecord } from "../domain/run-account.js";
 import { parseIsoTimestamp, type MemoryEntry, type MemoryInput } from "../memory/entry.js";
-import { commitMemories, prepareMemories, writeMemories, type PreparedWrite } from "./write-memories.js";
+import { commitMemories, prepareMemories, type PreparedWrite } from "./write-memories.js";
 import type { MemoryStore } from "../stores/port.js";
 import type { Embedder } from "../text/embedder.js";
 import type { Dialogue } from "./dialogue.js";
@@ -186,28 +186,6 @@ export async function commitDialogue(
 /** The builder settings, validated strictly, so a misspelt setting is an error rather than silently ignored. */
 function parseBuilder(builder: DialogueBuilderSettings | undefined): z.output<typeof DialogueBuilderSettingsSchema> {
   return parseOrThrow(DialogueBuilderSettingsSchema, builder ?? {}, "builder");
-}
-
-/**
- * The write half of ingestDialogue: writes memories already built from `dialogue` to `namespace`
- * (all or nothing), then deletes the entries an earlier run made for these turns that `memories` do not include.
- */
-export async function writeDialogueMemories(
-  store: MemoryStore,
-  embedder: Embedder,
-  namespace: string,
-  dialogue: Dialogue,
-  memories: readonly MemoryInput[],
-  options: { onProgress?: (done: number, total: number) => void; now?: number } = {},
-): Promise<{ entries: number; ids: string[]; retired: number }> {
-  const { madeIds } = await storedForTurns(store, namespace, dialogue);
-  const written = await writeMemories(store, embedder, namespace, memories, {
-    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-    ...(options.now !== undefined ? { now: options.now } : {}),
-  });
-  const ids = written.map((entry) => entry.id);
-  const retired = await retireStaleEntries(store, namespace, madeIds, new Set(ids));
-  return { entries: memories.length, ids, retired };
 }
 
 /**
