@@ -16,6 +16,9 @@ import { EXCHANGE_REACH_TURNS, turnsAround } from "./turn-context.js";
  *
  * Only the rule builder's memories of one turn each can be read back as turns (unstate). A memory a
  * model wrote, or one edited since, ends the look back: what comes before it is not continued.
+ *
+ * In LLM mode a save's first window is shown what the model already wrote of the session instead
+ * (storedMemoriesBefore), as a window of a dialogue saved whole is shown the window's before it.
  */
 
 /** A turn read back from the memory the rule builder wrote for it. */
@@ -26,7 +29,7 @@ export interface StoredTurn {
   entry: MemoryEntry;
 }
 
-/** Memories read while looking back for a session's last turns: pages of 20, at most 100. */
+/** Memories read while looking back for a session's last turns or memories: pages of 20, at most 100. */
 const NEIGHBOURS_LOOK_BACK = { page: 20, pages: 5 };
 
 /**
@@ -51,10 +54,20 @@ async function* memoriesBefore(store: MemoryStore, namespace: string, atMs: numb
   }
 }
 
-/** Whether a stored memory may stand in for a turn of this dialogue's past: not one of its turns, not its origin's. */
+/** Whether a stored memory was built from turns of this dialogue's past: none of its own turns, not its origin's. */
+function isOfPastTurns(entry: MemoryEntry, own: ReadonlySet<string>, origin: string | undefined): boolean {
+  const turnIds = entry.source?.turnIds ?? [];
+  return turnIds.length > 0 && !turnIds.some((turnId) => own.has(turnId)) && (origin === undefined || entry.source?.origin !== origin);
+}
+
+/** One speaker's words: a memory that may stand in for a turn. */
+function hasSpeaker(entry: MemoryEntry): entry is MemoryEntry & { speaker: string } {
+  return entry.speaker !== undefined;
+}
+
+/** Whether a stored memory may stand in for a turn of this dialogue's past: one speaker's words, of past turns. */
 function isPastTurn(entry: MemoryEntry, own: ReadonlySet<string>, origin: string | undefined): entry is MemoryEntry & { speaker: string } {
-  const turnId = entry.source?.turnIds?.[0];
-  return entry.speaker !== undefined && turnId !== undefined && !own.has(turnId) && (origin === undefined || entry.source?.origin !== origin);
+  return hasSpeaker(entry) && isOfPastTurns(entry, own, origin);
 }
 
 /**
@@ -68,19 +81,53 @@ export async function storedTurnsBefore(
   dialogue: Dialogue,
   options: { count: number; origin?: string },
 ): Promise<StoredTurn[]> {
-  const first = dialogue.turns[0];
-  const firstMs = first ? parseIsoTimestamp(first.time) : undefined;
-  if (!first || firstMs === undefined || options.count <= 0) return [];
-  const own = new Set(dialogue.turns.map((turn) => turn.turnId));
   const found: StoredTurn[] = [];
-  for await (const entry of memoriesBefore(store, namespace, firstMs, NEIGHBOURS_LOOK_BACK)) {
-    if (!isPastTurn(entry, own, options.origin) || entry.source?.sessionId !== first.sessionId) continue;
+  if (options.count <= 0) return found;
+  for await (const entry of sessionPast(store, namespace, dialogue, options.origin)) {
+    if (!hasSpeaker(entry)) continue;
     const stored = storedTurn(entry);
     if (!stored) break;
     found.unshift(stored);
     if (found.length === options.count) break;
   }
   return found;
+}
+
+/**
+ * What the model wrote of the dialogue's first session before it, for a save in LLM mode: the `count`
+ * latest memories of that session stored in `namespace` at or before its first turn, built from earlier
+ * turns (not this dialogue's, nor `origin`'s), oldest first. Saved whole, each window of a dialogue is
+ * shown the entries of the window before it, so that the model neither repeats them nor misses that a
+ * turn changes one (dialogue-llm.ts); a save of the next few turns shows its first window these.
+ */
+export async function storedMemoriesBefore(
+  store: MemoryStore,
+  namespace: string,
+  dialogue: Dialogue,
+  options: { count: number; origin?: string },
+): Promise<MemoryInput[]> {
+  const found: MemoryInput[] = [];
+  if (options.count <= 0) return found;
+  for await (const entry of sessionPast(store, namespace, dialogue, options.origin)) {
+    found.unshift(entryInput(entry));
+    if (found.length === options.count) break;
+  }
+  return found;
+}
+
+/**
+ * The memories of the dialogue's first session stored at or before its first turn, newest first (up to
+ * NEIGHBOURS_LOOK_BACK of the namespace read): built from earlier turns of that session, not from this
+ * dialogue's turns nor from `origin`'s.
+ */
+async function* sessionPast(store: MemoryStore, namespace: string, dialogue: Dialogue, origin: string | undefined): AsyncGenerator<MemoryEntry> {
+  const first = dialogue.turns[0];
+  const firstMs = first ? parseIsoTimestamp(first.time) : undefined;
+  if (!first || firstMs === undefined) return;
+  const own = new Set(dialogue.turns.map((turn) => turn.turnId));
+  for await (const entry of memoriesBefore(store, namespace, firstMs, NEIGHBOURS_LOOK_BACK)) {
+    if (isOfPastTurns(entry, own, origin) && entry.source?.sessionId === first.sessionId) yield entry;
+  }
 }
 
 /**

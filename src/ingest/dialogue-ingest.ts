@@ -10,7 +10,7 @@ import type { Dialogue } from "./dialogue.js";
 import { buildLlmMemories, llmEntryId, llmWindowCount, LlmBuilderOptionsSchema, MAX_MEMORIES_PER_WINDOW } from "./dialogue-llm.js";
 import { buildRuleMemories, turnEntryId } from "./dialogue-rules.js";
 import { retireFromOrigin, withOrigin } from "./origin.js";
-import { changedTurnsBefore, continuedDialogue, storedTurnsBefore, widenedNeighbours } from "./dialogue-continuation.js";
+import { changedTurnsBefore, continuedDialogue, storedMemoriesBefore, storedTurnsBefore, widenedNeighbours } from "./dialogue-continuation.js";
 import { EXCHANGE_REACH_TURNS, withContextTurnIds } from "./turn-context.js";
 
 /**
@@ -36,9 +36,9 @@ export interface DialogueIngestOptions {
    */
   origin?: string;
   /**
-   * The store the dialogue is saved to. With the rules (context in the keywords), the dialogue then
-   * continues the turns its session already holds there (dialogue-continuation.ts). Without it, the
-   * dialogue is built on its own.
+   * The store the dialogue is saved to. The dialogue then continues what its session already holds
+   * there (dialogue-continuation.ts): with the rules (context in the keywords) its turns, in LLM mode
+   * the memories the model wrote of it, shown to the first window. Without it, the dialogue is built on its own.
    */
   store?: MemoryStore;
 }
@@ -107,14 +107,20 @@ export function dialogueBuildSteps(dialogue: Dialogue, options: Pick<DialogueIng
 
 /**
  * Builds a dialogue's memories, each naming the turns said around its own (turn-context.ts), reporting
- * build progress. With the rules and a store, the dialogue continues what its namespace holds
+ * build progress. With a store, the dialogue continues what its session holds there
  * (dialogue-continuation.ts). Nothing is embedded or written.
  */
 export async function buildDialogue(namespace: string, dialogue: Dialogue, options: DialogueIngestOptions = {}): Promise<BuiltDialogue> {
   const builder = parseBuilder(options.builder);
   if (options.model) {
-    const built = await buildLlmMemories(dialogue, options.model, { ...builder, namespace }, (done, total) =>
-      options.onProgress?.("build", done, total),
+    const { store, origin } = options;
+    const earlier = store ? await storedMemoriesBefore(store, namespace, dialogue, { count: builder.previousEntries, ...(origin !== undefined ? { origin } : {}) }) : [];
+    const built = await buildLlmMemories(
+      dialogue,
+      options.model,
+      { ...builder, namespace },
+      (done, total) => options.onProgress?.("build", done, total),
+      earlier,
     );
     const memories = withContextTurnIds(built.memories, dialogue.turns);
     return { namespace, dialogue, memories, neighbours: [], mode: "llm", fallbackWindows: built.fallbackWindows, calls: built.calls };

@@ -56,7 +56,7 @@ export const LlmBuilderOptionsSchema = ContextOptionsSchema.extend({
     .max(50)
     .default(2)
     .describe("Turns repeated from the previous window as context only, so a fact split across the boundary is seen whole"),
-  previousEntries: z.number().int().min(0).max(100).default(20).describe("The previous window's entries shown to the model, so it does not repeat them"),
+  previousEntries: z.number().int().min(0).max(100).default(20).describe("The previous window's entries shown to the model (for a save's first window, the latest its session already holds), so it does not repeat them and can say what a turn changes"),
   /**
    * When true (default), a NEW turn with content that no extracted entry cites gets its rule-built
    * entry, so no turn becomes unfindable because the model skipped it.
@@ -112,7 +112,8 @@ interface WindowOutcome {
 
 /**
  * LLM mode: structured extraction over windows of turns (default 10, overlapping by 2). Each window
- * gets the previous window's entries to avoid repeats; an entry must cite at least one NEW turn of
+ * gets the previous window's entries to avoid repeats and to say what a turn changes (the first gets
+ * `earlier`: what its session already holds, when a save continues it); an entry must cite at least one NEW turn of
  * its window (citations outside the window are dropped). A window whose call fails, or returns no
  * usable entry while it has content, is built by the rules. Windows run in order, one call each.
  */
@@ -121,12 +122,13 @@ export async function buildLlmMemories(
   model: BaseChatModel,
   options: LlmBuilderOptions,
   onWindow?: (done: number, total: number) => void,
+  earlier: readonly MemoryInput[] = [],
 ): Promise<LlmBuildResult> {
   const settings = parseOrThrow(LlmBuilderOptionsSchema, options, "options");
   const starts = windowStarts(dialogue.turns.length, settings);
   const context = buildContext(dialogue, settings);
   const result: LlmBuildResult = { memories: [], windows: starts.length, fallbackWindows: 0, coveredByRules: 0, calls: [] };
-  let previous: MemoryInput[] = [];
+  let previous: readonly MemoryInput[] = earlier;
   for (const window of turnWindows(dialogue.turns, starts, settings.windowTurns)) {
     const call = await extractWindow(model, window, previous, context);
     result.calls.push(call.record);
@@ -309,7 +311,7 @@ function toMemory(item: ExtractedMemories["memories"][number], cited: readonly D
     timestamp: cited[0]?.time ?? windowTurns[0]?.time ?? new Date().toISOString(),
     persons: derivedList([...cited.map((turn) => turn.speaker), ...item.persons], MAX_DERIVED_NAMES),
     entities: derivedList(item.entities, MAX_DERIVED_NAMES),
-    source: { turnIds: cited.map((turn) => turn.turnId) },
+    source: { turnIds: cited.map((turn) => turn.turnId), ...sessionOf(cited) },
   };
   // One speaker's turns make a memory of what they said; a memory of an exchange has no single speaker.
   const speakers = new Set(cited.map((turn) => turn.speaker));
@@ -317,6 +319,13 @@ function toMemory(item: ExtractedMemories["memories"][number], cited: readonly D
   if (item.location) memory.location = item.location;
   if (item.topic) memory.topic = item.topic;
   return memory;
+}
+
+/** The session of the turns a memory cites, when they are of one: a later save of that session is shown the memory. */
+function sessionOf(cited: readonly DialogueTurn[]): { sessionId?: string } {
+  const sessions = new Set(cited.map((turn) => turn.sessionId));
+  const [sessionId] = sessions;
+  return sessions.size === 1 && sessionId !== undefined ? { sessionId } : {};
 }
 
 /** "[D1:3]" and "D1:3" name the same turn: models often copy the brackets. */

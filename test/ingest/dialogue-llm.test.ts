@@ -9,6 +9,7 @@ import { parseDialogue } from "../../src/ingest/dialogue.js";
 import { ingestDialogue } from "../../src/ingest/dialogue-ingest.js";
 import { buildLlmMemories, llmEntryId } from "../../src/ingest/dialogue-llm.js";
 import { turnEntryId } from "../../src/ingest/dialogue-rules.js";
+import { openRecallGraph } from "../../src/library/open-recallgraph.js";
 import { RecordingStore, testEmbedder } from "./helpers.js";
 
 // The fallback warnings are expected here; keep the test output clean.
@@ -174,5 +175,57 @@ describe("LLM memory builder", () => {
     const back = await ingestDialogue(store, testEmbedder, "ns", dialogue);
     assert.equal(back.retired, 3);
     assert.equal(store.all("ns").length, 14);
+  });
+
+  describe("a save that continues its session", () => {
+    const said = (turnId: string, speaker: string, text: string, minute: number, sessionId = "s1") => ({
+      turnId,
+      speaker,
+      text,
+      time: new Date(Date.UTC(2026, 2, 10, 9, minute)).toISOString(),
+      sessionId,
+    });
+    const firstSave = parseDialogue({ turns: [said("T1", "Alice", "My deadline is April 1.", 0), said("T2", "Bob", "Noted.", 1)] });
+    const nextSave = parseDialogue({ turns: [said("T3", "Alice", "The deadline moved to April 5.", 3)] });
+    const firstReply = JSON.stringify({
+      memories: [
+        { text: "Alice's deadline is 1 April.", turnIds: ["T1"] },
+        { text: "Bob noted it.", turnIds: ["T2"], operation: "no-op" },
+      ],
+    });
+    const nextReply = JSON.stringify({
+      memories: [
+        { text: "Alice's deadline is 5 April.", turnIds: ["T3"], operation: "supersede", supersedes: ["E1"], reason: "deadline moved" },
+        { text: "Alice's deadline is 1 April.", turnIds: ["T3"] },
+      ],
+    });
+
+    it("shows the first window what the model wrote of the session before, so a later turn supersedes it and repeats are dropped", async () => {
+      const memory = await openRecallGraph({ store: { kind: "sqlite", path: ":memory:" }, embedder: { provider: "hash", dimension: 64 }, model: null });
+      try {
+        const { store, embedder } = memory;
+        // What the save must not be shown: another session's memory, a note, another namespace's memory of the same session id.
+        await ingestDialogue(store, embedder, "me", parseDialogue({ turns: [said("S2-1", "Alice", "My deadline for the garden is May 2.", 0, "s2")] }));
+        await ingestDialogue(store, embedder, "other", parseDialogue({ turns: [said("O1", "Eve", "My deadline is June 9.", 0)] }));
+        const model = new PromptRecordingModel({ responses: [firstReply, nextReply] });
+        await ingestDialogue(store, embedder, "me", firstSave, { model });
+        await memory.remember("me", [{ text: "Alice's deadline is a note.", timestamp: "2026-03-10T09:02:00Z" }]);
+        const written = await ingestDialogue(store, embedder, "me", nextSave, { model });
+
+        assert.equal(model.prompts.length, 2);
+        const shown = /Entries already written for earlier turns:\n([\s\S]*?)\n\n/.exec(model.prompts[1] ?? "")?.[1] ?? "";
+        assert.equal(shown, "[E1] Alice's deadline is 1 April.");
+        const first = (await store.get("me", [llmEntryId("me", "T1", 0)]))[0];
+        assert.equal(first?.text, "Alice's deadline is 1 April.");
+        assert.equal(first?.source?.sessionId, "s1");
+        const stored = await store.get("me", written.ids);
+        assert.deepEqual(
+          stored.map((entry) => [entry.text, entry.supersedes, entry.source?.sessionId]),
+          [["Alice's deadline is 5 April.", [first?.id], "s1"]],
+        );
+      } finally {
+        await memory.close();
+      }
+    });
   });
 });
