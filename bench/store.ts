@@ -33,6 +33,7 @@ const PERSONS = [
   "Alice", "Bob", "Caroline", "Melanie", "Deborah", "Jolene", "Evan", "Sam", "Nate", "Joanna", "Tim", "John",
   "Maria", "Gina", "Jon", "Audrey", "Andrew", "James", "Priya", "Wei", "Yuki", "Omar", "Fatima", "Lars",
 ];
+const OWNER = "Robin";
 const PLACES = [
   "Paris", "Berlin", "Lisbon", "Tokyo", "Shanghai", "New York", "Boston", "Seattle", "Austin", "Toronto", "Madrid",
   "Rome", "Prague", "Vienna", "Dublin", "Oslo", "Sydney", "Melbourne", "Nairobi", "Cairo", "the beach house", "the office",
@@ -96,7 +97,8 @@ function syntheticRecord(random: () => number, index: number): MemoryRecord {
       id: `m${index}`,
       text,
       keywords: [object.replace(/^(a|an|the) /, ""), verb],
-      persons: person === other ? [person] : [person, other],
+      // The namespace's owner is named in every other memory, as a user's own name is in a personal memory.
+      persons: [...(index % 2 === 0 ? [OWNER] : []), ...(person === other ? [person] : [person, other])],
       entities: [entity],
       location: place,
       timestamp: timestampMs,
@@ -191,6 +193,9 @@ async function measureSize(size: number, queries: number, keepDir?: string): Pro
       lexical: async (i) => (await store.lexicalSearch(NAMESPACE, lexicalQueries[i] as string, { k: 5 })).length,
       "lexical (FTS5 matches)": async (i) => (await fts5.lexicalSearch(NAMESPACE, lexicalQueries[i] as string, { k: 5 })).length,
       filtered: async (i) => (await store.filteredSearch(NAMESPACE, filters[i] as MemoryFilter, { k: 5 })).length,
+      "filtered (a name of half)": async () => (await store.filteredSearch(NAMESPACE, { persons: [OWNER] }, { k: 5 })).length,
+      "list (a name of half, 20 a page)": async () => (await store.list(NAMESPACE, { filter: { persons: [OWNER] }, limit: 20 })).entries.length,
+      "list (one of 24 names, 20 a page)": async (i) => (await store.list(NAMESPACE, { filter: { persons: [PERSONS[i % PERSONS.length] as string] }, limit: 20 })).entries.length,
       "filtered+vector": async (i) =>
         (await store.filteredSearch(NAMESPACE, filters[i] as MemoryFilter, { k: 5, vector: vectors[i] as number[] })).length,
       "dense+broad filter": async (i) => (await store.denseSearch(NAMESPACE, vectors[i] as number[], { k, filter: broadFilter })).length,

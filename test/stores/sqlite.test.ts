@@ -10,9 +10,10 @@ import { after, describe, it } from "node:test";
 import Database from "better-sqlite3";
 import * as sqliteVec from "sqlite-vec";
 import { EmbedderMismatchError, StoreError, ValidationError } from "../../src/core/errors.js";
-import { normalizeEntry, type MemoryInput } from "../../src/memory/entry.js";
-import type { MemoryRecord } from "../../src/stores/port.js";
+import { normalizeEntry, type MemoryEntry, type MemoryInput } from "../../src/memory/entry.js";
+import type { MemoryFilter, MemoryRecord } from "../../src/stores/port.js";
 import type { EmbeddingSpec } from "../../src/text/embedder.js";
+import { newestFirstDrive } from "../../src/stores/sqlite/filter-sql.js";
 import { termMatchExpression } from "../../src/stores/sqlite/fts-terms.js";
 import { createSchemaV1, mapForVectorScans, openDatabase, ORIGIN_OF_BODY, SCHEMA_VERSION } from "../../src/stores/sqlite/schema.js";
 import { openSqliteStore } from "../../src/stores/sqlite/store.js";
@@ -220,6 +221,62 @@ describe("sqlite adapter specifics", () => {
     }
   });
 
+  it("reads the newest matches of a name most entries carry as of a rare one: pages, cursors and filtered search agree with every entry filtered by hand", async () => {
+    const store = await openSqliteStore({ path: ":memory:", embedding: SPEC });
+    try {
+      // Alice speaks in 400 of 600 entries, Bob in 20; XYZ is named in every other; a few share a moment.
+      const inputs: MemoryInput[] = Array.from({ length: 600 }, (_, i) => ({
+        id: `m${String(i).padStart(3, "0")}`,
+        text: `entry ${i}`,
+        timestamp: NOW - Math.floor(i / 3) * 60_000,
+        persons: [i % 3 === 0 ? "Carol" : "Alice", ...(i % 30 === 1 ? ["Bob"] : [])],
+        entities: i % 2 ? ["XYZ-100"] : [],
+        ...(i % 5 === 0 ? { location: "Shanghai" } : {}),
+      }));
+      await store.upsert("ns", inputs.map((input, i) => record("ns", input, [Math.cos(i), Math.sin(i), 0, 0])));
+      const all = (await store.list("ns", { limit: 1000 })).entries;
+      assert.equal(all.length, 600);
+      const filters: MemoryFilter[] = [
+        { persons: ["alice"] },
+        { persons: ["Bob"] },
+        { persons: ["bob", "ALICE"] },
+        { persons: ["Alice"], entities: ["xyz-100"] },
+        { persons: ["alice"], location: "shang" },
+        { persons: ["alice"], timeRange: { startMs: NOW - 100 * 60_000, endMs: NOW - 20 * 60_000 } },
+        { persons: ["nobody"] },
+      ];
+      for (const filter of filters) {
+        const expected = all.filter((entry) => matchesByHand(entry, filter)).map((entry) => entry.id);
+        const paged: string[] = [];
+        for (let cursor: string | undefined, page = 0; page === 0 || cursor; page += 1) {
+          const listed = await store.list("ns", { filter, limit: 25, ...(cursor ? { cursor } : {}) });
+          paged.push(...listed.entries.map((entry) => entry.id));
+          cursor = listed.nextCursor;
+        }
+        assert.deepEqual(paged, expected, JSON.stringify(filter));
+        // Newest first, and among entries of one moment the one written last first.
+        const newest = await store.filteredSearch("ns", filter, { k: 30 });
+        const byWrite = [...expected].sort((a, b) => Date.parse(all.find((e) => e.id === b)?.timestamp ?? "") - Date.parse(all.find((e) => e.id === a)?.timestamp ?? "") || b.localeCompare(a));
+        assert.deepEqual(newest.map((hit) => hit.entry.id), byWrite.slice(0, 30), JSON.stringify(filter));
+      }
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("walks the time index for the newest matches only where that reads fewer entries than the names' own rows", () => {
+    // A page of 21 in 600 entries: Alice's 400 are met within ~32 entries of the walk; Bob's 20 are fewer than ~630.
+    assert.equal(newestFirstDrive([400], 600, 21), "time");
+    assert.equal(newestFirstDrive([20], 600, 21), "names");
+    // Alice and an entity of 300, taken as independent: ~200 matches, ~63 entries walked, fewer than 300 rows.
+    assert.equal(newestFirstDrive([400, 300], 600, 21), "time");
+    // A speaker of half a million memories: a page of 201 walks ~402 entries; 2,000 of them would walk ~300,000.
+    assert.equal(newestFirstDrive([500_000], 1_000_000, 201), "time");
+    assert.equal(newestFirstDrive([2_000], 1_000_000, 201), "names");
+    assert.equal(newestFirstDrive([0], 600, 21), "names");
+    assert.equal(newestFirstDrive([], 600, 21), "names");
+  });
+
   it("vocabulary counts names across entries: a name stays while any entry carries it", async () => {
     const store = await openSqliteStore({ path: ":memory:", embedding: SPEC });
     try {
@@ -245,6 +302,20 @@ describe("sqlite adapter specifics", () => {
     await assert.rejects(openSqliteStore({ path, embedding: SPEC }), StoreError);
   });
 });
+
+/** Whether an entry meets a filter, read from its fields: persons and entities any-of, location a substring, time [start, end). */
+function matchesByHand(entry: MemoryEntry, filter: MemoryFilter): boolean {
+  const anyOf = (names: readonly string[], wanted: readonly string[] | undefined) =>
+    wanted === undefined || wanted.some((name) => names.some((held) => held.toLowerCase() === name.toLowerCase()));
+  const ms = Date.parse(entry.timestamp);
+  return (
+    anyOf(entry.persons, filter.persons) &&
+    anyOf(entry.entities, filter.entities) &&
+    (filter.location === undefined || (entry.location ?? "").toLowerCase().includes(filter.location.toLowerCase())) &&
+    (filter.timeRange?.startMs === undefined || ms >= filter.timeRange.startMs) &&
+    (filter.timeRange?.endMs === undefined || ms < filter.timeRange.endMs)
+  );
+}
 
 /** The schema version recorded in a file's meta table, and the columns of its entries table. */
 function layoutOf(path: string): { version: string; entryColumns: string[]; objects: string[] } {

@@ -48,7 +48,7 @@ import {
 } from "../validation.js";
 import { EntryChanges } from "./entry-changes.js";
 import { FilterMatches, membershipTest } from "./filter-matches.js";
-import { filterParts, filterSql, LIVE_ENTRY_SQL, type FilterSql, type RowidSql } from "./filter-sql.js";
+import { filterParts, filterSql, LIVE_ENTRY_SQL, nameCountParts, newestFirstDrive, type FilterSql, type NameDrive, type RowidSql } from "./filter-sql.js";
 import { jsonOrUndefined, ParsedEntries } from "./parsed-entries.js";
 import { ftsColumns, ftsColumnsOfJson, namespaceTerm, queryTerms } from "./fts-terms.js";
 import { BM25_B } from "../../text/bm25.js";
@@ -334,7 +334,7 @@ export class SqliteMemoryStore implements MemoryStore {
         const nearest = this.nearestMatching(ns, query, k, conditions, now);
         return this.scored("filteredSearch", ns, nearest.map((hit) => ({ rowid: hit.rowid, score: cosineFromUnitL2(hit.distance) })));
       }
-      const { where, params } = filterSql(ns, conditions, now);
+      const { where, params } = filterSql(ns, conditions, now, this.newestFirstDrive(ns, conditions, k));
       const rows = this.filterStatement<RowidRow>(
         `SELECT e.rowid AS rowid FROM entries AS e WHERE ${where} ORDER BY e.timestamp_ms DESC, e.rowid DESC LIMIT ?`,
       ).all(...params, k);
@@ -347,7 +347,7 @@ export class SqliteMemoryStore implements MemoryStore {
     return this.run("list", () => {
       const ns = validateNamespace(namespace);
       const { limit, filter, after } = validateListOptions(options);
-      const { where, params } = filterSql(ns, filter, this.clock());
+      const { where, params } = filterSql(ns, filter, this.clock(), this.newestFirstDrive(ns, filter, limit + 1));
       // After the cursor in (timestamp desc, id asc) order; the `<=` lets the time index bound the scan.
       const position = after ? " AND e.timestamp_ms <= ? AND (e.timestamp_ms < ? OR e.id > ?)" : "";
       const positionParams = after ? [after.timestampMs, after.timestampMs, after.id] : [];
@@ -610,6 +610,18 @@ export class SqliteMemoryStore implements MemoryStore {
         : this.filterMatches.get(JSON.stringify(parts), generation, () => intersection(parts.map(kept)));
     if (expired.size === 0) return matches;
     return new Set([...matches].filter((rowid) => !expired.has(rowid)));
+  }
+
+  /**
+   * What should drive a read of the namespace's newest `wanted` entries meeting `filter`: its names'
+   * index rows, or the time index when the names are carried by so large a share of the namespace that
+   * walking it newest first meets `wanted` of them sooner (filter-sql.ts, newestFirstDrive).
+   */
+  private newestFirstDrive(namespace: string, filter: MemoryFilter | undefined, wanted: number): NameDrive {
+    const parts = nameCountParts(namespace, filter);
+    if (parts.length === 0) return "names";
+    const counts = parts.map((part) => this.filterStatement<number>(part.sql, true).get(...part.params) ?? 0);
+    return newestFirstDrive(counts, this.entryCount(namespace), wanted);
   }
 
   /** The rowids of the entries a filter's SQL selects. */
