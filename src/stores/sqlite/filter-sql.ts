@@ -44,7 +44,7 @@ function filterSqlWithExpired(namespace: string, filter: MemoryFilter | undefine
 }
 
 /** A name part as a condition on `e`: its rowids, selected once. */
-function asMembership(part: RowidSql): RowidSql {
+function asMembership(part: RowidSql): SqlPart {
   return { sql: `e.rowid IN (${part.sql})`, params: part.params };
 }
 
@@ -52,9 +52,9 @@ function asMembership(part: RowidSql): RowidSql {
  * The name conditions as checks of one entry each (entry_names_by_entry), for a walk of the time
  * index: the same matches as nameParts', persons and entities any-of, location a substring.
  */
-function nameChecks(namespace: string, filter: MemoryFilter | undefined): RowidSql[] {
+function nameChecks(namespace: string, filter: MemoryFilter | undefined): SqlPart[] {
   const names = `SELECT 1 FROM entry_names AS n WHERE n.entry_rowid = e.rowid AND n.namespace = ?`;
-  const checks: RowidSql[] = [];
+  const checks: SqlPart[] = [];
   for (const [kind, folded] of namedKinds(filter)) {
     checks.push({ sql: `EXISTS (${names} AND n.kind = '${kind}' AND n.name_lower IN (SELECT value FROM json_each(?)))`, params: [namespace, JSON.stringify(folded)] });
   }
@@ -69,9 +69,9 @@ function nameChecks(namespace: string, filter: MemoryFilter | undefined): RowidS
  * names counted twice), from namespace_names: what newestFirstDrive weighs. One SELECT per condition,
  * in nameParts' order; none for a filter without names.
  */
-export function nameCountParts(namespace: string, filter: MemoryFilter | undefined): RowidSql[] {
+export function nameCountParts(namespace: string, filter: MemoryFilter | undefined): SqlPart[] {
   const counted = "SELECT coalesce(sum(entry_count), 0) AS count FROM namespace_names WHERE namespace = ?";
-  const parts: RowidSql[] = [];
+  const parts: SqlPart[] = [];
   for (const [kind, folded] of namedKinds(filter)) {
     parts.push({ sql: `${counted} AND kind = '${kind}' AND name_lower IN (SELECT value FROM json_each(?))`, params: [namespace, JSON.stringify(folded)] });
   }
@@ -94,6 +94,12 @@ export function newestFirstDrive(nameCounts: readonly number[], namespaceSize: n
 
 /** SQL selecting rowids (as `rowid`) with its parameters. */
 export interface RowidSql {
+  sql: string;
+  params: (string | number)[];
+}
+
+/** A condition on `entries AS e`, or a SELECT of one number (as `count`), with its parameters. */
+export interface SqlPart {
   sql: string;
   params: (string | number)[];
 }
