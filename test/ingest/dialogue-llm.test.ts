@@ -9,6 +9,7 @@ import { parseDialogue } from "../../src/ingest/dialogue.js";
 import { ingestDialogue } from "../../src/ingest/dialogue-ingest.js";
 import { buildLlmMemories, llmEntryId } from "../../src/ingest/dialogue-llm.js";
 import { turnEntryId } from "../../src/ingest/dialogue-rules.js";
+import { saveDialogueAction } from "../../src/library/memory-actions.js";
 import { openRecallGraph } from "../../src/library/open-recallgraph.js";
 import { RecordingStore, testEmbedder } from "./helpers.js";
 
@@ -201,16 +202,17 @@ describe("LLM memory builder", () => {
     });
 
     it("shows the first window what the model wrote of the session before, so a later turn supersedes it and repeats are dropped", async () => {
-      const memory = await openRecallGraph({ store: { kind: "sqlite", path: ":memory:" }, embedder: { provider: "hash", dimension: 64 }, model: null });
+      const model = new PromptRecordingModel({ responses: [firstReply, nextReply] });
+      const memory = await openRecallGraph({ store: { kind: "sqlite", path: ":memory:" }, embedder: { provider: "hash", dimension: 64 }, model });
       try {
         const { store, embedder } = memory;
-        // What the save must not be shown: another session's memory, a note, another namespace's memory of the same session id.
+        // What the save must not be shown (written by the rules): another session's memory, another namespace's of the same session id, a note.
         await ingestDialogue(store, embedder, "me", parseDialogue({ turns: [said("S2-1", "Alice", "My deadline for the garden is May 2.", 0, "s2")] }));
         await ingestDialogue(store, embedder, "other", parseDialogue({ turns: [said("O1", "Eve", "My deadline is June 9.", 0)] }));
-        const model = new PromptRecordingModel({ responses: [firstReply, nextReply] });
-        await ingestDialogue(store, embedder, "me", firstSave, { model });
+        // The agent's tool saves the session a few turns at a time; the model writes its memories.
+        await saveDialogueAction({ memory, namespace: "me" }, firstSave);
         await memory.remember("me", [{ text: "Alice's deadline is a note.", timestamp: "2026-03-10T09:02:00Z" }]);
-        const written = await ingestDialogue(store, embedder, "me", nextSave, { model });
+        await saveDialogueAction({ memory, namespace: "me" }, nextSave);
 
         assert.equal(model.prompts.length, 2);
         const shown = /Entries already written for earlier turns:\n([\s\S]*?)\n\n/.exec(model.prompts[1] ?? "")?.[1] ?? "";
@@ -218,7 +220,8 @@ describe("LLM memory builder", () => {
         const first = (await store.get("me", [llmEntryId("me", "T1", 0)]))[0];
         assert.equal(first?.text, "Alice's deadline is 1 April.");
         assert.equal(first?.source?.sessionId, "s1");
-        const stored = await store.get("me", written.ids);
+        // The supersede is written; the repeat of the shown memory is not.
+        const stored = await store.get("me", [llmEntryId("me", "T3", 0), llmEntryId("me", "T3", 1)]);
         assert.deepEqual(
           stored.map((entry) => [entry.text, entry.supersedes, entry.source?.sessionId]),
           [["Alice's deadline is 5 April.", [first?.id], "s1"]],
