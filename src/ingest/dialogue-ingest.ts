@@ -11,6 +11,7 @@ import { buildLlmMemories, llmEntryId, llmWindowCount, LlmBuilderOptionsSchema, 
 import { buildRuleMemories, turnEntryId } from "./dialogue-rules.js";
 import { retireFromOrigin, withOrigin } from "./origin.js";
 import { changedTurnsBefore, continuedDialogue, storedMemoriesBefore, storedTurnsBefore, widenedNeighbours } from "./dialogue-continuation.js";
+import { oneSaveAtATime } from "./save-queue.js";
 import { EXCHANGE_REACH_TURNS, withContextTurnIds } from "./turn-context.js";
 
 /**
@@ -68,9 +69,11 @@ export async function ingestDialogue(
   dialogue: Dialogue,
   options: DialogueIngestOptions = {},
 ): Promise<DialogueIngestResult> {
-  const built = await buildDialogue(namespace, dialogue, { ...options, store });
-  const prepared = await prepareDialogue(store, embedder, built, options);
-  return commitDialogue(store, prepared, options);
+  return oneSaveAtATime(store, namespace, async () => {
+    const built = await buildDialogue(namespace, dialogue, { ...options, store });
+    const prepared = await prepareDialogue(store, embedder, built, options);
+    return commitDialogue(store, prepared, options);
+  });
 }
 
 /** A dialogue's memories, built (by the model or the rules), not yet validated, embedded or written. */

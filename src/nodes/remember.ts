@@ -2,6 +2,7 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { parseOrThrow } from "../core/errors.js";
 import { buildDialogue, commitDialogue, prepareDialogue } from "../ingest/dialogue-ingest.js";
 import { parseDialogue } from "../ingest/dialogue.js";
+import { oneSaveAtATime } from "../ingest/save-queue.js";
 import { writeMemories } from "../ingest/write-memories.js";
 import { heldIds } from "../stores/memory-operations.js";
 import type { GraphDependencies, NamespaceGuard } from "../runtime/dependencies.js";
@@ -25,9 +26,11 @@ export function rememberNode(dependencies: () => Promise<GraphDependencies>, gua
     const { store, embedder, model } = await dependencies();
     // Every id to forget is checked before anything is written: an unknown one refuses the whole call.
     const forget = input.forget ? await heldIds(store, input.namespace, input.forget, "input.forget") : [];
-    const prepared = dialogue ? await prepareDialogue(store, embedder, await buildDialogue(input.namespace, dialogue, { store, ...(model ? { model } : {}) })) : undefined;
-    const written = input.memories ? (await writeMemories(store, embedder, input.namespace, input.memories)).map((entry) => entry.id) : [];
-    const built = prepared ? await commitDialogue(store, prepared) : undefined;
+    const { written, built } = await oneSaveAtATime(store, input.namespace, async () => {
+      const prepared = dialogue ? await prepareDialogue(store, embedder, await buildDialogue(input.namespace, dialogue, { store, ...(model ? { model } : {}) })) : undefined;
+      const written = input.memories ? (await writeMemories(store, embedder, input.namespace, input.memories)).map((entry) => entry.id) : [];
+      return { written, built: prepared ? await commitDialogue(store, prepared) : undefined };
+    });
     const deleted = forget.length ? await store.delete(input.namespace, forget) : 0;
     return {
       namespace: input.namespace,

@@ -91,4 +91,14 @@ describe("the write graph", () => {
     assert.ok(first?.keywords.includes("lovely"), "and carries its words");
     await memory.close();
   });
+
+  it("links the turns of runs that save them at the same moment, as runs one after another do", async () => {
+    const memory = await emptyMemory();
+    const remember = createRememberGraph({ store: memory.store, embedder: memory.embedder });
+    await Promise.all(dialogue.turns.map((turn) => remember.invoke({ namespace: "me", dialogue: { turns: [turn] } })));
+    const entries = (await memory.store.list("me", { limit: 10 })).entries;
+    const contextOf = (turnId: string) => entries.find((entry) => entry.source?.turnIds?.[0] === turnId)?.source?.contextTurnIds;
+    assert.deepEqual([contextOf("t1"), contextOf("t2")], [["t2"], ["t1"]]);
+    await memory.close();
+  });
 });

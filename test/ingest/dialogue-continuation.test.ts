@@ -99,6 +99,11 @@ describe("a dialogue saved a few turns at a time", () => {
     assert.deepEqual(saved(await stored("tool")), saved(await stored("whole")));
   });
 
+  it("is stored as the whole when an agent saves its turns at the same moment, each by a call of its own", async () => {
+    await Promise.all(TURNS.map((turn) => saveDialogueAction({ memory, namespace: "parallel" }, { participants: PARTICIPANTS, turns: [turn] })));
+    assert.deepEqual(saved(await stored("parallel")), saved(await stored("whole")));
+  });
+
   it("leaves out what a file read again wrote before", async () => {
     const namespace = "file";
     await ingestDialogue(memory.store, memory.embedder, namespace, { turns: TURNS.slice(0, 2) }, { origin: "chat.json" });
