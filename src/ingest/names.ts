@@ -26,12 +26,13 @@ const TIME_WORDS = new Set([
 ]);
 
 /**
- * Words after which a capitalised name is a person ("my sister Anna", "Dr. Lee", "a dog named Max").
+ * Words after which a capitalised name is a person ("my sister Anna", "My sister Anna" as a sentence
+ * begins, "Dr. Lee", "a dog named Max").
  * After "named" or "called" the name must stand alone: "a database called Cancer Gene Census" names a
  * thing, and its first word taken for a person made every claim that says "cancer" ask about someone.
  */
 const PERSON_CUES =
-  /\b(?:my|our|his|her|their)\s+(?:friend|friends|buddy|sister|brother|mom|mother|dad|father|son|daughter|wife|husband|partner|boss|manager|colleague|coworker|co-worker|cousin|aunt|uncle|grandma|grandmother|grandpa|grandfather|niece|nephew|neighbor|neighbour|mentor|teacher|coach|girlfriend|boyfriend|kid|child)\s+([A-Z][\p{Ll}'’-]+)|\b(?:Mr|Mrs|Ms|Dr|Prof)\.?\s+([A-Z][\p{Ll}'’-]+)|\b(?:named|called)\s+([A-Z][\p{Ll}'’-]+)(?![\p{Ll}'’-]|\s+\p{Lu})/gu;
+  /\b(?:[Mm]y|[Oo]ur|[Hh]is|[Hh]er|[Tt]heir)\s+(?:friend|friends|buddy|sister|brother|mom|mother|dad|father|son|daughter|wife|husband|partner|boss|manager|colleague|coworker|co-worker|cousin|aunt|uncle|grandma|grandmother|grandpa|grandfather|niece|nephew|neighbor|neighbour|mentor|teacher|coach|girlfriend|boyfriend|kid|child)\s+([A-Z][\p{Ll}'’-]+)|\b(?:Mr|Mrs|Ms|Dr|Prof)\.?\s+([A-Z][\p{Ll}'’-]+)|\b(?:named|called)\s+([A-Z][\p{Ll}'’-]+)(?![\p{Ll}'’-]|\s+\p{Lu})/gu;
 
 /** A code: letters and digits joined by - or _ with at least one digit or two capitals (XYZ-100, ERR_1024, A320). */
 const CODE = /(?<![\p{L}\p{N}_-])(?=[\p{L}\p{N}_-]*\d)[A-Za-z]*[A-Z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)+(?![\p{L}\p{N}_-])|(?<![\p{L}\p{N}_-])[A-Z]{1,6}\d{2,}[A-Z0-9]*(?![\p{L}\p{N}_-])|(?<![\p{L}\p{N}_-])[A-Z]{2,}_[A-Z0-9_]+(?![\p{L}\p{N}_-])/gu;

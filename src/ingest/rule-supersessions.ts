@@ -75,13 +75,25 @@ export function ruleSupersessions(turns: readonly SaidTurn[], earlier = 0): Map<
     if (index < earlier) return;
     const found = new Map<string, string>();
     for (const change of changesIn(turn.said)) {
-      const named = turn.persons.filter((person) => change.sentence.toLowerCase().includes(person.toLowerCase()));
-      const link = latestReplaced(change, named, turns, read, index);
+      const link = latestReplaced(change, whoseChange(change, turn.persons), turns, read, index);
       if (link && !found.has(link.id)) found.set(link.id, link.reason);
     }
     if (found.size) links.set(index, { supersedes: [...found.keys()], reason: [...found.values()].join("; ") });
   });
   return links;
+}
+
+/**
+ * Whose change it is: the people the change's sentence names before its new value ("Anna moved to
+ * Oslo"); a change of theirs replaces only a statement that names them too. One named after the value
+ * ("I moved to Denver and adopted a puppy named Oscar", "moved to Oslo with Anna") is not who moved,
+ * so the speaker's own earlier statement is still the one replaced. An ending ("no longer") has no
+ * value: everyone its sentence names.
+ */
+function whoseChange(change: ChangeStatement, persons: readonly string[]): string[] {
+  const sentence = change.sentence.toLowerCase();
+  const before = change.value ? sentence.slice(0, change.value.at) : sentence;
+  return persons.filter((person) => before.includes(person.toLowerCase()));
 }
 
 function changesIn(said: string): ChangeStatement[] {
@@ -106,21 +118,41 @@ function latestReplaced(
     const turn = turns[earlier];
     if (!turn || turn.speaker !== speaker) continue;
     for (const sentence of read[earlier] ?? []) {
-      if (!named.every((person) => sentence.text.toLowerCase().includes(person.toLowerCase()))) continue;
       const old = replacedBy(change, sentence);
-      if (old !== undefined) return { id: turn.id, reason: reasonOf(change, old, turn.turnId) };
+      if (old !== undefined && aboutTheSamePeople(named, namedBefore(sentence.text, old.at, turn.persons))) {
+        return { id: turn.id, reason: reasonOf(change, old.written, turn.turnId) };
+      }
     }
   }
   return undefined;
 }
 
-/** What of `sentence` the change replaces: the old value's words, "" for an ending; undefined when it replaces nothing there. */
-function replacedBy(change: ChangeStatement, sentence: Sentence): string | undefined {
-  if (change.ended) return says(sentence.text, change.ended, sentence.tokens) && !isNegative(sentence.text) ? "" : undefined;
+/** The persons `text` names before `at`: whom what it states there is about. */
+function namedBefore(text: string, at: number, persons: readonly string[]): string[] {
+  const before = text.slice(0, at).toLowerCase();
+  return persons.filter((person) => before.includes(person.toLowerCase()));
+}
+
+/**
+ * Whether an earlier statement about `old` is about the people a change is (whoseChange): every one
+ * the change names, and, for the speaker's own change, no one else ("I moved to Malmö" replaces "I live
+ * in Berlin", not "My sister Anna lives in Oslo").
+ */
+function aboutTheSamePeople(change: readonly string[], old: readonly string[]): boolean {
+  const named = new Set(old.map((person) => person.toLowerCase()));
+  return change.length === 0 ? named.size === 0 : change.every((person) => named.has(person.toLowerCase()));
+}
+
+/**
+ * What of `sentence` the change replaces, and where it starts: the old value's words, "" for an
+ * ending (all of the sentence); undefined when it replaces nothing there.
+ */
+function replacedBy(change: ChangeStatement, sentence: Sentence): { written: string; at: number } | undefined {
+  if (change.ended) return says(sentence.text, change.ended, sentence.tokens) && !isNegative(sentence.text) ? { written: "", at: sentence.text.length } : undefined;
   const value = change.value;
   if (!value || sentence.values.some((old) => old.norm === value.norm) || sentence.text.toLowerCase().includes(value.norm)) return undefined;
   const old = oldValueIn(change, value, sentence);
-  return old && aboutTheSameAttribute(change, old, sentence) ? old.written : undefined;
+  return old && aboutTheSameAttribute(change, old, sentence) ? old : undefined;
 }
 
 /** The value of the sentence the change's new value takes the place of: the one it names, else one of the same kind. */
@@ -128,7 +160,8 @@ function oldValueIn(change: ChangeStatement, value: StatedValue, sentence: Sente
   const wanted = change.oldValue;
   if (wanted) {
     if (wanted.kind !== "name") return sentence.values.find((old) => old.norm === wanted.norm);
-    return new RegExp(`(?<![\\p{L}])${escape(wanted.written)}(?![\\p{L}])`, "iu").test(sentence.text) ? wanted : undefined;
+    const named = new RegExp(`(?<![\\p{L}])${escape(wanted.written)}(?![\\p{L}])`, "iu").exec(sentence.text);
+    return named ? { ...wanted, at: named.index } : undefined;
   }
   if (value.kind === "name") {
     // "moved to Malmö" replaces where the person lived or had moved: "live in Berlin", "moved to Berlin".

@@ -5,6 +5,7 @@ import { findNames } from "../../src/ingest/names.js";
 describe("findNames: persons by their cues", () => {
   it("takes the name after a family word, a title, or 'named' / 'called' for a person", () => {
     assert.deepEqual(findNames("I walked with my sister Anna.").persons, ["Anna"]);
+    assert.deepEqual(findNames("My sister Anna lives in Oslo. Our friend Ben visited her.").persons, ["Anna", "Ben"], "as a sentence begins too");
     assert.deepEqual(findNames("We saw Dr. Lee today.").persons, ["Lee"]);
     assert.deepEqual(findNames("We adopted a dog named Max last week.").persons, ["Max"]);
     assert.deepEqual(findNames("She has a cat called Luna, who sleeps all day.").persons, ["Luna"]);

@@ -31,6 +31,17 @@ describe("rule builder supersessions", () => {
     assert.equal(links.size, 1);
   });
 
+  it("takes a move as the person's it names before the new place, not as one named after it", () => {
+    const links = linksOf([
+      ["Dana", "I live in Berlin."],
+      ["Dana", "My sister Anna lives in Oslo."],
+      ["Dana", "I moved to Malmö and adopted a puppy named Oscar."],
+      ["Dana", "My sister Anna moved to Bergen last spring."],
+    ]);
+    assert.deepEqual(links.get("T3")?.supersedes, [id("T1")], "the speaker moved; the puppy is named after the place");
+    assert.deepEqual(links.get("T4")?.supersedes, [id("T2")], "Anna's move replaces where Anna lived, not where the speaker did");
+  });
+
   it("links a changed value of the same attribute to the latest earlier statement of it", () => {
     const links = linksOf([
       ["Ana", "The deadline for the first sprint is April 1."],
