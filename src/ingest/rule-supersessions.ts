@@ -119,7 +119,7 @@ function latestReplaced(
     if (!turn || turn.speaker !== speaker) continue;
     for (const sentence of read[earlier] ?? []) {
       const old = replacedBy(change, sentence);
-      if (old !== undefined && aboutTheSamePeople(named, namedBefore(sentence.text, old.at, turn.persons))) {
+      if (old !== undefined && aboutTheSamePeople(named, sentence.text, old.at, turn.persons)) {
         return { id: turn.id, reason: reasonOf(change, old.written, turn.turnId) };
       }
     }
@@ -134,21 +134,24 @@ function namedBefore(text: string, at: number, persons: readonly string[]): stri
 }
 
 /**
- * Whether an earlier statement about `old` is about the people a change is (whoseChange): every one
- * the change names, and, for the speaker's own change, no one else ("I moved to Malmö" replaces "I live
- * in Berlin", not "My sister Anna lives in Oslo").
+ * Whether an earlier statement is about the people a change is (whoseChange): every one the change
+ * names, named before the old value (at `at`); for the speaker's own change, no one else named before
+ * it ("I moved to Malmö" replaces "I live in Berlin", not "My sister Anna lives in Oslo"). What an
+ * ending ends has no value to stand before: the people it names are looked for anywhere in the
+ * statement, and others named there do not matter.
  */
-function aboutTheSamePeople(change: readonly string[], old: readonly string[]): boolean {
-  const named = new Set(old.map((person) => person.toLowerCase()));
-  return change.length === 0 ? named.size === 0 : change.every((person) => named.has(person.toLowerCase()));
+function aboutTheSamePeople(change: readonly string[], text: string, at: number | undefined, persons: readonly string[]): boolean {
+  const about = new Set(namedBefore(text, at ?? text.length, persons).map((person) => person.toLowerCase()));
+  if (change.length > 0) return change.every((person) => about.has(person.toLowerCase()));
+  return at === undefined || about.size === 0;
 }
 
 /**
- * What of `sentence` the change replaces, and where it starts: the old value's words, "" for an
- * ending (all of the sentence); undefined when it replaces nothing there.
+ * What of `sentence` the change replaces, and where its old value starts: the value's words, "" (and
+ * no place) for what an ending ends; undefined when it replaces nothing there.
  */
-function replacedBy(change: ChangeStatement, sentence: Sentence): { written: string; at: number } | undefined {
-  if (change.ended) return says(sentence.text, change.ended, sentence.tokens) && !isNegative(sentence.text) ? { written: "", at: sentence.text.length } : undefined;
+function replacedBy(change: ChangeStatement, sentence: Sentence): { written: string; at?: number } | undefined {
+  if (change.ended) return says(sentence.text, change.ended, sentence.tokens) && !isNegative(sentence.text) ? { written: "" } : undefined;
   const value = change.value;
   if (!value || sentence.values.some((old) => old.norm === value.norm) || sentence.text.toLowerCase().includes(value.norm)) return undefined;
   const old = oldValueIn(change, value, sentence);

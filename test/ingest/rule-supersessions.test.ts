@@ -40,6 +40,11 @@ describe("rule builder supersessions", () => {
     ]);
     assert.deepEqual(links.get("T3")?.supersedes, [id("T1")], "the speaker moved; the puppy is named after the place");
     assert.deepEqual(links.get("T4")?.supersedes, [id("T2")], "Anna's move replaces where Anna lived, not where the speaker did");
+    const ended = linksOf([
+      ["Dana", "I play the guitar every week with my friend Ben."],
+      ["Dana", "I no longer play the guitar."],
+    ]);
+    assert.deepEqual(ended.get("T2")?.supersedes, [id("T1")], "an ending ends what it names, whoever else the statement names");
   });
 
   it("links a changed value of the same attribute to the latest earlier statement of it", () => {
