@@ -79,16 +79,17 @@ export async function storedTurnsBefore(
   store: MemoryStore,
   namespace: string,
   dialogue: Dialogue,
-  options: { count: number; origin?: string },
+  count: number,
+  origin: string | undefined,
 ): Promise<StoredTurn[]> {
   const found: StoredTurn[] = [];
-  if (options.count <= 0) return found;
-  for await (const entry of sessionPast(store, namespace, dialogue, options.origin)) {
+  if (count <= 0) return found;
+  for await (const entry of sessionPast(store, namespace, dialogue, origin)) {
     if (!hasSpeaker(entry)) continue;
     const stored = storedTurn(entry);
     if (!stored) break;
     found.unshift(stored);
-    if (found.length === options.count) break;
+    if (found.length === count) break;
   }
   return found;
 }
@@ -104,13 +105,14 @@ export async function storedMemoriesBefore(
   store: MemoryStore,
   namespace: string,
   dialogue: Dialogue,
-  options: { count: number; origin?: string },
+  count: number,
+  origin: string | undefined,
 ): Promise<MemoryInput[]> {
   const found: MemoryInput[] = [];
-  if (options.count <= 0) return found;
-  for await (const entry of sessionPast(store, namespace, dialogue, options.origin)) {
+  if (count <= 0) return found;
+  for await (const entry of sessionPast(store, namespace, dialogue, origin)) {
     found.unshift(entryInput(entry));
-    if (found.length === options.count) break;
+    if (found.length === count) break;
   }
   return found;
 }

@@ -117,7 +117,7 @@ export async function buildDialogue(namespace: string, dialogue: Dialogue, optio
   const builder = parseBuilder(options.builder);
   if (options.model) {
     const { store, origin } = options;
-    const earlier = store ? await storedMemoriesBefore(store, namespace, dialogue, { count: builder.previousEntries, ...(origin !== undefined ? { origin } : {}) }) : [];
+    const earlier = store ? await storedMemoriesBefore(store, namespace, dialogue, builder.previousEntries, origin) : [];
     const built = await buildLlmMemories(
       dialogue,
       options.model,
@@ -143,7 +143,7 @@ async function buildRuleDialogue(
   // Context quoted into the text cannot be read back, so only context in the keywords is continued.
   const before =
     store && builder.contextPlacement === "keywords"
-      ? await storedTurnsBefore(store, namespace, dialogue, { count: Math.max(builder.contextTurns, EXCHANGE_REACH_TURNS), ...(origin !== undefined ? { origin } : {}) })
+      ? await storedTurnsBefore(store, namespace, dialogue, Math.max(builder.contextTurns, EXCHANGE_REACH_TURNS), origin)
       : [];
   const whole = continuedDialogue(before, dialogue, builder.timeZone);
   const earlier = store && builder.supersession ? await changedTurnsBefore(store, namespace, whole, origin) : [];
