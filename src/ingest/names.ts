@@ -15,6 +15,9 @@ const NOT_NAMES = new Set(
     "we", "our", "they", "he", "she", "my", "me", "mom", "dad", "god", "lol", "omg", "haha", "let's", "just", "also",
     "by", "on", "in", "at", "to", "for", "of", "with", "from", "as", "if", "is", "are", "was", "do", "did", "have", "had",
     "not", "love", "great", "good", "nice", "cool", "awesome", "amazing", "sounds", "glad", "sorry", "happy", "dear",
+    "his", "him", "them", "their", "its", "everyone", "everybody", "someone", "somebody", "anyone", "anybody",
+    "nobody", "everything", "something", "anything", "nothing", "finally", "recently", "actually", "officially",
+    "eventually", "then", "now", "guess", "update", "news",
   ],
 );
 
@@ -25,14 +28,25 @@ const TIME_WORDS = new Set([
   ...["mon", "tue", "tues", "wed", "thu", "thur", "thurs", "fri", "sat", "sun", "today", "tomorrow", "yesterday"],
 ]);
 
+/** Who someone is to the speaker, or to whom the sentence names: "my sister", "his boss", "our neighbour". */
+export const RELATIONS = [
+  "friend", "friends", "buddy", "sister", "brother", "mom", "mother", "dad", "father", "son", "daughter", "wife",
+  "husband", "partner", "boss", "manager", "colleague", "coworker", "co-worker", "cousin", "aunt", "uncle", "grandma",
+  "grandmother", "grandpa", "grandfather", "niece", "nephew", "neighbor", "neighbour", "mentor", "teacher", "coach",
+  "girlfriend", "boyfriend", "kid", "child",
+] as const;
+
 /**
  * Words after which a capitalised name is a person ("my sister Anna", "My sister Anna" as a sentence
  * begins, "Dr. Lee", "a dog named Max").
  * After "named" or "called" the name must stand alone: "a database called Cancer Gene Census" names a
  * thing, and its first word taken for a person made every claim that says "cancer" ask about someone.
  */
-const PERSON_CUES =
-  /\b(?:[Mm]y|[Oo]ur|[Hh]is|[Hh]er|[Tt]heir)\s+(?:friend|friends|buddy|sister|brother|mom|mother|dad|father|son|daughter|wife|husband|partner|boss|manager|colleague|coworker|co-worker|cousin|aunt|uncle|grandma|grandmother|grandpa|grandfather|niece|nephew|neighbor|neighbour|mentor|teacher|coach|girlfriend|boyfriend|kid|child)\s+([A-Z][\p{Ll}'’-]+)|\b(?:Mr|Mrs|Ms|Dr|Prof)\.?\s+([A-Z][\p{Ll}'’-]+)|\b(?:named|called)\s+([A-Z][\p{Ll}'’-]+)(?![\p{Ll}'’-]|\s+\p{Lu})/gu;
+const PERSON_CUES = new RegExp(
+  String.raw`\b(?:[Mm]y|[Oo]ur|[Hh]is|[Hh]er|[Tt]heir)\s+(?:${RELATIONS.join("|")})\s+([A-Z][\p{Ll}'’-]+)|` +
+    String.raw`\b(?:Mr|Mrs|Ms|Dr|Prof)\.?\s+([A-Z][\p{Ll}'’-]+)|\b(?:named|called)\s+([A-Z][\p{Ll}'’-]+)(?![\p{Ll}'’-]|\s+\p{Lu})`,
+  "gu",
+);
 
 /** A code: letters and digits joined by - or _ with at least one digit or two capitals (XYZ-100, ERR_1024, A320). */
 const CODE = /(?<![\p{L}\p{N}_-])(?=[\p{L}\p{N}_-]*\d)[A-Za-z]*[A-Z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)+(?![\p{L}\p{N}_-])|(?<![\p{L}\p{N}_-])[A-Z]{1,6}\d{2,}[A-Z0-9]*(?![\p{L}\p{N}_-])|(?<![\p{L}\p{N}_-])[A-Z]{2,}_[A-Z0-9_]+(?![\p{L}\p{N}_-])/gu;
@@ -169,6 +183,11 @@ const FILLER_WORDS = new Set([
 /** Keywords without interjections and fillers. */
 export function withoutFillers(words: readonly string[]): string[] {
   return words.filter((word) => !FILLER_WORDS.has(word.toLowerCase()));
+}
+
+/** Whether a capitalised word may name someone: not an opener, pronoun or filler, nor a month, weekday or day word. */
+export function mayBeName(word: string): boolean {
+  return /^\p{Lu}\p{Ll}/u.test(word) && !isNotName(word.replace(/['’](?:s|ve|re|ll|d|m)$/u, "")) && !TIME_WORDS.has(word.toLowerCase());
 }
 
 function isNotName(word: string): boolean {

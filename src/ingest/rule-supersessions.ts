@@ -9,6 +9,7 @@ import {
   type StatedValue,
 } from "../retrieval/statements.js";
 import { tokenize } from "../text/tokenizer.js";
+import { sameSubject, subjectBefore } from "./statement-subjects.js";
 
 /**
  * The rule builder's supersessions: a turn that announces a change in an explicit form (see
@@ -75,25 +76,12 @@ export function ruleSupersessions(turns: readonly SaidTurn[], earlier = 0): Map<
     if (index < earlier) return;
     const found = new Map<string, string>();
     for (const change of changesIn(turn.said)) {
-      const link = latestReplaced(change, whoseChange(change, turn.persons), turns, read, index);
+      const link = latestReplaced(change, turns, read, index);
       if (link && !found.has(link.id)) found.set(link.id, link.reason);
     }
     if (found.size) links.set(index, { supersedes: [...found.keys()], reason: [...found.values()].join("; ") });
   });
   return links;
-}
-
-/**
- * Whose change it is: the people the change's sentence names before its new value ("Anna moved to
- * Oslo"); a change of theirs replaces only a statement that names them too. One named after the value
- * ("I moved to Denver and adopted a puppy named Oscar", "moved to Oslo with Anna") is not who moved,
- * so the speaker's own earlier statement is still the one replaced. An ending ("no longer") has no
- * value: everyone its sentence names.
- */
-function whoseChange(change: ChangeStatement, persons: readonly string[]): string[] {
-  const sentence = change.sentence.toLowerCase();
-  const before = change.value ? sentence.slice(0, change.value.at) : sentence;
-  return persons.filter((person) => before.includes(person.toLowerCase()));
 }
 
 function changesIn(said: string): ChangeStatement[] {
@@ -108,18 +96,18 @@ function restatedChanges(said: string): ChangeStatement[] {
 /** The nearest earlier turn of the same speaker whose sentence the change replaces, with the reason. */
 function latestReplaced(
   change: ChangeStatement,
-  named: readonly string[],
   turns: readonly SaidTurn[],
   read: readonly Sentence[][],
   index: number,
 ): { id: string; reason: string } | undefined {
   const speaker = turns[index]?.speaker;
+  const changePersons = turns[index]?.persons ?? [];
   for (let earlier = index - 1; earlier >= 0; earlier -= 1) {
     const turn = turns[earlier];
     if (!turn || turn.speaker !== speaker) continue;
     for (const sentence of read[earlier] ?? []) {
       const old = replacedBy(change, sentence);
-      if (old !== undefined && aboutTheSamePeople(named, sentence.text, old.at, turn.persons)) {
+      if (old !== undefined && aboutTheSamePeople(change, changePersons, sentence.text, old.at, turn.persons)) {
         return { id: turn.id, reason: reasonOf(change, old.written, turn.turnId) };
       }
     }
@@ -127,23 +115,25 @@ function latestReplaced(
   return undefined;
 }
 
-/** The persons `text` names before `at`: whom what it states there is about. */
-function namedBefore(text: string, at: number, persons: readonly string[]): string[] {
-  const before = text.slice(0, at).toLowerCase();
-  return persons.filter((person) => before.includes(person.toLowerCase()));
+/**
+ * Whether an earlier statement is about whom the change is (statement-subjects.ts), each read from the
+ * words before its value: "I moved to Malmö" replaces "I live in Berlin", not "My sister Anna lives in
+ * Oslo" nor "Dana lives in Oslo"; "She moved to Malmö" replaces nothing, since it does not say who. What
+ * an ending ends has no value to stand before: the people the ending names are looked for anywhere in
+ * the statement, and others named there do not matter ("I no longer play the guitar" ends "I play the
+ * guitar with my friend Ben").
+ */
+function aboutTheSamePeople(change: ChangeStatement, changePersons: readonly string[], text: string, at: number | undefined, persons: readonly string[]): boolean {
+  if (!change.value || at === undefined) {
+    const about = new Set(namedIn(text, persons).map((person) => person.toLowerCase()));
+    return namedIn(change.sentence, changePersons).every((person) => about.has(person.toLowerCase()));
+  }
+  return sameSubject(subjectBefore(change.sentence, change.value.at, changePersons), subjectBefore(text, at, persons));
 }
 
-/**
- * Whether an earlier statement is about the people a change is (whoseChange): every one the change
- * names, named before the old value (at `at`); for the speaker's own change, no one else named before
- * it ("I moved to Malmö" replaces "I live in Berlin", not "My sister Anna lives in Oslo"). What an
- * ending ends has no value to stand before: the people it names are looked for anywhere in the
- * statement, and others named there do not matter.
- */
-function aboutTheSamePeople(change: readonly string[], text: string, at: number | undefined, persons: readonly string[]): boolean {
-  const about = new Set(namedBefore(text, at ?? text.length, persons).map((person) => person.toLowerCase()));
-  if (change.length > 0) return change.every((person) => about.has(person.toLowerCase()));
-  return at === undefined || about.size === 0;
+function namedIn(sentence: string, persons: readonly string[]): string[] {
+  const lower = sentence.toLowerCase();
+  return persons.filter((person) => lower.includes(person.toLowerCase()));
 }
 
 /**

@@ -47,6 +47,25 @@ describe("rule builder supersessions", () => {
     assert.deepEqual(ended.get("T2")?.supersedes, [id("T1")], "an ending ends what it names, whoever else the statement names");
   });
 
+  it("reads whose change it is from the word before its verb, named or not", () => {
+    const links = linksOf([
+      ["Alice", "I live in Oslo with my family."],
+      ["Ben", "Where does Dana live now?"],
+      ["Alice", "Dana moved to Malmö for her job."],
+      ["Alice", "She moved to Lund after that."],
+      ["Alice", "Dana lives in Malmö with her cat."],
+      ["Alice", "Dana moved to Bergen in the spring."],
+      ["Alice", "I told my friend Ben that I moved to Trondheim."],
+      ["Alice", "Finally moved to Tromsø!"],
+    ]);
+    assert.equal(links.get("T3"), undefined, "Dana's move does not replace where the speaker lives");
+    assert.equal(links.get("T4"), undefined, "a move that does not say whose replaces nothing");
+    assert.deepEqual(links.get("T6")?.supersedes, [id("T5")], "Dana's move replaces where Dana lived");
+    assert.deepEqual(links.get("T7")?.supersedes, [id("T1")], "the speaker's move, in a clause after a friend's name");
+    assert.deepEqual(links.get("T8")?.supersedes, [id("T7")], "a move with no subject is the speaker's");
+    assert.equal(links.size, 3);
+  });
+
   it("links a changed value of the same attribute to the latest earlier statement of it", () => {
     const links = linksOf([
       ["Ana", "The deadline for the first sprint is April 1."],
