@@ -9,6 +9,7 @@ import {
   type StatedValue,
 } from "../retrieval/statements.js";
 import { tokenize } from "../text/tokenizer.js";
+import { escapeRegExp } from "../text/without-words.js";
 import { sameSubject, subjectBefore } from "./statement-subjects.js";
 
 /**
@@ -153,7 +154,7 @@ function oldValueIn(change: ChangeStatement, value: StatedValue, sentence: Sente
   const wanted = change.oldValue;
   if (wanted) {
     if (wanted.kind !== "name") return sentence.values.find((old) => old.norm === wanted.norm);
-    const named = new RegExp(`(?<![\\p{L}])${escape(wanted.written)}(?![\\p{L}])`, "iu").exec(sentence.text);
+    const named = new RegExp(`(?<![\\p{L}])${escapeRegExp(wanted.written)}(?![\\p{L}])`, "iu").exec(sentence.text);
     return named ? { ...wanted, at: named.index } : undefined;
   }
   if (value.kind === "name") {
@@ -204,8 +205,4 @@ function besideBoth(newText: string, value: StatedValue, oldText: string, old: S
 function reasonOf(change: ChangeStatement, old: string, turnId: string): string {
   if (change.ended) return `"${change.cue}" ${change.ended.join(" ")}: ends what turn ${turnId} said`;
   return `"${change.cue}": ${change.value?.written ?? ""} replaces ${old} (turn ${turnId})`;
-}
-
-function escape(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }

@@ -7,6 +7,7 @@
  * unnamed nothing.
  */
 import { ENGLISH_STOPWORDS } from "../text/tokenizer.js";
+import { escapeRegExp } from "../text/without-words.js";
 import { mayBeName, RELATIONS } from "./names.js";
 
 export type Subject = { kind: "speaker" } | { kind: "named"; names: string[] } | { kind: "unnamed" };
@@ -92,6 +93,5 @@ function lastClause(text: string): string {
 }
 
 function wholeWord(text: string, name: string): boolean {
-  const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  return new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`, "iu").test(text);
+  return new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(name)}(?![\\p{L}\\p{N}])`, "iu").test(text);
 }

@@ -1,7 +1,12 @@
 import { RecentMap } from "../core/recent-map.js";
 
-/** Characters with a meaning in a regular expression, escaped to match themselves. */
+/** Characters with a meaning in a regular expression. */
 const REGEXP_SYNTAX = /[.*+?^${}()|[\]\\]/g;
+
+/** `text` escaped to match itself in a regular expression. */
+export function escapeRegExp(text: string): string {
+  return text.replace(REGEXP_SYNTAX, "\\$&");
+}
 
 /** Compiled patterns kept, by word list: a question's names recur across its views and rounds. */
 const PATTERNS = new RecentMap<string, RegExp>(256);
@@ -22,7 +27,7 @@ function wholeWords(longestFirst: readonly string[]): RegExp {
   const key = longestFirst.join("\u0000");
   const known = PATTERNS.get(key);
   if (known !== undefined) return known;
-  const alternatives = longestFirst.map((word) => word.replace(REGEXP_SYNTAX, "\\$&")).join("|");
+  const alternatives = longestFirst.map(escapeRegExp).join("|");
   const pattern = new RegExp(`(?<![\\p{L}\\p{N}])(?:${alternatives})(?:['’]s)?(?![\\p{L}\\p{N}])`, "giu");
   PATTERNS.set(key, pattern);
   return pattern;
