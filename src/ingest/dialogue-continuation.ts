@@ -1,5 +1,6 @@
 import { entryInput, parseIsoTimestamp, type MemoryEntry, type MemoryInput } from "../memory/entry.js";
 import type { MemoryStore } from "../stores/port.js";
+import { CHANGES_LOOK_BACK, memoriesBefore } from "./stored-past.js";
 import type { Dialogue, DialogueTurn } from "./dialogue.js";
 import { lentWords, resolveTurnText, turnWords, unstate } from "./dialogue-rules.js";
 import { announcesChange, type SaidTurn } from "./rule-supersessions.js";
@@ -32,27 +33,8 @@ export interface StoredTurn {
 /** Memories read while looking back for a session's last turns or memories: pages of 20, at most 100. */
 const NEIGHBOURS_LOOK_BACK = { page: 20, pages: 5 };
 
-/**
- * While looking back for what a change replaces: each speaker's latest 200 turns, among the latest
- * 1,000 memories. BEAM's changes replace a statement at most 99 of the speaker's turns back (17 at the
- * median). It walks the namespace's time index, whose cost does not grow with the namespace, and
- * reads every speaker's turns in one walk (a save that says a change: 10 ms at 50,000 memories and 12 ms
- * at 200,000; read by the speaker's name when the store read all of a name's memories before ordering
- * them by time, 29 and 82 ms).
- */
-const CHANGES_LOOK_BACK = { page: 200, pages: 5 };
+/** Each speaker's latest turns read while looking back for what a change replaces (CHANGES_LOOK_BACK). */
 const CHANGES_PER_SPEAKER = 200;
-
-/** The namespace's memories said at or before `atMs`, newest first, a page at a time up to the bound. */
-async function* memoriesBefore(store: MemoryStore, namespace: string, atMs: number, bound: { page: number; pages: number }): AsyncGenerator<MemoryEntry> {
-  let cursor: string | undefined;
-  for (let page = 0; page < bound.pages; page += 1) {
-    const listed = await store.list(namespace, { filter: { timeRange: { endMs: atMs + 1 } }, limit: bound.page, ...(cursor ? { cursor } : {}) });
-    yield* listed.entries;
-    cursor = listed.nextCursor;
-    if (!cursor) return;
-  }
-}
 
 /** Whether a stored memory was built from turns of this dialogue's past: none of its own turns, not its origin's. */
 function isOfPastTurns(entry: MemoryEntry, own: ReadonlySet<string>, origin: string | undefined): boolean {
@@ -157,7 +139,7 @@ export async function changedTurnsBefore(
     const { speaker } = entry;
     const said = theirs.get(speaker);
     const stored = said && said.length < CHANGES_PER_SPEAKER ? storedTurn(entry) : undefined;
-    if (said && stored) said.unshift({ id: entry.id, turnId: stored.turn.turnId, speaker, said: stored.said, persons: entry.persons.filter((person) => person !== speaker) });
+    if (said && stored) said.unshift({ id: entry.id, label: `turn ${stored.turn.turnId}`, speaker, said: stored.said, persons: entry.persons.filter((person) => person !== speaker) });
     if ([...theirs.values()].every((turns) => turns.length >= CHANGES_PER_SPEAKER)) break;
   }
   return [...theirs.values()].flat();

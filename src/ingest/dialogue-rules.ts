@@ -119,7 +119,7 @@ export function buildRuleMemories(
     };
     if (names.location) memory.location = names.location;
     memories.push(memory);
-    turnsSaid.push({ id: memory.id ?? "", turnId: turn.turnId, speaker: turn.speaker, said: ownSaid, persons: names.persons });
+    turnsSaid.push({ id: memory.id ?? "", label: `turn ${turn.turnId}`, speaker: turn.speaker, said: ownSaid, persons: names.persons });
   });
   return settings.supersession ? withRuleSupersessions(memories, turnsSaid, earlier) : memories;
 }
@@ -142,7 +142,7 @@ export function lentWords(words: readonly string[]): readonly string[] {
 
 /** The memories with what each supersedes (said[i] is memories[i]'s turn), looking back past them at `earlier`. */
 function withRuleSupersessions(memories: MemoryInput[], said: readonly SaidTurn[], earlier: readonly SaidTurn[]): MemoryInput[] {
-  for (const [index, link] of ruleSupersessions([...earlier, ...said], earlier.length)) {
+  for (const [index, link] of ruleSupersessions([...earlier, ...said], (index) => index >= earlier.length)) {
     const memory = memories[index - earlier.length];
     if (memory) Object.assign(memory, { supersedes: link.supersedes, supersessionReason: clip(link.reason, MAX_SUPERSESSION_REASON_CHARS) });
   }

@@ -23,7 +23,8 @@ import { sameSubject, subjectBefore } from "./statement-subjects.js";
 /** One turn as the linker reads it: its memory's id, who said it, what was said (relative dates resolved). */
 export interface SaidTurn {
   id: string;
-  turnId: string;
+  /** How a reason names it: "turn T3" for a dialogue's turn, "memory <id>" for a note. */
+  label: string;
   speaker: string;
   said: string;
   /** Names in the turn other than the speaker's: a change about a named person only links a turn naming them. */
@@ -66,23 +67,23 @@ export function announcesChange(said: string): boolean {
 }
 
 /**
- * By index into `turns`: what each turn's memory supersedes and why; turns that supersede nothing are
- * absent. The first `earlier` turns (said before the dialogue, read from the store) are only looked
- * back at: they supersede nothing here.
+ * By index into `turns` (oldest first): what each turn's memory supersedes and why; turns that supersede
+ * nothing are absent. Only turns `links` accepts are linked; the others (said before the dialogue, read
+ * from the store) are only looked back at.
  */
-export function ruleSupersessions(turns: readonly SaidTurn[], earlier = 0): Map<number, RuleSupersession> {
+export function ruleSupersessions(turns: readonly SaidTurn[], links: (index: number) => boolean = () => true): Map<number, RuleSupersession> {
   const read = turns.map(readTurn);
-  const links = new Map<number, RuleSupersession>();
+  const found = new Map<number, RuleSupersession>();
   turns.forEach((turn, index) => {
-    if (index < earlier) return;
-    const found = new Map<string, string>();
+    if (!links(index)) return;
+    const replaced = new Map<string, string>();
     for (const change of changesIn(turn.said)) {
       const link = latestReplaced(change, turns, read, index);
-      if (link && !found.has(link.id)) found.set(link.id, link.reason);
+      if (link && !replaced.has(link.id)) replaced.set(link.id, link.reason);
     }
-    if (found.size) links.set(index, { supersedes: [...found.keys()], reason: [...found.values()].join("; ") });
+    if (replaced.size) found.set(index, { supersedes: [...replaced.keys()], reason: [...replaced.values()].join("; ") });
   });
-  return links;
+  return found;
 }
 
 function changesIn(said: string): ChangeStatement[] {
@@ -109,7 +110,7 @@ function latestReplaced(
     for (const sentence of read[earlier] ?? []) {
       const old = replacedBy(change, sentence);
       if (old !== undefined && aboutTheSamePeople(change, changePersons, sentence.text, old.at, turn.persons)) {
-        return { id: turn.id, reason: reasonOf(change, old.written, turn.turnId) };
+        return { id: turn.id, reason: reasonOf(change, old.written, turn.label) };
       }
     }
   }
@@ -202,7 +203,7 @@ function besideBoth(newText: string, value: StatedValue, oldText: string, old: S
   return beside(oldText, old).some((word) => words.has(word));
 }
 
-function reasonOf(change: ChangeStatement, old: string, turnId: string): string {
-  if (change.ended) return `"${change.cue}" ${change.ended.join(" ")}: ends what turn ${turnId} said`;
-  return `"${change.cue}": ${change.value?.written ?? ""} replaces ${old} (turn ${turnId})`;
+function reasonOf(change: ChangeStatement, old: string, label: string): string {
+  if (change.ended) return `"${change.cue}" ${change.ended.join(" ")}: ends what ${label} said`;
+  return `"${change.cue}": ${change.value?.written ?? ""} replaces ${old} (${label})`;
 }

@@ -5,6 +5,8 @@ import { listPages } from "../stores/list-pages.js";
 import type { MemoryRecord, MemoryStore } from "../stores/port.js";
 import { MAX_IDS_PER_CALL, validateRecords } from "../stores/validation.js";
 import { entryOf, MemoryInputSchema, NamespaceSchema, type MemoryEntry } from "../memory/entry.js";
+import { withNoteChanges } from "./note-changes.js";
+import { oneSaveAtATime } from "./save-queue.js";
 import { fillMissingFields } from "./text-fields.js";
 
 /**
@@ -31,6 +33,12 @@ export interface WriteOptions {
   now?: number;
   /** How errors name an item (default `entries.N.field`). */
   itemField?: ItemField;
+  /**
+   * Link the notes that say a change to the earlier notes they replace, where their writer left
+   * `supersedes` out (note-changes.ts). Writers of notes set it (writeNotes); a file's import, a
+   * document's parts and a dialogue's turns (linked by its own builder) do not.
+   */
+  linkChanges?: boolean;
 }
 
 /** The numbers of WriteOptions and ReembedOptions, checked before anything is read or embedded. */
@@ -91,6 +99,15 @@ export async function writeMemories(
 }
 
 /**
+ * Notes, as the library's `remember` and the save tools write them: writeMemories with `linkChanges` on
+ * unless the caller turns it off, one write at a time per namespace in this process (save-queue.ts), so
+ * two saves at once each see the other's notes.
+ */
+export async function writeNotes(store: MemoryStore, embedder: Embedder, namespace: string, inputs: readonly unknown[], options: WriteOptions = {}): Promise<MemoryEntry[]> {
+  return oneSaveAtATime(store, namespace, () => writeMemories(store, embedder, namespace, inputs, { linkChanges: true, ...options }));
+}
+
+/**
  * Everything of writeMemories but the write: normalise, check, embed. Nothing is written; a caller
  * with several namespaces prepares them all before committing any.
  */
@@ -104,7 +121,8 @@ export async function prepareMemories(
   const ns = parseOrThrow(NamespaceSchema, namespace, "namespace");
   checkWriteNumbers(options);
   const itemField = options.itemField ?? entriesField;
-  const entries = normalizeAll(ns, inputs, options.now ?? Date.now(), itemField);
+  const normalized = normalizeAll(ns, inputs, options.now ?? Date.now(), itemField);
+  const entries = options.linkChanges ? await withNoteChanges(store, ns, normalized, (index) => givesSupersedes(inputs[index])) : normalized;
   await keepCreatedAt(store, ns, entries);
   const vectors = await embedAll(embedder, entries, options);
   const records = entries.map((entry, i) => ({ entry, vector: vectors[i] ?? [] }));
@@ -176,6 +194,11 @@ function normalizeAll(ns: string, inputs: readonly unknown[], now: number, itemF
   const duplicate = firstDuplicateId(entries);
   if (duplicate) throw new ValidationError(itemField(duplicate.index, "id"), `duplicate id "${duplicate.id}" in one write`);
   return entries;
+}
+
+/** Whether a writer's input says what it supersedes, even nothing (`supersedes: []`). */
+function givesSupersedes(input: unknown): boolean {
+  return typeof input === "object" && input !== null && (input as { supersedes?: unknown }).supersedes !== undefined;
 }
 
 /** A replaced entry keeps the createdAt of the one it replaces. */

@@ -144,7 +144,8 @@ export class RecallGraphStore extends BaseStore {
     for (const step of last.values()) byNamespace.set(step.namespace, [...(byNamespace.get(step.namespace) ?? []), step]);
     for (const [namespace, writes] of byNamespace) {
       const puts = writes.flatMap((step) => (step.memory ? [{ ...step.memory, id: step.key }] : []));
-      if (puts.length) await this.memory.remember(namespace, puts);
+      // A key's value is the caller's to replace: no memory supersedes another by what its text says.
+      if (puts.length) await this.memory.remember(namespace, puts, { linkChanges: false });
       // Deleting what is not there is not an error here: BaseStore's delete is idempotent.
       const deletes = writes.filter((step) => step.memory === null).map((step) => step.key);
       const held = deletes.length ? (await this.memory.get(namespace, deletes)).map((entry) => entry.id) : [];

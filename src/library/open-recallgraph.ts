@@ -1,7 +1,7 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { readEnvironment, type Environment } from "../core/env.js";
 import { loadChatModelFromEnv } from "../llm/load-chat-model.js";
-import { reembedMemories, writeMemories, type ReembedOptions, type WriteOptions } from "../ingest/write-memories.js";
+import { reembedMemories, writeNotes, type ReembedOptions, type WriteOptions } from "../ingest/write-memories.js";
 import type { MemoryEntry } from "../memory/entry.js";
 import type { RetrievalConfigInput } from "../graph/configuration.js";
 import type { GraphDependencies } from "../runtime/dependencies.js";
@@ -40,6 +40,10 @@ export async function openDependencies(options: OpenOptions = {}): Promise<Graph
 /** recallgraph in one object: write memories, ask questions, close. */
 export interface RecallGraph extends GraphDependencies {
   graph: RetrievalGraph;
+  /**
+   * Writes memories, all or nothing. A memory that says a change the rules read ("Dana moved to Malmö")
+   * supersedes the earlier one it replaces, unless it gives `supersedes` itself or `linkChanges` is false.
+   */
   remember(namespace: string, inputs: readonly unknown[], options?: WriteOptions): Promise<MemoryEntry[]>;
   /**
    * Answers a question, as the free `retrieve`: one RunnableConfig, as LangGraph runnables take, carries the
@@ -74,7 +78,7 @@ export async function openRecallGraph(options: OpenOptions = {}): Promise<Recall
   return {
     ...dependencies,
     graph,
-    remember: (namespace, inputs, writeOptions) => writeMemories(dependencies.store, dependencies.embedder, namespace, inputs, writeOptions),
+    remember: (namespace, inputs, writeOptions) => writeNotes(dependencies.store, dependencies.embedder, namespace, inputs, writeOptions),
     retrieve: async (request: RetrieveRequest, config?: RetrieveConfig | RetrievalConfigInput, options?: RetrieveRunOptions) => retrieve(graph, request, runConfigOf(config, options)),
     list: (namespace, listOptions) => listMemories(dependencies.store, namespace, listOptions),
     get: (namespace, ids) => getMemories(dependencies.store, namespace, ids),

@@ -28,7 +28,7 @@ export function rememberNode(dependencies: () => Promise<GraphDependencies>, gua
     const forget = input.forget ? await heldIds(store, input.namespace, input.forget, "input.forget") : [];
     const { written, built } = await oneSaveAtATime(store, input.namespace, async () => {
       const prepared = dialogue ? await prepareDialogue(store, embedder, await buildDialogue(input.namespace, dialogue, { store, ...(model ? { model } : {}) })) : undefined;
-      const written = input.memories ? (await writeMemories(store, embedder, input.namespace, input.memories)).map((entry) => entry.id) : [];
+      const written = input.memories ? (await writeMemories(store, embedder, input.namespace, input.memories, { linkChanges: true })).map((entry) => entry.id) : [];
       return { written, built: prepared ? await commitDialogue(store, prepared) : undefined };
     });
     const deleted = forget.length ? await store.delete(input.namespace, forget) : 0;

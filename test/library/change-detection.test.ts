@@ -48,12 +48,16 @@ describe("change detected by the rule builder, contradictions marked, through re
       ]),
     );
     memory = await openRecallGraph({ store, embedder, model: null });
-    // Written as they are, by no builder: nothing links them.
-    await memory.remember("ana-notes", [
-      { id: "early", text: "My deadline is April 1.", speaker: "Ana", timestamp: "2026-01-05T09:00:00Z" },
-      { id: "late", text: "My deadline is April 9.", speaker: "Ana", timestamp: "2026-01-07T09:00:00Z" },
-      { id: "luck", text: "Good luck with the deadline.", speaker: "Bo", timestamp: "2026-01-06T09:00:00Z" },
-    ]);
+    // Written as they are, not linked by what they say (as a file's import writes them).
+    await memory.remember(
+      "ana-notes",
+      [
+        { id: "early", text: "My deadline is April 1.", speaker: "Ana", timestamp: "2026-01-05T09:00:00Z" },
+        { id: "late", text: "My deadline is April 9.", speaker: "Ana", timestamp: "2026-01-07T09:00:00Z" },
+        { id: "luck", text: "Good luck with the deadline.", speaker: "Bo", timestamp: "2026-01-06T09:00:00Z" },
+      ],
+      { linkChanges: false },
+    );
   });
   after(() => memory.close());
 
