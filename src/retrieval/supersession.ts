@@ -8,8 +8,9 @@
  * at the run's reference time.
  *
  * The ordering rule, by default: a superseded hit is placed right after its replacement (the newest
- * memory reached through the supersessions that is itself current), and a replacement no view found is
- * brought in at the superseded hit's place. Nothing else moves: hits unrelated to a supersession keep
+ * memory reached through the supersessions that is itself current); a replacement ranked below it, or
+ * found by no view (brought in), takes its place, as the answer to what it answered. Nothing else
+ * moves: hits unrelated to a supersession keep
  * their relative order, and a hit whose validity merely ended stays where fusion put it, marked in its
  * provenance (demoting it would reorder it against unrelated hits on evidence fusion never weighed).
  * A question about change ("before", "used to", "moved from"...) keeps the fused order and brings the
@@ -161,28 +162,21 @@ export function supersessionOrder(hits: readonly AnswerHit[], links: Supersessio
     }
     return order.emitted;
   }
-  const anchors = new Map<string, string>();
-  for (const { entry } of hits) {
-    const replacement = replacementOf(entry, links);
-    if (replacement) anchors.set(keyOf(entry), keyOf(replacement));
-  }
+  const byKey = new Map(hits.map((answer) => [answer.hit.key, answer]));
   for (const answer of hits) {
-    const anchor = anchors.get(answer.hit.key);
-    if (anchor === undefined || order.has(anchor)) order.emit(answer);
-    else if (!order.present(anchor)) {
-      const replacement = admitted.get(anchor);
-      if (replacement) order.bringIn(replacement.entry, answer);
-      order.emit(answer);
-    } else order.defer(anchor, answer);
+    const replacement = replacementOf(answer.entry, links);
+    const ranked = replacement && byKey.get(keyOf(replacement));
+    if (ranked) order.emit(ranked);
+    else if (replacement) order.bringIn(replacement, answer);
+    order.emit(answer);
   }
   return order.emitted;
 }
 
-/** An answer being put in order: each hit once, deferred hits right after their anchor. */
+/** An answer being put in order: each hit once. */
 class Order {
   readonly emitted: AnswerHit[] = [];
   private readonly done = new Set<string>();
-  private readonly deferred = new Map<string, AnswerHit[]>();
   private readonly keys: ReadonlySet<string>;
 
   constructor(
@@ -192,24 +186,10 @@ class Order {
     this.keys = new Set(hits.map(({ hit }) => hit.key));
   }
 
-  has(key: string): boolean {
-    return this.done.has(key);
-  }
-
-  present(key: string): boolean {
-    return this.keys.has(key);
-  }
-
   emit(answer: AnswerHit): void {
     if (this.done.has(answer.hit.key)) return;
     this.done.add(answer.hit.key);
     this.emitted.push(answer);
-    for (const follower of this.deferred.get(answer.hit.key) ?? []) this.emit(follower);
-    this.deferred.delete(answer.hit.key);
-  }
-
-  defer(anchor: string, answer: AnswerHit): void {
-    this.deferred.set(anchor, [...(this.deferred.get(anchor) ?? []), answer]);
   }
 
   /** `entry`, not among the hits, placed now for `answer` when the checks admitted it and it is not placed yet. */

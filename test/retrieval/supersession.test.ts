@@ -22,12 +22,13 @@ function linksOf(entries: readonly MemoryEntry[]): SupersessionLinks {
 const order = (hits: readonly AnswerHit[]) => hits.map(({ entry: e }) => e.id);
 
 describe("the present-first order", () => {
-  it("follows a chain to the current memory and puts every superseded hit after it, in fused order, moving nothing else", () => {
+  it("follows a chain to the current memory and puts it in the place of the first hit it replaces, that hit right after it", () => {
     const [a, b, c, x] = [entry("a", 1), entry("b", 2, ["a"]), entry("c", 3, ["b"]), entry("x", 0)];
     const hits = [answer(a, 1), answer(x, 2), answer(b, 3), answer(c, 4)];
     const links = linksOf([a, b, c, x]);
     assert.equal(replacementOf(a, links)?.id, "c");
-    assert.deepEqual(order(supersessionOrder(hits, links, new Map(), false)), ["x", "c", "a", "b"]);
+    // b, already after its replacement, stays where fusion put it; x keeps its order with the others.
+    assert.deepEqual(order(supersessionOrder(hits, links, new Map(), false)), ["c", "a", "x", "b"]);
     assert.deepEqual(order(supersessionOrder(hits, links, new Map(), true)), ["a", "x", "b", "c"], "a question about change keeps the fused order");
   });
 
