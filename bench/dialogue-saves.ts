@@ -2,7 +2,9 @@
  * What one save of a dialogue costs in a namespace that already holds a long conversation, as an agent
  * saves it a turn at a time: a turn that continues its session (the look back for its neighbours, and
  * the previous turn's memory written again), one that says a change (the look back through the
- * speaker's earlier turns), and one of a new session. Hashing embedder, sqlite file store, 2 cores.
+ * speaker's earlier turns), and one of a new session; and what one note costs (the library's
+ * `remember`) in a namespace of as many notes, plain and saying a change (the look back through the
+ * namespace's notes, note-changes.ts). Hashing embedder, sqlite file store, 2 cores.
  *
  *   npm run bench:dialogue-saves -- [--memories 50000] [--saves 30] [--no-write]
  *
@@ -30,6 +32,9 @@ const turn = (i: number): DialogueTurn => ({
   sessionId: `s${Math.floor(i / 40)}`,
 });
 
+/** A note a minute apart from the last, as an agent saves what it learns. */
+const note = (i: number) => ({ text: `The ${WORDS[i % WORDS.length]} report for the ${WORDS[(i * 7) % WORDS.length]} is due on day ${i}.`, timestamp: new Date(START_MS + i * 60_000).toISOString() });
+
 const { values } = parseArgs({ options: { memories: { type: "string", default: "50000" }, saves: { type: "string", default: "30" }, "no-write": { type: "boolean", default: false } } });
 const memories = Number(values.memories);
 const saves = Number(values.saves);
@@ -39,15 +44,21 @@ try {
   for (let start = 0; start < memories; start += 2000) {
     await ingestDialogue(memory.store, memory.embedder, "me", { turns: Array.from({ length: Math.min(2000, memories - start) }, (_, k) => turn(start + k)) });
   }
-  const timed = async (make: (save: number) => DialogueTurn) => {
+  for (let start = 0; start < memories; start += 2000) {
+    const notes = Array.from({ length: Math.min(2000, memories - start) }, (_, k) => note(start + k));
+    await memory.remember("notes", notes, { linkChanges: false });
+  }
+  const timedSaves = async (save: (index: number) => Promise<unknown>) => {
     const ms: number[] = [];
-    for (let save = 0; save < saves; save += 1) {
+    for (let index = 0; index < saves; index += 1) {
       const started = performance.now();
-      await ingestDialogue(memory.store, memory.embedder, "me", { turns: [make(save)] });
+      await save(index);
       ms.push(performance.now() - started);
     }
     return latencySummary(ms);
   };
+  const timed = (make: (save: number) => DialogueTurn) => timedSaves((save) => ingestDialogue(memory.store, memory.embedder, "me", { turns: [make(save)] }));
+  const timedNote = (make: (save: number) => { text: string; timestamp: string }) => timedSaves((save) => memory.remember("notes", [make(save)]));
   const result = {
     measured: new Date().toISOString(),
     machine: machineDescription(),
@@ -56,9 +67,11 @@ try {
     continuing: await timed((save) => turn(memories + save)),
     sayingAChange: await timed((save) => ({ ...turn(memories + saves + save), speaker: "user", text: `My deadline moved to March ${save + 1}, 2026.` })),
     newSession: await timed((save) => ({ ...turn(memories + 2 * saves + save), sessionId: `new-${save}` })),
+    note: await timedNote((save) => note(memories + save)),
+    noteSayingAChange: await timedNote((save) => ({ ...note(memories + saves + save), text: `The report deadline moved to March ${save + 1}, 2026.` })),
   };
   console.log(`one turn saved into ${memories.toLocaleString("en")} memories, p50 / p95 ms`);
-  for (const kind of ["continuing", "sayingAChange", "newSession"] as const) console.log(`  ${kind.padEnd(14)} ${result[kind].p50} / ${result[kind].p95}`);
+  for (const kind of ["continuing", "sayingAChange", "newSession", "note", "noteSayingAChange"] as const) console.log(`  ${kind.padEnd(17)} ${result[kind].p50} / ${result[kind].p95}`);
   if (!values["no-write"]) writeFileSync(RESULTS_PATH, `${JSON.stringify(result, null, 2)}\n`);
 } finally {
   await memory.close();
