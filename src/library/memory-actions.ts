@@ -46,7 +46,7 @@ export const SaveArgsSchema = MemoryInputSchema.extend({
   validFrom: JsonTimeSchema.optional().describe("When what it says began to hold, ISO 8601, if not when it was said"),
   validUntil: JsonTimeSchema.optional().describe("When what it says stopped holding, ISO 8601 (after validFrom); it is kept as history"),
   supersedes: MemoryInputSchema.shape.supersedes.describe(
-    "Ids (from recall_memories or list_memories) of earlier memories this one corrects or replaces, e.g. the old address when the user moved; they are kept as history, not deleted",
+    "Ids (from recall_memories or list_memories) of earlier memories this one corrects or replaces, e.g. the old address when the user moved; they are kept as history, not deleted. Left out, a memory that says the change plainly (\"Dana moved to Malmö\") is linked to the earlier one it replaces; [] links nothing",
   ),
 }).describe(
   "One memory: `text` is a self-contained statement (names, not pronouns; absolute dates). Optional: timestamp (when it happened), persons, entities, location, topic, keywords (persons, entities and keywords left out are found in the text), expiresAt (forget it after), validFrom / validUntil (when it held), supersedes (ids of memories it replaces), id (to replace an earlier memory's text).",

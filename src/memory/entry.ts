@@ -137,7 +137,7 @@ export const MemoryInputSchema = z.strictObject({
     .max(MAX_SUPERSEDES, `supersedes must name at most ${MAX_SUPERSEDES} ids`)
     .optional()
     .describe(
-      "Ids of earlier memories of the same namespace that this one replaces (a moved deadline, a new address). They are kept as history, never deleted; an id not stored (yet) links nothing",
+      "Ids of earlier memories of the same namespace that this one replaces (a moved deadline, a new address). They are kept as history, never deleted; an id not stored (yet) links nothing. Left out of a note (remember, save_memory), the rules link one that says a change to the earlier note it replaces; [] links nothing",
     ),
   supersessionReason: SupersessionReasonSchema.optional().describe(
     "Why this memory supersedes the ones it names (a memory builder says which words it read); only with supersedes",
