@@ -35,7 +35,7 @@ export async function withNoteChanges(
  */
 async function notesBefore(store: MemoryStore, namespace: string, entries: readonly MemoryEntry[], changing: ReadonlySet<string>): Promise<MemoryEntry[]> {
   const written = new Set(entries.map((entry) => entry.id));
-  const untilMs = Math.max(...entries.filter((entry) => changing.has(entry.id)).map((entry) => entry.timestampMs));
+  const untilMs = entries.reduce((latest, entry) => (changing.has(entry.id) ? Math.max(latest, entry.timestampMs) : latest), -Infinity);
   const stored: MemoryEntry[] = [];
   for await (const entry of memoriesBefore(store, namespace, untilMs, CHANGES_LOOK_BACK)) {
     if (isNote(entry) && !written.has(entry.id)) stored.push(entry);

@@ -47,6 +47,12 @@ const GENERIC = new Set(
   ),
 );
 
+/**
+ * How many of the speaker's earlier turns a change looks back through: BEAM's reach at most 99 back.
+ * It bounds a long import's work, where most of its thousands of turns (or notes) could say a change.
+ */
+const LOOK_BACK_TURNS = 1000;
+
 /** Shared attribute words a change needs with an earlier sentence when its form names no attribute noun. */
 const MIN_SHARED = 2;
 
@@ -104,9 +110,11 @@ function latestReplaced(
 ): { id: string; reason: string } | undefined {
   const speaker = turns[index]?.speaker;
   const changePersons = turns[index]?.persons ?? [];
-  for (let earlier = index - 1; earlier >= 0; earlier -= 1) {
+  let looked = 0;
+  for (let earlier = index - 1; earlier >= 0 && looked < LOOK_BACK_TURNS; earlier -= 1) {
     const turn = turns[earlier];
     if (!turn || turn.speaker !== speaker) continue;
+    looked += 1;
     for (const sentence of read[earlier] ?? []) {
       const old = replacedBy(change, sentence);
       if (old !== undefined && aboutTheSamePeople(change, changePersons, sentence.text, old.at, turn.persons)) {
