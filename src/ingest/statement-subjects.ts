@@ -6,7 +6,7 @@
  * replace alike, so a change replaces only what was said of the same people, and a change of somebody
  * unnamed nothing.
  */
-import { ENGLISH_STOPWORDS } from "../text/tokenizer.js";
+import { looksLikeVerb } from "../text/verb-shape.js";
 import { escapeRegExp } from "../text/without-words.js";
 import { mayBeName, RELATIONS } from "./names.js";
 
@@ -17,12 +17,6 @@ const CLAUSE_BREAK = /[,;:()]|\b(?:but|so|because|since|when|after|before|while|
 const FIRST_PERSON = new Set(["i", "i'm", "i've", "i'd", "i'll", "we", "we're", "we've", "we'd", "we'll"]);
 const THIRD_PERSON = new Set(["he", "she", "they", "he's", "she's", "they're", "they've", "he'd", "she'd", "they'll", "he'll", "she'll"]);
 const OTHERS = new Set<string>(RELATIONS);
-/** Words that stand right after a subject: auxiliaries, and adverbs that come between it and its verb. */
-const AFTER_SUBJECT = new Set([
-  "is", "was", "are", "were", "has", "had", "have", "will", "would", "can", "could", "should", "may", "might", "must",
-  "did", "does", "got", "went", "left", "took", "came", "just", "finally", "recently", "also", "now", "still",
-  "already", "never", "officially", "actually", "eventually",
-]);
 /** Words after which a name is an object, not who did something ("the sessions with Jeremy got extended"). */
 const PREPOSITIONS = new Set(["with", "for", "to", "at", "by", "from", "of", "about", "on", "in"]);
 
@@ -70,12 +64,6 @@ function namesEndingAt(words: readonly string[], end: number): string[] | undefi
     last = start - 2;
   }
   return names.length ? names : undefined;
-}
-
-function looksLikeVerb(word: string): boolean {
-  if (!/^\p{Ll}/u.test(word)) return false;
-  if (AFTER_SUBJECT.has(word)) return true;
-  return !ENGLISH_STOPWORDS.has(word) && /(?:[^s']s|ed)$/u.test(word);
 }
 
 function wordsOf(text: string): string[] {
