@@ -17,7 +17,7 @@ const NOT_NAMES = new Set(
     "not", "love", "great", "good", "nice", "cool", "awesome", "amazing", "sounds", "glad", "sorry", "happy", "dear",
     "his", "him", "them", "their", "its", "everyone", "everybody", "someone", "somebody", "anyone", "anybody",
     "nobody", "everything", "something", "anything", "nothing", "finally", "recently", "actually", "officially",
-    "eventually", "then", "now", "guess", "update", "news",
+    "eventually", "then", "now", "guess", "update", "news", "really",
   ],
 );
 
@@ -116,10 +116,33 @@ function addCuedPersons(text: string, participantFor: ParticipantLookup, persons
 function addCapitalisedNames(text: string, participantFor: ParticipantLookup, persons: NameSet, entities: NameSet): void {
   for (const match of text.matchAll(CAPITALISED_RUN)) {
     const words = match[0].split(/\s+/).map(stripPossessive);
-    const named = nameOfRun(words, isSentenceStart(text, match.index), participantFor);
+    // A lone capitalised word opening a sentence is a name only when what people do follows it ("Dana
+    // moved"), and it is no -ing word ("Winning felt great").
+    const opensSentence = isSentenceStart(text, match.index) && !(peopleDoAfter(text, match.index + match[0].length) && !/ing$/u.test(match[0]));
+    const named = nameOfRun(words, opensSentence, participantFor);
     if (named?.kind === "person") persons.add(named.name);
     else if (named && !persons.has(named.name)) entities.add(named.name);
   }
+}
+
+/**
+ * Verbs whose subject is a person ("Dana moved to Malmö", "Anna told me"), not those a study's or a
+ * thing's subject takes too ("Results showed", "Cells treated with...", "Spotify opened"): a word
+ * opening a sentence before one of them is a name.
+ */
+const PEOPLE_DO = new Set([
+  "said", "says", "told", "tells", "asked", "asks", "replied", "moved", "moves", "lives", "lived", "loves", "loved",
+  "likes", "liked", "hates", "hated", "wants", "wanted", "thinks", "thought", "met", "meets", "visited", "visits",
+  "married", "texted", "called", "mentioned", "decided", "hopes", "hoped", "feels", "felt", "knows", "knew",
+  "adopted", "graduated", "joined", "went", "bought", "works", "worked", "studied", "plays", "played",
+]);
+/** Adverbs that may stand between a person and what they do ("Dana finally moved"). */
+const BETWEEN = new Set(["just", "finally", "recently", "also", "never", "still", "always", "really", "once"]);
+
+/** Whether the words starting at `index` say what a person does. */
+function peopleDoAfter(text: string, index: number): boolean {
+  const [first = "", second = ""] = text.slice(index).trimStart().split(/[^\p{L}'’]+/u, 2);
+  return PEOPLE_DO.has(first) || (BETWEEN.has(first) && PEOPLE_DO.has(second));
 }
 
 /** What one capitalised run names, once sentence openers, non-names and time words are dropped. */

@@ -16,4 +16,11 @@ describe("findNames: persons by their cues", () => {
     assert.deepEqual(found.persons, []);
     assert.ok(found.entities.includes("Cancer Gene Census"), `entities: ${found.entities.join(", ")}`);
   });
+
+  it("takes a word opening a sentence for a name when what people do follows it, not a thing's word", () => {
+    assert.deepEqual(findNames("Dana moved to Malmö for her job at Spotify.").entities, ["Dana", "Malmö", "Spotify"]);
+    assert.deepEqual(findNames("Paris is lovely in spring. Anna finally visited it.").entities, ["Anna"]);
+    assert.deepEqual(findNames("Results showed a rise. Spotify opened an office. Everyone said so. Winning felt great.").entities, []);
+    assert.deepEqual(findNames("Yesterday we walked to the lake.").entities, []);
+  });
 });
