@@ -116,10 +116,10 @@ function addCuedPersons(text: string, participantFor: ParticipantLookup, persons
 function addCapitalisedNames(text: string, participantFor: ParticipantLookup, persons: NameSet, entities: NameSet): void {
   for (const match of text.matchAll(CAPITALISED_RUN)) {
     const words = match[0].split(/\s+/).map(stripPossessive);
-    // A lone capitalised word opening a sentence is a name only when what people do follows it ("Dana
-    // moved"), and it is no -ing word ("Winning felt great").
-    const opensSentence = isSentenceStart(text, match.index) && !(peopleDoAfter(text, match.index + match[0].length) && !/ing$/u.test(match[0]));
-    const named = nameOfRun(words, opensSentence, participantFor);
+    // A lone capitalised word opening a sentence is an opener, not a name, unless what people do follows
+    // it ("Dana moved") and it is no -ing word ("Winning felt great").
+    const subject = peopleDoAfter(text, match.index + match[0].length) && !/ing$/u.test(match[0]);
+    const named = nameOfRun(words, isSentenceStart(text, match.index) && !subject, participantFor);
     if (named?.kind === "person") persons.add(named.name);
     else if (named && !persons.has(named.name)) entities.add(named.name);
   }

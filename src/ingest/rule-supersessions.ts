@@ -15,9 +15,11 @@ import { sameSubject, subjectBefore } from "./statement-subjects.js";
 /**
  * The rule builder's supersessions: a turn that announces a change in an explicit form (see
  * retrieval/statements.ts) supersedes the latest earlier turn of the same speaker that stated the old
- * value of the same attribute: of the dialogue, or said before it in its namespace (dialogue-continuation.ts). Each
- * change links at most one earlier turn, the nearest: it is the one the change replaces, and any
- * older statement of the attribute was already replaced by it (or stands as history beside it).
+ * value of the same attribute about the same people (statement-subjects.ts): of the dialogue, or said
+ * before it in its namespace (dialogue-continuation.ts). Notes are linked the same way, a note standing
+ * for a turn (note-changes.ts). Each change links at most one earlier turn, the nearest: it is the one
+ * the change replaces, and any older statement of the attribute was already replaced by it (or stands
+ * as history beside it).
  */
 
 /** One turn as the linker reads it: its memory's id, who said it, what was said (relative dates resolved). */

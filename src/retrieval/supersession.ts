@@ -10,9 +10,9 @@
  * The ordering rule, by default: a superseded hit is placed right after its replacement (the newest
  * memory reached through the supersessions that is itself current); a replacement ranked below it, or
  * found by no view (brought in), takes its place, as the answer to what it answered. Nothing else
- * moves: hits unrelated to a supersession keep
- * their relative order, and a hit whose validity merely ended stays where fusion put it, marked in its
- * provenance (demoting it would reorder it against unrelated hits on evidence fusion never weighed).
+ * moves: hits unrelated to a supersession keep their relative order, and a hit whose validity merely
+ * ended stays where fusion put it, marked in its provenance (demoting it would reorder it against
+ * unrelated hits on evidence fusion never weighed).
  * A question about change ("before", "used to", "moved from"...) keeps the fused order and brings the
  * other side of each supersession in, right after the hit that links to it, so both are in the answer.
  */
