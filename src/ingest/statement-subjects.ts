@@ -15,7 +15,7 @@ export type Subject = { kind: "speaker" } | { kind: "named"; names: string[] } |
 /** Where a clause begins: a statement's subject is read in its own clause ("I told Anna that I moved"). */
 const CLAUSE_BREAK = /[,;:()]|\b(?:but|so|because|since|when|after|before|while|that|which|who|if)\b/giu;
 const FIRST_PERSON = new Set(["i", "i'm", "i've", "i'd", "i'll", "we", "we're", "we've", "we'd", "we'll"]);
-const THIRD_PERSON = new Set(["he", "she", "they", "he's", "she's", "they're", "they've", "he'd", "she'd", "they'll", "he'll", "she'll"]);
+const THIRD_PERSON = new Set(["he", "she", "they", "he's", "she's", "they're", "they've", "he'd", "she'd", "they'd", "he'll", "she'll", "they'll"]);
 const OTHERS = new Set<string>(RELATIONS);
 /** Words after which a name is an object, not who did something ("the sessions with Jeremy got extended"). */
 const PREPOSITIONS = new Set(["with", "for", "to", "at", "by", "from", "of", "about", "on", "in"]);

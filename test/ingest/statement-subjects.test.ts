@@ -34,6 +34,7 @@ describe("the subject of a statement", () => {
 
   it("is someone unnamed after he, she, they or a relation, and a name after a preposition is no subject", () => {
     assert.deepEqual(subjectOf("She moved to Lund after that.", "Lund"), unnamed);
+    assert.deepEqual(subjectOf("They'd already moved to Lund.", "Lund"), unnamed);
     assert.deepEqual(subjectOf("My sister lives in Oslo.", "lives"), unnamed);
     assert.deepEqual(subjectOf("The mixing sessions with Jeremy got moved to July 16.", "July 16"), speaker);
     assert.deepEqual(subjectOf("The mixing sessions with my friend Jeremy got moved to July 16.", "July 16", ["Jeremy"]), named("Jeremy"), "a person the builder found still says whom");
