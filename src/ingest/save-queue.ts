@@ -2,12 +2,13 @@ import { InProcessLeases } from "../stores/origin-lease.js";
 import type { MemoryStore } from "../stores/port.js";
 
 /**
- * Dialogue saves into one namespace of a store, one after another in this process, in the order they
- * were called. A save reads what its session already holds and writes those memories again with its
- * own turns added (dialogue-continuation.ts): two saves at once would each read the session without
- * the other's turns, and the turns saved second would lack the first's as context. An agent that saves
- * each turn by a tool call of its own, its calls run side by side, is that case. Other namespaces'
- * saves do not wait. Saves by several processes at once are not ordered (docs/architecture.md).
+ * Saves into one namespace of a store, one after another in this process, in the order they were
+ * called: dialogue saves and note writes, each of which reads what the namespace already holds before
+ * it writes. A dialogue save writes its session's earlier memories again with its own turns added
+ * (dialogue-continuation.ts), and a note that says a change links the note it replaces
+ * (note-changes.ts): two saves at once would each read the namespace without the other's writes. An
+ * agent whose tool calls of one step run side by side is that case. Other namespaces' saves do not
+ * wait. Saves by several processes at once are not ordered (docs/architecture.md).
  */
 const savesByStore = new WeakMap<MemoryStore, InProcessLeases>();
 

@@ -92,17 +92,14 @@ export function newestFirstDrive(nameCounts: readonly number[], namespaceSize: n
   return (wanted * namespaceSize) / matches < Math.min(...nameCounts) ? "time" : "names";
 }
 
-/** SQL selecting rowids (as `rowid`) with its parameters. */
-export interface RowidSql {
-  sql: string;
-  params: (string | number)[];
-}
-
-/** A condition on `entries AS e`, or a SELECT of one number (as `count`), with its parameters. */
+/** A piece of SQL with its parameters: a condition on `entries AS e`, or a SELECT (of rowids, of a count). */
 export interface SqlPart {
   sql: string;
   params: (string | number)[];
 }
+
+/** SQL selecting rowids (as `rowid`) with its parameters. */
+export type RowidSql = SqlPart;
 
 /**
  * The filter as parts whose matches, intersected, are filterSqlWithExpired's: each name condition
