@@ -45,9 +45,9 @@ interface Headline {
   comparison: readonly string[];
 }
 
-/** Recall at 5, 10 and 25, each with its sign test: the cut-offs every conversational set reports. */
-const RECALL_AT = (prefix: string): readonly Headline[] =>
-  ["5", "10", "25"].map((k) => ({ head: `${prefix}R@${k}`, path: ["recall", k], comparison: ["versusPrimary", k] }));
+/** Recall at 5, 10 and 25, each with its sign test: the cut-offs every conversational set reports (`level`: where a row holds a second level's). */
+const RECALL_AT = (prefix: string, level: readonly string[] = []): readonly Headline[] =>
+  ["5", "10", "25"].map((k) => ({ head: `${prefix}R@${k}`, path: [...level, "recall", k], comparison: [...level, "versusPrimary", k] }));
 
 /** Each format's headline measures, as its report names them. */
 const HEADLINES: Record<string, readonly Headline[]> = {
@@ -59,7 +59,8 @@ const HEADLINES: Record<string, readonly Headline[]> = {
     { head: "R@10", path: ["recall", "10"], comparison: ["versusPrimary", "recall@10"] },
   ],
   beam: RECALL_AT(""),
-  realmem: RECALL_AT("sessions "),
+  // RealMem labels both the sessions an answer needs and the turns its memories came from.
+  realmem: [...RECALL_AT("sessions "), ...RECALL_AT("turns ", ["turn"])],
 };
 HEADLINES.squad = HEADLINES.beir ?? [];
 

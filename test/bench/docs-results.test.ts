@@ -32,6 +32,8 @@ describe("docs/results", () => {
     const report = documents["development-sets.md"] ?? "";
     for (const set of ["## locomo10.json", "## scifact, train", "## cmrc2018_trial.json"]) assert.ok(report.includes(set), set);
     assert.match(report, /use-lite.*onnx:all-MiniLM-L6-v2/);
+    // RealMem is scored at both levels it labels: the sessions an answer needs and the turns its memories came from.
+    assert.match(report, /## realmem\n\n\| retriever \| sessions R@5, use-lite \|.*\| turns R@25, use-lite \|.*\| turns R@25, onnx/);
     // A row only MiniLM's report has (a rule only its profile holds) sits with the other rules, before the peers.
     for (const section of report.split("\n## ").slice(1)) {
       const yieldRow = section.indexOf("| recallgraph full without the lexical yield |");
