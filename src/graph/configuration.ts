@@ -27,10 +27,18 @@ const COMMON_FIELDS = {
     .max(1)
     .default(0.5)
     .describe("RRF weight of a reflection round's lists relative to the round before (gap queries are weaker evidence than the question)"),
-  // Chosen on LoCoMo's first half, checked on the second (docs/experiments.md, "LoCoMo").
+  // The words reading's share was chosen on LoCoMo's first half and checked on the second. The answer's
+  // own share is 0: it lifts a hit's neighbours into the answer, which pays where the memories are
+  // counted and costs where their sessions are (RealMem), and a rule stays only where no development
+  // set loses by it (docs/experiments.md, "Context votes in the answer").
   contextVotes: z
     .object({
-      ranking: z.number().min(0).max(1).default(0.05).describe("Share of a neighbour's vote a hit of the answer gains (0: the fused order stands)"),
+      ranking: z
+        .number()
+        .min(0)
+        .max(1)
+        .default(0)
+        .describe("Share of a neighbour's vote a hit of the answer gains (0, the default: the fused order stands; 0.05 brings the turns around a hit into the answer)"),
       wordsReading: z
         .number()
         .min(0)
@@ -38,7 +46,7 @@ const COMMON_FIELDS = {
         .default(0.5)
         .describe("The same in the ranking before an own-words round, where a question that named the wrong speaker finds what the other said around the named one's words"),
     })
-    .default({ ranking: 0.05, wordsReading: 0.5 })
+    .default({ ranking: 0, wordsReading: 0.5 })
     .describe(
       "Votes a hit lends the turns said around it, two either side in its session as its dialogue was written (ranks only: retrieval/context-votes.ts; memories of no dialogue neither lend nor gain)",
     ),

@@ -32,10 +32,13 @@ describe("context votes over notes written together", () => {
   });
   after(() => memory.close());
 
+  // The answer's own share is 0 by default; these runs give it one, as a caller who wants a hit's neighbours would.
+  const IN_THE_ANSWER = { contextVotes: { ranking: 0.05, wordsReading: 0.5 } };
+
   for (const question of ["Where is the backup server?", "Frankfurt", "Which data center?", "What about billing?"]) {
     it(`lend no votes, so the note written alone keeps its place: "${question}"`, async () => {
       const ids = async (settings: object) => (await memory.retrieve({ question, namespace: "chat" }, { finalK: 8, ...settings })).results.map((result) => result.id);
-      const withVotes = await ids({});
+      const withVotes = await ids(IN_THE_ANSWER);
       assert.ok(withVotes.includes("alone"), `the note written alone is among the top 8: ${withVotes.join(", ")}`);
       assert.deepEqual(withVotes, await ids({ contextVotes: NO_CONTEXT_VOTES }));
     });
@@ -48,7 +51,8 @@ describe("context votes over notes written together", () => {
       const turns = batch.map((text, i) => ({ turnId: `t${i}`, speaker: i % 2 ? "Ana" : "Ben", text, time: new Date(Date.parse(batchAt) + i * 600_000).toISOString() }));
       await ingestDialogue(chat.store, chat.embedder, "chat", { turns });
       const ids = async (settings: object) => (await chat.retrieve({ question: "Where is the backup server?", namespace: "chat" }, { finalK: 8, ...settings })).results.map((result) => result.id);
-      assert.notDeepEqual(await ids({}), await ids({ contextVotes: NO_CONTEXT_VOTES }));
+      assert.notDeepEqual(await ids(IN_THE_ANSWER), await ids({ contextVotes: NO_CONTEXT_VOTES }));
+      assert.deepEqual(await ids({}), await ids({ contextVotes: NO_CONTEXT_VOTES }), "by default the answer keeps the fused order");
     } finally {
       await chat.close();
     }
