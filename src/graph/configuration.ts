@@ -27,10 +27,10 @@ const COMMON_FIELDS = {
     .max(1)
     .default(0.5)
     .describe("RRF weight of a reflection round's lists relative to the round before (gap queries are weaker evidence than the question)"),
-  // The words reading's share was chosen on LoCoMo's first half and checked on the second. The answer's
-  // own share is 0: it lifts a hit's neighbours into the answer, which pays where the memories are
-  // counted and costs where their sessions are (RealMem), and a rule stays only where no development
-  // set loses by it (docs/experiments.md, "Context votes in the answer").
+  // The readings' shares were chosen on LoCoMo's first half and checked on the second. A question read
+  // one way lends nothing in its answer: there the votes lift a hit's neighbours into the answer, which
+  // pays where the memories are counted and costs where their sessions are (RealMem), and a rule stays
+  // only where no development set loses by it (docs/experiments.md, "Context votes in the answer").
   contextVotes: z
     .object({
       ranking: z
@@ -38,7 +38,15 @@ const COMMON_FIELDS = {
         .min(0)
         .max(1)
         .default(0)
-        .describe("Share of a neighbour's vote a hit of the answer gains (0, the default: the fused order stands; 0.05 brings the turns around a hit into the answer)"),
+        .describe(
+          "Share of a neighbour's vote a hit of the answer gains, for a question read one way (no own-words round; 0, the default: the fused order stands; 0.05 brings the turns around a hit into the answer)",
+        ),
+      speakerReading: z
+        .number()
+        .min(0)
+        .max(1)
+        .default(0.05)
+        .describe("The same in the final ranking after an own-words round, the named speaker's reading: what they said and the replies around it"),
       wordsReading: z
         .number()
         .min(0)
@@ -46,7 +54,7 @@ const COMMON_FIELDS = {
         .default(0.5)
         .describe("The same in the ranking before an own-words round, where a question that named the wrong speaker finds what the other said around the named one's words"),
     })
-    .default({ ranking: 0, wordsReading: 0.5 })
+    .default({ ranking: 0, speakerReading: 0.05, wordsReading: 0.5 })
     .describe(
       "Votes a hit lends the turns said around it, two either side in its session as its dialogue was written (ranks only: retrieval/context-votes.ts; memories of no dialogue neither lend nor gain)",
     ),

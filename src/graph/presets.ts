@@ -2,7 +2,7 @@ import type { RetrievalConfigInput } from "./configuration.js";
 import type { PresetName } from "./preset-names.js";
 
 /** No hit lends its neighbours a vote. */
-export const NO_CONTEXT_VOTES = { ranking: 0, wordsReading: 0 };
+export const NO_CONTEXT_VOTES = { ranking: 0, speakerReading: 0, wordsReading: 0 };
 
 /** A view's or the merge's own order, as measured alone: no vote lent by neighbours, none for stating a time. */
 const AS_FOUND = { contextVotes: NO_CONTEXT_VOTES, timeAnswerVote: 0 } as const;

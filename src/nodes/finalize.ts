@@ -65,21 +65,22 @@ export function finalizeNode(dependencies: () => Promise<GraphDependencies>) {
  * speaker, on purpose or by a slip: "What did Caroline paint?" when Melanie did). The final ranking
  * and the one before that round take turns, the final one first and more often (readingTurns), so the
  * named speaker's best answer leads and every cut-off (a caller's k is not known here) holds the best
- * of both readings. Without that round the fused order stands. The words reading is first reordered
- * by its conversation's context (context-votes.ts): the answer to a question that named the wrong
- * speaker is what the other said around the named one's words. The final ranking is too where a run
- * gives it a share (by default none: configuration.ts says why). A question that asks
+ * of both readings. Without that round the fused order stands. Each reading is first reordered by its
+ * conversation's context (context-votes.ts), the words reading more: the answer to a question that
+ * named the wrong speaker is what the other said around the named one's words. A question read one way
+ * has its answer reordered so only where a run gives it a share (configuration.ts says why). A question that asks
  * when then has the hits that state a time lifted (time-answers.ts). Scores are the fused ones, so they
  * need not fall down the list.
  */
 function answerOrder(state: RetrievalStateValue, settings: RunSettings): FusedHit[] {
   const depth = settings.finalK * 2;
-  const { ranking, wordsReading } = settings.contextVotes;
+  const { ranking, speakerReading, wordsReading } = settings.contextVotes;
   const timeAnswers = timeAnswerVotes(state, settings);
   const inContext = (keys: readonly string[], weight: number) =>
     timeAnswers(withContextVotes(keys, (key) => saidTurnsOf(state.entries[key]), { weight, rrfK: settings.rrfK }));
   const byKey = new Map(state.fused.map((hit) => [hit.key, hit]));
-  const final = [...inContext(state.fused.slice(0, depth).map((hit) => hit.key), ranking).flatMap((key) => byKey.get(key) ?? []), ...state.fused.slice(depth)];
+  const finalShare = state.beforeOwnWords ? speakerReading : ranking;
+  const final = [...inContext(state.fused.slice(0, depth).map((hit) => hit.key), finalShare).flatMap((key) => byKey.get(key) ?? []), ...state.fused.slice(depth)];
   return state.beforeOwnWords ? takeTurns(final, inContext(state.beforeOwnWords, wordsReading), settings.readingTurns) : final;
 }
 

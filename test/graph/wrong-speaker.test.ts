@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { RecallGraph } from "../../src/library/open-recallgraph.js";
+import { NO_CONTEXT_VOTES } from "../../src/graph/presets.js";
 import { chatMemory } from "../support/graph-fixture.js";
 
 describe("a question that names the wrong speaker", () => {
@@ -79,7 +80,20 @@ describe("a question that names the wrong speaker, asked of one exchange", () =>
     const ids = output.results.map((result) => result.id);
     assert.equal(output.results[0]?.speaker, "Caroline", `the named speaker's words first: ${ids.join(", ")}`);
     assert.ok(ids.slice(0, 3).includes("mel-painted"), `Melanie's painting, said beside Caroline's reply, within the top 3: ${ids.join(", ")}`);
-    const without = await memory.retrieve({ question: "What did Caroline paint?", namespace: "chat", now }, { finalK: 4, contextVotes: { ranking: 0, wordsReading: 0 } });
+    const without = await memory.retrieve({ question: "What did Caroline paint?", namespace: "chat", now }, { finalK: 4, contextVotes: NO_CONTEXT_VOTES });
     assert.ok(!without.results.slice(0, 3).some((result) => result.id === "mel-painted"), `without context votes it is not: ${without.results.map((r) => r.id).join(", ")}`);
+  });
+
+  it("lends votes in the named speaker's reading too, by default", async () => {
+    // Nearly all places from the final reading, and none of the words reading's votes: only the speaker reading's share moves Melanie's painting.
+    const ids = async (speakerReading?: number) => {
+      // Unset, the share is the default's.
+      const contextVotes = { ranking: 0, wordsReading: 0, ...(speakerReading === undefined ? {} : { speakerReading }) };
+      const output = await memory.retrieve({ question: "What did Caroline paint?", namespace: "chat", now }, { finalK: 6, readingTurns: 10, contextVotes });
+      return output.results.map((result) => result.id);
+    };
+    const lent = await ids();
+    const unlent = await ids(0);
+    assert.ok(lent.indexOf("mel-painted") < unlent.indexOf("mel-painted"), `Melanie's painting, beside Caroline's reply, rises: ${lent.join(", ")} against ${unlent.join(", ")}`);
   });
 });
