@@ -67,10 +67,10 @@ export function finalizeNode(dependencies: () => Promise<GraphDependencies>) {
  * named speaker's best answer leads and every cut-off (a caller's k is not known here) holds the best
  * of both readings. Without that round the fused order stands. Each reading is first reordered by its
  * conversation's context (context-votes.ts), the words reading more: the answer to a question that
- * named the wrong speaker is what the other said around the named one's words. A question read one way
- * has its answer reordered so only where a run gives it a share (configuration.ts says why). A question that asks
- * when then has the hits that state a time lifted (time-answers.ts). Scores are the fused ones, so they
- * need not fall down the list.
+ * named the wrong speaker is what the other said around the named one's words. A question read one
+ * way has its answer reordered so only where a run gives it a share (configuration.ts says why). A
+ * question that asks when then has the hits that state a time lifted (time-answers.ts). Scores are the
+ * fused ones, so they need not fall down the list.
  */
 function answerOrder(state: RetrievalStateValue, settings: RunSettings): FusedHit[] {
   const depth = settings.finalK * 2;

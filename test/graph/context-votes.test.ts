@@ -32,7 +32,7 @@ describe("context votes over notes written together", () => {
   });
   after(() => memory.close());
 
-  // The answer's own share is 0 by default; these runs give it one, as a caller who wants a hit's neighbours would.
+  // A question read one way lends nothing in its answer by default; these runs give it a share, as a caller who wants a hit's neighbours would.
   const IN_THE_ANSWER = { contextVotes: { ranking: 0.05, wordsReading: 0.5 } };
 
   for (const question of ["Where is the backup server?", "Frankfurt", "Which data center?", "What about billing?"]) {
