@@ -54,7 +54,7 @@ const COMMON_FIELDS = {
         .default(0.5)
         .describe("The same in the ranking before an own-words round, where a question that named the wrong speaker finds what the other said around the named one's words"),
     })
-    .default({ ranking: 0, speakerReading: 0.05, wordsReading: 0.5 })
+    .prefault({})
     .describe(
       "Votes a hit lends the turns said around it, two either side in its session as its dialogue was written (ranks only: retrieval/context-votes.ts; memories of no dialogue neither lend nor gain)",
     ),
